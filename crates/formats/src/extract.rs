@@ -1,0 +1,629 @@
+//! Extraction by types: tool calls, API requests and `newTask` instructions, from every era.
+//!
+//! The same `newTask` call is usually visible several times — the UI's `ask:"tool"` record, the
+//! assistant's native `tool_use` (or AI-SDK `tool-call`, or XML `<new_task>` in text), and the
+//! `[new_task in … mode: '…']` result header. Each kind of sighting is counted separately per
+//! normalised message, and a message is a child as many times as the kind that saw it most: one
+//! call seen in three places counts once, while two siblings given the same text count twice.
+
+use crate::api::{ApiMessage, Block, Role};
+use crate::text;
+use crate::ui::{ApiReqInfo, Ask, ClineMessage, MessageKind, Payload, Say};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Where a `newTask` call was seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum ChildSource {
+    /// `ask:"tool"` `{tool:"newTask",…}` in ui_messages.json.
+    UiAsk,
+    /// A streamed `newTask` ask left `partial:true`.
+    UiPartialAsk,
+    /// Native `tool_use` named `new_task` in the API history.
+    ToolUse,
+    /// AI-SDK `tool-call` named `new_task` (v2 wrapper).
+    ToolCall,
+    /// `<new_task>…</new_task>` in assistant text (XML-tool era).
+    XmlText,
+    /// `[new_task in X mode: '…']` result header in a user message.
+    ResultHeader,
+}
+
+/// A subtask the task created.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewTaskInstruction {
+    /// When the call was made (ms): the UI ask's `ts`, else the API message's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ts: Option<i64>,
+    /// Mode slug (`code`) when one was seen, else the display name (`💻 Code`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// The message given to the child, as the parent wrote it.
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub todos: Option<Value>,
+    /// Every kind of record the call was seen in.
+    pub sources: Vec<ChildSource>,
+    /// The child's id when a record names it (`Delegated to child task <id>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub child_task_id: Option<String>,
+    /// When the child's result came back to this task (`subtask_result`), if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completed_ts: Option<i64>,
+}
+
+/// A tool the assistant asked to run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ts: Option<i64>,
+    /// `readFile`, `newTask`, `execute_command`, `mcp:server/tool`, …
+    pub name: String,
+    /// `tool` or `command`.
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// `success`, `failure` or `in_progress`.
+    pub status: &'static str,
+}
+
+/// One API request with its usage, after merging legacy `api_req_finished` records.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiRequest {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ts: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_in: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_out: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_writes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_reads: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cancel_reason: Option<String>,
+}
+
+/// Sums over a task's API requests (and condense costs), in JS double arithmetic.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiTotals {
+    pub requests: u32,
+    pub tokens_in: f64,
+    pub tokens_out: f64,
+    pub cache_writes: f64,
+    pub cache_reads: f64,
+    pub total_cost: f64,
+}
+
+impl ApiTotals {
+    fn add(&mut self, r: &ApiRequest) {
+        self.requests += 1;
+        self.tokens_in += r.tokens_in.unwrap_or(0.0);
+        self.tokens_out += r.tokens_out.unwrap_or(0.0);
+        self.cache_writes += r.cache_writes.unwrap_or(0.0);
+        self.cache_reads += r.cache_reads.unwrap_or(0.0);
+        self.total_cost += r.cost.unwrap_or(0.0);
+    }
+}
+
+enum CostEntry {
+    Request(usize),
+    Condense(f64),
+}
+
+struct Sighting {
+    ts: Option<i64>,
+    mode: Option<String>,
+    mode_is_slug: bool,
+    message: String,
+    todos: Option<Value>,
+    source: ChildSource,
+    child_task_id: Option<String>,
+}
+
+/// Incremental extractor: feed it UI messages and API messages (each in file order), then finish.
+#[derive(Default)]
+pub struct Extractor {
+    sightings: Vec<Sighting>,
+    tool_calls: Vec<ToolCall>,
+    ui_tool_calls: usize,
+    api_tool_calls: Vec<ToolCall>,
+    requests: Vec<ApiRequest>,
+    /// Costs in record order (requests and condense operations), summed in that order as the
+    /// extension does, so the float total is the same to the last bit.
+    cost_order: Vec<CostEntry>,
+    subtask_results: Vec<i64>,
+    last_ui_was_tool: Option<usize>,
+    /// Child ids named by `Delegated to child task <id>` results, with the tool_use id they answer.
+    delegations: Vec<(Option<String>, String)>,
+    tool_use_ids: HashMap<String, usize>,
+}
+
+impl Extractor {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feed one UI message.
+    pub fn ui(&mut self, msg: &ClineMessage) {
+        let ts = msg.ts;
+        match &msg.kind {
+            MessageKind::Ask(Ask::Tool) | MessageKind::Say(Say::Tool) => {
+                if let Payload::Tool(tool) = msg.payload() {
+                    if tool.is_new_task() {
+                        if let Some(content) = tool.content_str().filter(|c| !c.trim().is_empty()) {
+                            let partial = msg.partial == Some(true);
+                            self.sightings.push(Sighting {
+                                ts,
+                                mode_is_slug: partial,
+                                mode: tool.mode.clone(),
+                                message: content.to_owned(),
+                                todos: tool.todos.clone(),
+                                source: if partial {
+                                    ChildSource::UiPartialAsk
+                                } else {
+                                    ChildSource::UiAsk
+                                },
+                                child_task_id: None,
+                            });
+                        }
+                    }
+                    self.push_ui_tool(ToolCall {
+                        ts,
+                        name: tool.tool.clone(),
+                        kind: "tool",
+                        path: tool.path.clone(),
+                        status: if msg.partial == Some(true) {
+                            "in_progress"
+                        } else {
+                            "success"
+                        },
+                    });
+                } else {
+                    self.push_ui_tool(ToolCall {
+                        ts,
+                        name: "unknown_tool".into(),
+                        kind: "tool",
+                        path: None,
+                        status: "in_progress",
+                    });
+                }
+            }
+            MessageKind::Ask(Ask::Command) => self.push_ui_tool(ToolCall {
+                ts,
+                name: "execute_command".into(),
+                kind: "command",
+                path: None,
+                status: if msg.partial == Some(true) {
+                    "in_progress"
+                } else {
+                    "success"
+                },
+            }),
+            MessageKind::Ask(Ask::UseMcpServer) => {
+                let name = match msg.payload() {
+                    Payload::McpServer(m) => match (m.server_name, m.tool_name, m.uri) {
+                        (Some(s), Some(t), _) => format!("mcp:{s}/{t}"),
+                        (Some(s), None, Some(u)) => format!("mcp:{s}:{u}"),
+                        (Some(s), None, None) => format!("mcp:{s}"),
+                        _ => "use_mcp_server".into(),
+                    },
+                    _ => "use_mcp_server".into(),
+                };
+                self.push_ui_tool(ToolCall {
+                    ts,
+                    name,
+                    kind: "tool",
+                    path: None,
+                    status: "success",
+                });
+            }
+            MessageKind::Ask(Ask::BrowserActionLaunch) | MessageKind::Say(Say::BrowserAction) => {
+                self.push_ui_tool(ToolCall {
+                    ts,
+                    name: "browser_action".into(),
+                    kind: "tool",
+                    path: None,
+                    status: "success",
+                })
+            }
+            MessageKind::Say(Say::Error | Say::DiffError | Say::RooignoreError) => {
+                if let Some(i) = self.last_ui_was_tool.take() {
+                    if let Some(call) = self.tool_calls.get_mut(i) {
+                        call.status = "failure";
+                    }
+                }
+                return;
+            }
+            MessageKind::Say(Say::ApiReqStarted) => {
+                let info = msg
+                    .text
+                    .as_deref()
+                    .and_then(ApiReqInfo::parse)
+                    .unwrap_or_default();
+                self.cost_order
+                    .push(CostEntry::Request(self.requests.len()));
+                self.requests.push(request_from(ts, &info));
+                return;
+            }
+            MessageKind::Say(Say::ApiReqFinished) => {
+                // Legacy pair: merge into the closest open request ({...start, ...finish}).
+                if let Some(info) = msg.text.as_deref().and_then(ApiReqInfo::parse) {
+                    let finish = request_from(ts, &info);
+                    match self.requests.last_mut() {
+                        Some(start) => merge_request(start, &finish),
+                        None => {
+                            self.cost_order
+                                .push(CostEntry::Request(self.requests.len()));
+                            self.requests.push(finish);
+                        }
+                    }
+                }
+                return;
+            }
+            MessageKind::Say(Say::CondenseContext) => {
+                if let Some(cost) = msg.context_condense.as_ref().and_then(|c| c.cost) {
+                    self.cost_order.push(CostEntry::Condense(cost));
+                }
+            }
+            MessageKind::Say(Say::SubtaskResult) => {
+                if let Some(ts) = ts {
+                    self.subtask_results.push(ts);
+                }
+            }
+            _ => {}
+        }
+        if !matches!(
+            msg.kind,
+            MessageKind::Ask(
+                Ask::Tool | Ask::Command | Ask::UseMcpServer | Ask::BrowserActionLaunch
+            ) | MessageKind::Say(Say::Tool | Say::BrowserAction)
+        ) && !matches!(
+            msg.kind,
+            MessageKind::Say(Say::Reasoning | Say::ApiReqStarted | Say::CheckpointSaved)
+        ) {
+            self.last_ui_was_tool = None;
+        }
+    }
+
+    fn push_ui_tool(&mut self, call: ToolCall) {
+        self.ui_tool_calls += 1;
+        self.last_ui_was_tool = Some(self.tool_calls.len());
+        self.tool_calls.push(call);
+    }
+
+    /// Feed one API history message.
+    pub fn api(&mut self, msg: &ApiMessage) {
+        let ts = msg.ts;
+        let assistant = msg.is_role(&Role::Assistant);
+        let user_like = msg.is_role(&Role::User) || msg.is_role(&Role::Tool);
+        if assistant {
+            for t in msg.texts() {
+                for call in text::xml_new_tasks(t) {
+                    self.sightings.push(Sighting {
+                        ts,
+                        mode: call.mode,
+                        mode_is_slug: true,
+                        message: call.message,
+                        todos: call.todos.map(Value::String),
+                        source: ChildSource::XmlText,
+                        child_task_id: None,
+                    });
+                }
+            }
+        }
+        for block in msg.blocks() {
+            match &block.block {
+                Block::ToolUse { id, name, input }
+                | Block::ToolCall {
+                    tool_call_id: id,
+                    tool_name: name,
+                    input,
+                } => {
+                    let source = if matches!(block.block, Block::ToolUse { .. }) {
+                        ChildSource::ToolUse
+                    } else {
+                        ChildSource::ToolCall
+                    };
+                    if name == "new_task" || name == "newTask" {
+                        let message = input
+                            .get("message")
+                            .or_else(|| input.get("content"))
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        if !message.trim().is_empty() {
+                            if let Some(id) = id {
+                                self.tool_use_ids.insert(id.clone(), self.sightings.len());
+                            }
+                            self.sightings.push(Sighting {
+                                ts,
+                                mode: input.get("mode").and_then(Value::as_str).map(str::to_owned),
+                                mode_is_slug: true,
+                                message: message.to_owned(),
+                                todos: input.get("todos").cloned(),
+                                source,
+                                child_task_id: None,
+                            });
+                        }
+                    }
+                    self.api_tool_calls.push(ToolCall {
+                        ts,
+                        name: name.clone(),
+                        kind: if name == "execute_command" {
+                            "command"
+                        } else {
+                            "tool"
+                        },
+                        path: input.get("path").and_then(Value::as_str).map(str::to_owned),
+                        status: "success",
+                    });
+                }
+                Block::ToolResult {
+                    tool_use_id,
+                    content,
+                    ..
+                } if user_like => {
+                    if let Some(text) = result_text(content.as_ref()) {
+                        if let Some(child) = text::delegated_child_id(&text) {
+                            self.delegations
+                                .push((tool_use_id.clone(), child.to_owned()));
+                        }
+                    }
+                }
+                Block::ToolResultPart {
+                    tool_call_id,
+                    output,
+                    ..
+                } if user_like => {
+                    let text = output.as_ref().and_then(|o| {
+                        o.get("value")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned)
+                            .or_else(|| result_text(Some(o)))
+                    });
+                    if let Some(child) = text.as_deref().and_then(text::delegated_child_id) {
+                        self.delegations
+                            .push((tool_call_id.clone(), child.to_owned()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if user_like {
+            for t in msg.texts() {
+                if let Some((mode, message)) = text::new_task_result_header(t) {
+                    if !message.trim().is_empty() {
+                        self.sightings.push(Sighting {
+                            ts,
+                            mode: Some(mode.to_owned()),
+                            mode_is_slug: false,
+                            message: message.to_owned(),
+                            todos: None,
+                            source: ChildSource::ResultHeader,
+                            child_task_id: None,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Finish: the distinct child instructions (never the task's own), tool calls, requests.
+    pub fn finish(mut self, own_instruction: Option<&str>) -> Extraction {
+        for (tool_use_id, child) in std::mem::take(&mut self.delegations) {
+            let target = tool_use_id
+                .as_ref()
+                .and_then(|id| self.tool_use_ids.get(id).copied())
+                .or_else(|| {
+                    self.sightings.iter().rposition(|s| {
+                        matches!(s.source, ChildSource::ToolUse | ChildSource::ToolCall)
+                            && s.child_task_id.is_none()
+                    })
+                });
+            if let Some(s) = target.and_then(|i| self.sightings.get_mut(i)) {
+                s.child_task_id = Some(child);
+            }
+        }
+        let own_key = own_instruction.map(text::normalize_instruction);
+        let children = merge_sightings(self.sightings, own_key.as_deref(), &self.subtask_results);
+        let tool_calls = if self.ui_tool_calls > 0 || self.api_tool_calls.is_empty() {
+            self.tool_calls
+        } else {
+            self.api_tool_calls
+        };
+        let mut totals = ApiTotals::default();
+        for entry in &self.cost_order {
+            match entry {
+                CostEntry::Request(i) => {
+                    if let Some(r) = self.requests.get(*i) {
+                        totals.add(r);
+                    }
+                }
+                CostEntry::Condense(cost) => totals.total_cost += cost,
+            }
+        }
+        Extraction {
+            children,
+            tool_calls,
+            requests: self.requests,
+            totals,
+        }
+    }
+}
+
+fn result_text(content: Option<&Value>) -> Option<String> {
+    match content? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(items) => {
+            let texts: Vec<&str> = items
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+fn request_from(ts: Option<i64>, info: &ApiReqInfo) -> ApiRequest {
+    ApiRequest {
+        ts,
+        tokens_in: info.tokens_in,
+        tokens_out: info.tokens_out,
+        cache_writes: info.cache_writes,
+        cache_reads: info.cache_reads,
+        cost: info.cost,
+        protocol: info.api_protocol.clone(),
+        cancel_reason: info.cancel_reason.clone(),
+    }
+}
+
+fn merge_request(start: &mut ApiRequest, finish: &ApiRequest) {
+    macro_rules! over {
+        ($f:ident) => {
+            if finish.$f.is_some() {
+                start.$f = finish.$f.clone();
+            }
+        };
+    }
+    over!(tokens_in);
+    over!(tokens_out);
+    over!(cache_writes);
+    over!(cache_reads);
+    over!(cost);
+    over!(protocol);
+    over!(cancel_reason);
+}
+
+fn merge_sightings(
+    sightings: Vec<Sighting>,
+    own_key: Option<&str>,
+    subtask_results: &[i64],
+) -> Vec<NewTaskInstruction> {
+    // Per normalised message: the sightings of each source, in order.
+    let mut order: Vec<String> = Vec::new();
+    let mut by_key: HashMap<String, HashMap<ChildSource, Vec<Sighting>>> = HashMap::new();
+    for s in sightings {
+        let key = text::normalize_instruction(&s.message);
+        if key.is_empty() || Some(key.as_str()) == own_key {
+            continue;
+        }
+        let entry = by_key.entry(key.clone()).or_insert_with(|| {
+            order.push(key.clone());
+            HashMap::new()
+        });
+        entry.entry(s.source).or_default().push(s);
+    }
+    let mut out = Vec::new();
+    for key in order {
+        let Some(mut sources) = by_key.remove(&key) else {
+            continue;
+        };
+        // A partial ask is only its own call when no completed record of that text exists.
+        if sources.contains_key(&ChildSource::UiPartialAsk) && sources.len() > 1 {
+            sources.remove(&ChildSource::UiPartialAsk);
+        }
+        let calls = sources.values().map(Vec::len).max().unwrap_or(0);
+        let mut kinds: Vec<ChildSource> = sources.keys().copied().collect();
+        kinds.sort();
+        for n in 0..calls {
+            let mut child = NewTaskInstruction {
+                ts: None,
+                mode: None,
+                message: String::new(),
+                todos: None,
+                sources: Vec::new(),
+                child_task_id: None,
+                completed_ts: None,
+            };
+            let mut slug: Option<String> = None;
+            let mut display: Option<String> = None;
+            for kind in &kinds {
+                let Some(s) = sources.get(kind).and_then(|v| v.get(n)) else {
+                    continue;
+                };
+                child.sources.push(*kind);
+                // The UI ask's time is when the call was shown; prefer it, then the API's.
+                if child.ts.is_none() || *kind == ChildSource::UiAsk {
+                    child.ts = s.ts.or(child.ts);
+                }
+                if child.message.is_empty()
+                    || matches!(
+                        kind,
+                        ChildSource::UiAsk | ChildSource::ToolUse | ChildSource::ToolCall
+                    )
+                {
+                    child.message = s.message.clone();
+                }
+                if child.todos.is_none() {
+                    child.todos = s.todos.clone();
+                }
+                if child.child_task_id.is_none() {
+                    child.child_task_id = s.child_task_id.clone();
+                }
+                match (&s.mode, s.mode_is_slug) {
+                    (Some(m), true) if slug.is_none() => slug = Some(m.clone()),
+                    (Some(m), false) if display.is_none() => display = Some(m.clone()),
+                    _ => {}
+                }
+            }
+            child.mode = slug.or_else(|| display.map(|d| mode_slug(&d)));
+            child.completed_ts = child
+                .ts
+                .and_then(|t| subtask_results.iter().copied().filter(|r| *r > t).min());
+            out.push(child);
+        }
+    }
+    out.sort_by_key(|c| c.ts.unwrap_or(i64::MAX));
+    out
+}
+
+/// The slug of one of the extension's default modes from its display name (`💻 Code` → `code`);
+/// other names (custom modes) are returned unchanged.
+pub fn mode_slug(display: &str) -> String {
+    let name = display
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .trim();
+    let lower = name.to_lowercase();
+    let lower = lower.strip_suffix(" mode").unwrap_or(&lower);
+    match lower {
+        "code" | "architect" | "ask" | "debug" | "orchestrator" => lower.to_owned(),
+        _ => display.to_owned(),
+    }
+}
+
+/// What [`Extractor::finish`] returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Extraction {
+    pub children: Vec<NewTaskInstruction>,
+    pub tool_calls: Vec<ToolCall>,
+    pub requests: Vec<ApiRequest>,
+    pub totals: ApiTotals,
+}
+
+/// Convenience over whole lists.
+pub fn extract(
+    ui: &[ClineMessage],
+    api: &[ApiMessage],
+    own_instruction: Option<&str>,
+) -> Extraction {
+    let mut x = Extractor::new();
+    for m in ui {
+        x.ui(m);
+    }
+    for m in api {
+        x.api(m);
+    }
+    x.finish(own_instruction)
+}

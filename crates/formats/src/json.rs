@@ -1,0 +1,460 @@
+//! Tolerant reading of the JSON arrays the extension writes, one element at a time.
+//!
+//! The readers never hold a parsed copy of a whole file: elements are handed to a callback as they
+//! are parsed, so the peak is the file text plus one element. What is accepted, in order:
+//! a JSON array; an object wrapping the array under a key (`{"version":2,"messages":[…]}`); JSON
+//! Lines (one value per line); and a comma-separated list of objects with the brackets lost.
+//! A truncated or broken array keeps every element that was complete before the break.
+
+use crate::diag::{DiagCode, Diags, Severity};
+use serde::de::{Deserializer as _, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::fmt;
+
+/// The shape the top-level value turned out to have.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Shape {
+    /// 0 bytes or only whitespace.
+    Empty,
+    /// A plain JSON array (possibly cut short).
+    Array,
+    /// An object holding the array under a key, with its `version` when it has one.
+    Wrapper { key: String, version: Option<i64> },
+    /// One JSON value per line.
+    Jsonl,
+    /// Objects separated by commas with no surrounding brackets.
+    BareList,
+    /// A single value that holds no array (kept as one element when it is an object).
+    Single,
+    /// Nothing could be parsed.
+    Invalid,
+}
+
+/// Counts of what a tolerant read produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArrayStats {
+    pub shape: Shape,
+    /// Elements handed to the callback (including `null` ones).
+    pub elements: usize,
+    /// True when the read stopped before the end of the data.
+    pub incomplete: bool,
+}
+
+struct EachElement<'f, F> {
+    callback: &'f mut F,
+    count: &'f mut usize,
+}
+
+impl<'de, F: FnMut(usize, Value)> Visitor<'de> for EachElement<'_, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(element) = seq.next_element::<Value>()? {
+            (self.callback)(*self.count, element);
+            *self.count += 1;
+        }
+        Ok(())
+    }
+}
+
+fn describe(err: &serde_json::Error) -> String {
+    format!("line {} column {}: {}", err.line(), err.column(), err)
+}
+
+/// Stream the elements of the array held in `text` (positioned at `[`) into `callback`.
+fn stream_array<F: FnMut(usize, Value)>(
+    text: &str,
+    path: &str,
+    diags: &mut Diags,
+    callback: &mut F,
+) -> (usize, bool) {
+    let mut count = 0usize;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let result = (&mut de).deserialize_seq(EachElement {
+        callback,
+        count: &mut count,
+    });
+    match result.and_then(|()| de.end()) {
+        Ok(()) => (count, false),
+        Err(err) => {
+            let code = if err.is_eof() {
+                DiagCode::Truncated
+            } else {
+                DiagCode::InvalidJson
+            };
+            let what = if err.is_eof() {
+                "the array is cut short"
+            } else {
+                "the array is broken"
+            };
+            diags.push(
+                path,
+                code,
+                Severity::Warning,
+                format!(
+                    "{what} at {}; the {count} complete element(s) before it were kept and the rest could not be read",
+                    describe(&err)
+                ),
+            );
+            (count, true)
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Wrapper<'a> {
+    #[serde(default)]
+    version: Option<Value>,
+    #[serde(borrow, default)]
+    messages: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    entries: Option<&'a RawValue>,
+}
+
+/// Read the array in `text`, calling `callback(index, element)` for each element.
+///
+/// `wrapper_keys` lists the keys under which an object may wrap the array (`messages`, `entries`).
+pub fn read_array<F: FnMut(usize, Value)>(
+    text: &str,
+    wrapper_keys: &[&str],
+    diags: &mut Diags,
+    mut callback: F,
+) -> ArrayStats {
+    let trimmed = text.trim_start();
+    let Some(first) = trimmed.chars().next() else {
+        diags.push("", DiagCode::Empty, Severity::Warning, "the file is empty");
+        return ArrayStats {
+            shape: Shape::Empty,
+            elements: 0,
+            incomplete: false,
+        };
+    };
+    if first == '[' {
+        let (elements, incomplete) = stream_array(trimmed, "", diags, &mut callback);
+        return ArrayStats {
+            shape: Shape::Array,
+            elements,
+            incomplete,
+        };
+    }
+    if first == '{' {
+        return read_object_start(trimmed, wrapper_keys, diags, callback);
+    }
+    read_values(trimmed, diags, callback)
+}
+
+fn read_object_start<F: FnMut(usize, Value)>(
+    text: &str,
+    wrapper_keys: &[&str],
+    diags: &mut Diags,
+    mut callback: F,
+) -> ArrayStats {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<&RawValue>();
+    let first = stream.next();
+    let after_first = stream.byte_offset();
+    let rest = text[after_first..].trim_start();
+    match first {
+        Some(Ok(raw)) if rest.is_empty() => {
+            if let Ok(wrapper) = serde_json::from_str::<Wrapper>(raw.get()) {
+                let version = wrapper.version.as_ref().and_then(Value::as_i64);
+                for key in wrapper_keys {
+                    let inner = match *key {
+                        "messages" => wrapper.messages,
+                        "entries" => wrapper.entries,
+                        _ => None,
+                    };
+                    if let Some(inner) = inner {
+                        if inner.get().trim_start().starts_with('[') {
+                            let (elements, incomplete) =
+                                stream_array(inner.get(), key, diags, &mut callback);
+                            return ArrayStats {
+                                shape: Shape::Wrapper {
+                                    key: (*key).to_owned(),
+                                    version,
+                                },
+                                elements,
+                                incomplete,
+                            };
+                        }
+                    }
+                }
+            }
+            diags.push(
+                "",
+                DiagCode::UnexpectedShape,
+                Severity::Warning,
+                "the file holds a single object where an array was expected; it was read as one element",
+            );
+            match serde_json::from_str::<Value>(raw.get()) {
+                Ok(value) => callback(0, value),
+                Err(err) => diags.push("", DiagCode::InvalidJson, Severity::Error, describe(&err)),
+            }
+            ArrayStats {
+                shape: Shape::Single,
+                elements: 1,
+                incomplete: false,
+            }
+        }
+        Some(Ok(_)) if rest.starts_with(',') => read_bare_list(text, diags, callback),
+        Some(Err(err)) if err.is_eof() => {
+            // A lone object cut short: nothing complete to keep.
+            diags.push(
+                "",
+                DiagCode::Truncated,
+                Severity::Error,
+                format!(
+                    "the file is cut short at {}; nothing complete could be read",
+                    describe(&err)
+                ),
+            );
+            ArrayStats {
+                shape: Shape::Invalid,
+                elements: 0,
+                incomplete: true,
+            }
+        }
+        _ => read_values(text, diags, callback),
+    }
+}
+
+/// Objects separated by commas without brackets: re-read as an array.
+fn read_bare_list<F: FnMut(usize, Value)>(
+    text: &str,
+    diags: &mut Diags,
+    mut callback: F,
+) -> ArrayStats {
+    diags.push(
+        "",
+        DiagCode::UnexpectedShape,
+        Severity::Warning,
+        "the array's brackets are missing; the comma-separated objects were read as an array",
+    );
+    let body = text.trim_end().trim_end_matches(',');
+    let wrapped = format!("[{body}]");
+    let (elements, incomplete) = stream_array(&wrapped, "", diags, &mut callback);
+    ArrayStats {
+        shape: Shape::BareList,
+        elements,
+        incomplete,
+    }
+}
+
+/// JSON Lines (or any whitespace-separated values). A bad line is reported and skipped.
+fn read_values<F: FnMut(usize, Value)>(
+    text: &str,
+    diags: &mut Diags,
+    mut callback: F,
+) -> ArrayStats {
+    let mut elements = 0usize;
+    let mut bad_lines = 0usize;
+    let mut offset = 0usize;
+    while offset < text.len() {
+        let mut stream = serde_json::Deserializer::from_str(&text[offset..]).into_iter::<Value>();
+        match stream.next() {
+            None => break,
+            Some(Ok(value)) => {
+                callback(elements, value);
+                elements += 1;
+                offset += stream.byte_offset();
+            }
+            Some(Err(err)) => {
+                bad_lines += 1;
+                let failed_at = offset + stream.byte_offset();
+                // Skip to the line after the failure.
+                match memchr::memchr(b'\n', &text.as_bytes()[failed_at..]) {
+                    Some(nl) => {
+                        if bad_lines <= 3 {
+                            diags.push(
+                                "",
+                                DiagCode::InvalidJson,
+                                Severity::Warning,
+                                format!("a line could not be parsed ({}); it was skipped", err),
+                            );
+                        }
+                        offset = failed_at + nl + 1;
+                    }
+                    None => {
+                        if bad_lines <= 3 {
+                            diags.push(
+                                "",
+                                if err.is_eof() {
+                                    DiagCode::Truncated
+                                } else {
+                                    DiagCode::InvalidJson
+                                },
+                                Severity::Warning,
+                                format!(
+                                    "the last line could not be parsed ({}); it was skipped",
+                                    err
+                                ),
+                            );
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    if bad_lines > 3 {
+        diags.push(
+            "",
+            DiagCode::InvalidJson,
+            Severity::Warning,
+            format!("{bad_lines} lines could not be parsed in all"),
+        );
+    }
+    let shape = match (elements, bad_lines) {
+        (0, _) => {
+            diags.push(
+                "",
+                DiagCode::InvalidJson,
+                Severity::Error,
+                "the file is not JSON: no value could be read from it",
+            );
+            Shape::Invalid
+        }
+        (1, 0) => {
+            diags.push(
+                "",
+                DiagCode::UnexpectedShape,
+                Severity::Warning,
+                "the file holds a single value where an array was expected",
+            );
+            Shape::Single
+        }
+        _ => {
+            diags.push(
+                "",
+                DiagCode::Jsonl,
+                Severity::Info,
+                format!("the file holds one JSON value per line ({elements} read)"),
+            );
+            Shape::Jsonl
+        }
+    };
+    ArrayStats {
+        shape,
+        elements,
+        incomplete: bad_lines > 0,
+    }
+}
+
+/// Parse a single JSON object file (history_item.json, task_metadata.json).
+pub fn read_object(text: &str, diags: &mut Diags) -> Option<serde_json::Map<String, Value>> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        diags.push("", DiagCode::Empty, Severity::Warning, "the file is empty");
+        return None;
+    }
+    match serde_json::from_str::<Value>(trimmed) {
+        Ok(Value::Object(map)) => Some(map),
+        Ok(other) => {
+            diags.push(
+                "",
+                DiagCode::UnexpectedShape,
+                Severity::Error,
+                format!("expected a JSON object, found {}", kind_of(&other)),
+            );
+            None
+        }
+        Err(err) => {
+            diags.push(
+                "",
+                if err.is_eof() {
+                    DiagCode::Truncated
+                } else {
+                    DiagCode::InvalidJson
+                },
+                Severity::Error,
+                format!("the file is not valid JSON ({})", describe(&err)),
+            );
+            None
+        }
+    }
+}
+
+/// A short name for the JSON type of a value, for messages.
+pub fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> (Vec<Value>, ArrayStats, Vec<DiagCode>) {
+        let mut diags = Diags::for_file("x.json");
+        let mut out = Vec::new();
+        let stats = read_array(text, &["messages"], &mut diags, |_, v| out.push(v));
+        (
+            out,
+            stats,
+            diags.into_vec().into_iter().map(|d| d.code).collect(),
+        )
+    }
+
+    #[test]
+    fn plain_array() {
+        let (v, s, d) = read("[{\"a\":1},null,2]");
+        assert_eq!(v.len(), 3);
+        assert_eq!(s.shape, Shape::Array);
+        assert!(d.is_empty());
+    }
+
+    #[test]
+    fn truncated_array_keeps_complete_elements() {
+        let (v, s, d) = read("[{\"a\":1},{\"b\":2},{\"c\":\"unfinis");
+        assert_eq!(v.len(), 2);
+        assert!(s.incomplete);
+        assert_eq!(d, vec![DiagCode::Truncated]);
+    }
+
+    #[test]
+    fn wrapper_v2() {
+        let (v, s, _) = read("{\"version\":2,\"messages\":[{\"role\":\"user\"}]}");
+        assert_eq!(v.len(), 1);
+        assert_eq!(
+            s.shape,
+            Shape::Wrapper {
+                key: "messages".into(),
+                version: Some(2)
+            }
+        );
+    }
+
+    #[test]
+    fn jsonl_with_a_bad_line() {
+        let (v, s, d) = read("{\"a\":1}\n{broken\n{\"b\":2}\n");
+        assert_eq!(v.len(), 2);
+        assert_eq!(s.shape, Shape::Jsonl);
+        assert!(d.contains(&DiagCode::InvalidJson));
+    }
+
+    #[test]
+    fn bare_list() {
+        let (v, s, _) = read("{\"a\":1},{\"b\":2},");
+        assert_eq!(v.len(), 2);
+        assert_eq!(s.shape, Shape::BareList);
+    }
+
+    #[test]
+    fn empty_and_garbage() {
+        assert_eq!(read("  \n").1.shape, Shape::Empty);
+        assert_eq!(read("not json").1.shape, Shape::Invalid);
+        assert_eq!(read("{\"a\":").1.shape, Shape::Invalid);
+    }
+}

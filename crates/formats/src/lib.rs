@@ -1,0 +1,25 @@
+//! Typed, tolerant readers for the task files of Roo Code, Zoo Code, Cline and legacy Kilo Code.
+//!
+//! Every reader returns the typed value *and* diagnostics (file, JSON path, problem). Unknown
+//! fields and enum values are kept, damaged files yield what can be recovered, and nothing here
+//! panics on bytes read from disk. No regular expression is used on this path.
+
+pub mod api;
+pub mod decode;
+pub mod diag;
+pub mod extract;
+mod fields;
+pub mod history;
+pub mod json;
+pub mod read;
+pub mod text;
+pub mod ui;
+
+pub use api::{ApiHistory, ApiMessage, Block, Content, ContentBlock, HistoryFormat, Role};
+pub use diag::{DiagCode, Diagnostic, Diags, Read, Severity};
+pub use history::{FileInContext, HistoryIndex, HistoryItem, TaskMetadata};
+pub use read::{
+    for_each_api_message, for_each_ui_message, read_api_history, read_history_index,
+    read_history_item, read_task_metadata, read_ui_messages, StreamSummary,
+};
+pub use ui::{Ask, ClineMessage, MessageKind, Payload, Say, SayTool};

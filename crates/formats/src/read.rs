@@ -1,0 +1,330 @@
+//! File-level readers: each returns the typed value and what was noticed while reading.
+//!
+//! The streaming variants (`for_each_*`) hand over one element at a time and keep nothing, so a
+//! caller that only needs a summary of a file of hundreds of megabytes holds its text once and a
+//! single element besides.
+
+use crate::api::{ApiHistory, ApiMessage, HistoryFormat};
+use crate::decode::decode_json_bytes;
+use crate::diag::{DiagCode, Diagnostic, Diags, Read, Severity};
+use crate::history::{HistoryIndex, HistoryItem, TaskMetadata};
+use crate::json::{read_array, read_object, ArrayStats, Shape};
+use crate::ui::{unusual_kind, ClineMessage};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::ErrorKind;
+use std::path::Path;
+
+/// File names inside a task directory.
+pub mod names {
+    pub const UI_MESSAGES: &str = "ui_messages.json";
+    /// The UI file's name before 2024-10 (claude-dev / early Cline).
+    pub const CLAUDE_MESSAGES: &str = "claude_messages.json";
+    pub const API_HISTORY: &str = "api_conversation_history.json";
+    pub const HISTORY_ITEM: &str = "history_item.json";
+    pub const TASK_METADATA: &str = "task_metadata.json";
+    pub const HISTORY_INDEX: &str = "_index.json";
+}
+
+/// Read a file's bytes; a missing file is `Ok(None)`, anything else that fails is a diagnostic.
+pub fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, Diagnostic> {
+    let file = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(err) if err.kind() == ErrorKind::NotFound => Ok(None),
+        Err(err) => {
+            let message = if path.is_dir() {
+                "a directory stands where this file should be".to_owned()
+            } else {
+                format!("the file could not be read: {err}")
+            };
+            Err(Diagnostic::new(
+                file,
+                "",
+                DiagCode::Unreadable,
+                Severity::Error,
+                message,
+            ))
+        }
+    }
+}
+
+/// Read and decode a file into JSON text; `None` when missing or unreadable (reported).
+fn read_text(path: &Path, diags: &mut Diags) -> Option<String> {
+    match read_bytes(path) {
+        Ok(Some(bytes)) => {
+            let mut local = Diags::for_file(diags.file());
+            let text = decode_json_bytes(bytes, &mut local);
+            diags.extend(local.into_vec());
+            Some(text)
+        }
+        Ok(None) => None,
+        Err(d) => {
+            diags.extend([d]);
+            None
+        }
+    }
+}
+
+/// Summary of a streamed array file.
+#[derive(Debug, Clone)]
+pub struct StreamSummary {
+    /// `None` when the file does not exist.
+    pub stats: Option<ArrayStats>,
+    /// Elements that became typed values.
+    pub kept: usize,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl StreamSummary {
+    pub fn exists(&self) -> bool {
+        self.stats.is_some()
+    }
+}
+
+fn element_object(
+    index: usize,
+    value: Value,
+    diags: &mut Diags,
+    nulls: &mut usize,
+) -> Option<serde_json::Map<String, Value>> {
+    match value {
+        Value::Object(m) => Some(m),
+        Value::Null => {
+            *nulls += 1;
+            None
+        }
+        other => {
+            diags.push(
+                format!("[{index}]"),
+                DiagCode::NotAnObject,
+                Severity::Warning,
+                format!(
+                    "expected an object, found {}; the element was skipped",
+                    crate::json::kind_of(&other)
+                ),
+            );
+            None
+        }
+    }
+}
+
+fn report_nulls(nulls: usize, diags: &mut Diags) {
+    if nulls > 0 {
+        diags.push(
+            "",
+            DiagCode::NullEntry,
+            Severity::Info,
+            format!("{nulls} null element(s) were skipped"),
+        );
+    }
+}
+
+/// Stream the messages of a UI file (`ui_messages.json` or `claude_messages.json`).
+pub fn for_each_ui_message(path: &Path, mut f: impl FnMut(usize, ClineMessage)) -> StreamSummary {
+    let mut diags = Diags::for_file(path.display().to_string());
+    let Some(text) = read_text(path, &mut diags) else {
+        return StreamSummary {
+            stats: None,
+            kept: 0,
+            diagnostics: diags.into_vec(),
+        };
+    };
+    let mut kept = 0usize;
+    let mut nulls = 0usize;
+    let mut unusual: BTreeMap<(&'static str, String, bool), usize> = BTreeMap::new();
+    let mut element_diags = Diags::for_file(diags.file());
+    let stats = read_array(&text, &["messages"], &mut diags, |index, value| {
+        let Some(map) = element_object(index, value, &mut element_diags, &mut nulls) else {
+            return;
+        };
+        let msg = ClineMessage::from_object(map, &format!("[{index}]"), &mut element_diags);
+        if let Some((field, value, retired)) = unusual_kind(&msg) {
+            *unusual
+                .entry((field, value.to_owned(), retired))
+                .or_default() += 1;
+        }
+        f(kept, msg);
+        kept += 1;
+    });
+    drop(text);
+    diags.extend(element_diags.into_vec());
+    report_nulls(nulls, &mut diags);
+    for ((field, value, retired), count) in unusual {
+        diags.push(
+            "",
+            DiagCode::UnknownValue,
+            Severity::Info,
+            format!(
+                "{count} message(s) with {} {field} value \"{value}\" were kept as is",
+                if retired {
+                    "the retired"
+                } else {
+                    "the unknown"
+                }
+            ),
+        );
+    }
+    StreamSummary {
+        stats: Some(stats),
+        kept,
+        diagnostics: diags.into_vec(),
+    }
+}
+
+/// Read a whole UI file. A missing file gives an empty list and a `missing` diagnostic.
+pub fn read_ui_messages(path: &Path) -> Read<Vec<ClineMessage>> {
+    let mut out = Vec::new();
+    let summary = for_each_ui_message(path, |_, m| out.push(m));
+    let mut diagnostics = summary.diagnostics;
+    if summary.stats.is_none() && diagnostics.is_empty() {
+        diagnostics.push(missing(path));
+    }
+    Read::new(out, diagnostics)
+}
+
+fn missing(path: &Path) -> Diagnostic {
+    Diagnostic::new(
+        path.display().to_string(),
+        "",
+        DiagCode::Missing,
+        Severity::Info,
+        "the file does not exist",
+    )
+}
+
+/// Stream the messages of `api_conversation_history.json`; returns the file's format too.
+pub fn for_each_api_message(
+    path: &Path,
+    mut f: impl FnMut(usize, ApiMessage),
+) -> (StreamSummary, Option<(HistoryFormat, Option<i64>)>) {
+    let mut diags = Diags::for_file(path.display().to_string());
+    let Some(text) = read_text(path, &mut diags) else {
+        return (
+            StreamSummary {
+                stats: None,
+                kept: 0,
+                diagnostics: diags.into_vec(),
+            },
+            None,
+        );
+    };
+    let mut kept = 0usize;
+    let mut nulls = 0usize;
+    let mut element_diags = Diags::for_file(diags.file());
+    let stats = read_array(&text, &["messages"], &mut diags, |index, value| {
+        let Some(map) = element_object(index, value, &mut element_diags, &mut nulls) else {
+            return;
+        };
+        f(
+            kept,
+            ApiMessage::from_object(map, &format!("[{index}]"), &mut element_diags),
+        );
+        kept += 1;
+    });
+    drop(text);
+    diags.extend(element_diags.into_vec());
+    report_nulls(nulls, &mut diags);
+    let format = match &stats.shape {
+        Shape::Wrapper { version, .. } => (HistoryFormat::Versioned, *version),
+        _ => (HistoryFormat::AnthropicArray, None),
+    };
+    (
+        StreamSummary {
+            stats: Some(stats),
+            kept,
+            diagnostics: diags.into_vec(),
+        },
+        Some(format),
+    )
+}
+
+/// Read a whole API history file; `None` when it does not exist.
+pub fn read_api_history(path: &Path) -> Read<Option<ApiHistory>> {
+    let mut messages = Vec::new();
+    let (summary, format) = for_each_api_message(path, |_, m| messages.push(m));
+    let mut diagnostics = summary.diagnostics;
+    let value = format.map(|(format, version)| ApiHistory {
+        format,
+        version,
+        messages,
+    });
+    if value.is_none() && diagnostics.is_empty() {
+        diagnostics.push(missing(path));
+    }
+    Read::new(value, diagnostics)
+}
+
+fn read_object_file<T>(
+    path: &Path,
+    build: impl FnOnce(serde_json::Map<String, Value>, &mut Diags) -> T,
+) -> Read<Option<T>> {
+    let mut diags = Diags::for_file(path.display().to_string());
+    let value = read_text(path, &mut diags).and_then(|text| {
+        let map = read_object(&text, &mut diags)?;
+        Some(build(map, &mut diags))
+    });
+    Read::new(value, diags.into_vec())
+}
+
+/// Read `history_item.json`; `None` when missing or unusable (reported).
+pub fn read_history_item(path: &Path) -> Read<Option<HistoryItem>> {
+    read_object_file(path, |map, diags| HistoryItem::from_object(map, "", diags))
+}
+
+/// Read `task_metadata.json`.
+pub fn read_task_metadata(path: &Path) -> Read<Option<TaskMetadata>> {
+    read_object_file(path, |map, diags| TaskMetadata::from_object(map, "", diags))
+}
+
+/// Read `tasks/_index.json`. Entries without an `id` are skipped, as the extension does.
+pub fn read_history_index(path: &Path) -> Read<Option<HistoryIndex>> {
+    read_object_file(path, |mut map, diags| {
+        let version = map.get("version").and_then(Value::as_i64);
+        let updated_at = map.get("updatedAt").and_then(Value::as_i64);
+        if version != Some(1) {
+            diags.push(
+                "version",
+                DiagCode::UnexpectedShape,
+                Severity::Warning,
+                format!(
+                    "expected version 1, found {}; the extension ignores such an index",
+                    version.map_or("none".to_owned(), |v| v.to_string())
+                ),
+            );
+        }
+        let mut entries = Vec::new();
+        match map.shift_remove("entries") {
+            Some(Value::Array(items)) => {
+                for (i, item) in items.into_iter().enumerate() {
+                    match item {
+                        Value::Object(o) => {
+                            let entry =
+                                HistoryItem::from_object(o, &format!("entries[{i}]"), diags);
+                            if !entry.id.is_empty() {
+                                entries.push(entry);
+                            }
+                        }
+                        _ => diags.push(
+                            format!("entries[{i}]"),
+                            DiagCode::NotAnObject,
+                            Severity::Warning,
+                            "the entry is not an object and was skipped",
+                        ),
+                    }
+                }
+            }
+            _ => diags.push(
+                "entries",
+                DiagCode::UnexpectedShape,
+                Severity::Warning,
+                "`entries` is missing or not an array",
+            ),
+        }
+        HistoryIndex {
+            version,
+            updated_at,
+            entries,
+        }
+    })
+}

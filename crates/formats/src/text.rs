@@ -1,0 +1,322 @@
+//! Hand-written scanners for the few structures the extension embeds in free text: wrapper tags,
+//! environment-details headers, XML tool calls of the XML era and the `[new_task in …]` result
+//! lines. Plain string searching, no regular expressions.
+
+/// The text between the first `<tag>` and the following `</tag>`, if both are present.
+pub fn tag_content<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
+    let open = format!("<{tag}>");
+    let close = format!("</{tag}>");
+    let start = text.find(&open)? + open.len();
+    let end = text[start..].find(&close)? + start;
+    Some(&text[start..end])
+}
+
+/// Wrappers the extension puts around what the user typed, by era.
+const USER_WRAPPERS: [&str; 4] = ["task", "user_message", "feedback", "answer"];
+
+/// What the user typed, without the `<task>` / `<user_message>` / `<feedback>` / `<answer>`
+/// wrapper, trimmed. Text without a wrapper is returned trimmed.
+pub fn unwrap_user_text(text: &str) -> &str {
+    let trimmed = text.trim();
+    for tag in USER_WRAPPERS {
+        let open = format!("<{tag}>");
+        let close = format!("</{tag}>");
+        if let Some(rest) = trimmed.strip_prefix(&open) {
+            if let Some(inner) = rest.strip_suffix(&close) {
+                return inner.trim();
+            }
+            if let Some(end) = rest.find(&close) {
+                return rest[..end].trim();
+            }
+        }
+    }
+    trimmed
+}
+
+/// True for the `<environment_details>` block the extension appends to every user turn.
+pub fn is_environment_details(text: &str) -> bool {
+    text.trim_start().starts_with("<environment_details>")
+}
+
+/// The workspace path printed in the first turn's environment details:
+/// `# Current Workspace Directory (<path>) Files` (v3.11.11+) or
+/// `# Current Working Directory (<path>) Files` (before).
+pub fn environment_workspace(text: &str) -> Option<&str> {
+    for header in [
+        "# Current Workspace Directory (",
+        "# Current Working Directory (",
+    ] {
+        if let Some(at) = text.find(header) {
+            let rest = &text[at + header.len()..];
+            let line = rest.split(['\n', '\r']).next().unwrap_or(rest);
+            // The path may itself hold parentheses: cut at the last ") Files" of the line.
+            if let Some(end) = line.rfind(") Files") {
+                let path = line[..end].trim();
+                if !path.is_empty() {
+                    return Some(path);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The mode slug of `# Current Mode\n<slug>code</slug>` in environment details.
+pub fn environment_mode(text: &str) -> Option<&str> {
+    let at = text.find("# Current Mode")?;
+    let rest = &text[at..];
+    let slug = tag_content(rest, "slug")?.trim();
+    (!slug.is_empty() && slug.len() < 100).then_some(slug)
+}
+
+/// A `<new_task>` call written as XML in assistant text (XML-tool era).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct XmlNewTask {
+    pub mode: Option<String>,
+    pub message: String,
+    pub todos: Option<String>,
+    /// Byte offset of the call in the text (keeps calls of one message in order).
+    pub offset: usize,
+}
+
+/// Every `<new_task>…</new_task>` call in `text`. A call cut off at the end of the text (an
+/// interrupted stream) is kept when its `<message>` is complete.
+pub fn xml_new_tasks(text: &str) -> Vec<XmlNewTask> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    while let Some(found) = text[pos..].find("<new_task>") {
+        let start = pos + found;
+        let body_start = start + "<new_task>".len();
+        let (body, next) = match text[body_start..].find("</new_task>") {
+            Some(end) => (
+                &text[body_start..body_start + end],
+                body_start + end + "</new_task>".len(),
+            ),
+            None => (&text[body_start..], text.len()),
+        };
+        if let Some(message) = tag_content(body, "message") {
+            let message = message.trim();
+            if !message.is_empty() {
+                out.push(XmlNewTask {
+                    mode: tag_content(body, "mode").map(|m| m.trim().to_owned()),
+                    message: message.to_owned(),
+                    todos: tag_content(body, "todos").map(|t| t.trim().to_owned()),
+                    offset: start,
+                });
+            }
+        }
+        pos = next;
+    }
+    out
+}
+
+/// `[new_task in <mode name> mode: '<message>'] Result:` — the XML era's tool result header.
+/// Returns `(mode name, message)`. The message ends at the last `'] Result:` of the text, so a
+/// message quoting `']` is kept whole.
+pub fn new_task_result_header(text: &str) -> Option<(&str, &str)> {
+    const HEAD: &str = "[new_task in ";
+    let start = text.find(HEAD)? + HEAD.len();
+    let rest = &text[start..];
+    let mode_end = rest.find(" mode: '")?;
+    let mode = &rest[..mode_end];
+    let msg_start = mode_end + " mode: '".len();
+    let tail = &rest[msg_start..];
+    let msg_end = tail.rfind("'] Result:").or_else(|| tail.rfind("']"))?;
+    Some((mode, &tail[..msg_end]))
+}
+
+/// `Delegated to child task <id>` (delegation era tool result).
+pub fn delegated_child_id(text: &str) -> Option<&str> {
+    let rest = text.trim().strip_prefix("Delegated to child task ")?;
+    let id = rest.split_whitespace().next()?;
+    (!id.is_empty()).then_some(id)
+}
+
+/// `Subtask <id> completed.` (delegation era completion result).
+pub fn completed_subtask_id(text: &str) -> Option<&str> {
+    let rest = text.trim_start().strip_prefix("Subtask ")?;
+    let (id, after) = rest.split_once(' ')?;
+    after.starts_with("completed").then_some(id)
+}
+
+/// True for the completion notice a parent receives (`[new_task completed] Result: …`,
+/// `Subtask <id> completed.`).
+pub fn is_subtask_completion(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("[new_task completed]") || completed_subtask_id(t).is_some()
+}
+
+fn decode_entity(entity: &str) -> Option<char> {
+    match entity {
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        "amp" => Some('&'),
+        "quot" => Some('"'),
+        "apos" | "#39" => Some('\''),
+        "nbsp" => Some(' '),
+        _ => {
+            let num = entity.strip_prefix('#')?;
+            let code = if let Some(hex) = num.strip_prefix(['x', 'X']) {
+                u32::from_str_radix(hex, 16).ok()?
+            } else {
+                num.parse::<u32>().ok()?
+            };
+            char::from_u32(code)
+        }
+    }
+}
+
+/// The instruction key used to match a child task to the `newTask` call that created it.
+///
+/// One function, used for both sides: un-escapes the `\\@` / `\@` mention escapes, decodes HTML
+/// entities (named and numeric), removes the user-text wrapper, lower-cases, and collapses every
+/// run of Unicode whitespace to one space. Differences that the extension itself introduces between
+/// what the parent wrote and what the child shows therefore vanish.
+pub fn normalize_instruction(text: &str) -> String {
+    let text = unwrap_user_text(text);
+    let mut out = String::with_capacity(text.len());
+    let mut pending_space = false;
+    let mut chars = text.char_indices().peekable();
+    let push = |out: &mut String, pending: &mut bool, c: char| {
+        if c.is_whitespace() {
+            *pending = !out.is_empty();
+            return;
+        }
+        if *pending {
+            out.push(' ');
+            *pending = false;
+        }
+        for l in c.to_lowercase() {
+            out.push(l);
+        }
+    };
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => {
+                // `\\@` and `\@` both stand for `@`.
+                let rest = &text[i..];
+                if rest.starts_with("\\\\@") {
+                    chars.next();
+                    chars.next();
+                    push(&mut out, &mut pending_space, '@');
+                } else if rest.starts_with("\\@") {
+                    chars.next();
+                    push(&mut out, &mut pending_space, '@');
+                } else {
+                    push(&mut out, &mut pending_space, c);
+                }
+            }
+            '&' => {
+                let rest = &text[i + 1..];
+                let decoded = rest
+                    .find(';')
+                    .filter(|&end| end > 0 && end <= 10)
+                    .and_then(|end| decode_entity(&rest[..end]).map(|ch| (ch, end)));
+                match decoded {
+                    Some((ch, end)) => {
+                        for _ in 0..=end {
+                            chars.next();
+                        }
+                        push(&mut out, &mut pending_space, ch);
+                    }
+                    None => push(&mut out, &mut pending_space, c),
+                }
+            }
+            _ => push(&mut out, &mut pending_space, c),
+        }
+    }
+    out
+}
+
+/// Cut `text` to at most `max` UTF-16 code units without splitting a character.
+pub fn truncate_utf16(text: &str, max: usize) -> &str {
+    let mut units = 0usize;
+    for (i, c) in text.char_indices() {
+        units += c.len_utf16();
+        if units > max {
+            return &text[..i];
+        }
+    }
+    text
+}
+
+/// Length in UTF-16 code units (what JavaScript's `length` says).
+pub fn utf16_len(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unwraps_user_text() {
+        assert_eq!(unwrap_user_text("<task>\nDo it\n</task>"), "Do it");
+        assert_eq!(
+            unwrap_user_text("<user_message>\nHi\n</user_message>"),
+            "Hi"
+        );
+        assert_eq!(unwrap_user_text("plain "), "plain");
+    }
+
+    #[test]
+    fn finds_workspace_in_both_header_eras() {
+        let new = "<environment_details>\n# Current Workspace Directory (d:/dev/a (b)) Files\nx\n";
+        assert_eq!(environment_workspace(new), Some("d:/dev/a (b)"));
+        let old = "# Current Working Directory (/home/u/p) Files\n";
+        assert_eq!(environment_workspace(old), Some("/home/u/p"));
+        assert_eq!(environment_workspace("nothing"), None);
+        assert_eq!(
+            environment_mode("# Current Mode\n<slug>code</slug>\n<name>💻 Code</name>"),
+            Some("code")
+        );
+    }
+
+    #[test]
+    fn xml_new_task_calls() {
+        let t = "I'll delegate.\n<new_task>\n<mode>code</mode>\n<message>Write A</message>\n</new_task>\nand <new_task><mode>ask</mode><message>Q</message>";
+        let calls = xml_new_tasks(t);
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[0].mode.as_deref(), Some("code"));
+        assert_eq!(calls[0].message, "Write A");
+        assert_eq!(calls[1].message, "Q");
+    }
+
+    #[test]
+    fn result_headers() {
+        assert_eq!(
+            new_task_result_header(
+                "[new_task in 💻 Code mode: 'Fix it, don't say ']' ok'] Result:"
+            ),
+            Some(("💻 Code", "Fix it, don't say ']' ok"))
+        );
+        assert_eq!(
+            delegated_child_id("Delegated to child task 019a-x"),
+            Some("019a-x")
+        );
+        assert_eq!(
+            completed_subtask_id("Subtask abc completed.\n\nResult:\nok"),
+            Some("abc")
+        );
+        assert!(is_subtask_completion("[new_task completed] Result: done"));
+    }
+
+    #[test]
+    fn normalisation_removes_extension_introduced_differences() {
+        let parent = "Look at \\\\@/src/a.ts &amp; fix   the\n\nbug";
+        let child = "Look at \\@/src/a.ts & fix the bug";
+        assert_eq!(normalize_instruction(parent), normalize_instruction(child));
+        assert_eq!(
+            normalize_instruction("<task>\n  HELLO&#33;\n</task>"),
+            "hello!"
+        );
+        assert_eq!(normalize_instruction("a &unknown; b"), "a &unknown; b");
+    }
+
+    #[test]
+    fn utf16_truncation() {
+        assert_eq!(truncate_utf16("a😀b", 2), "a");
+        assert_eq!(truncate_utf16("a😀b", 3), "a😀");
+        assert_eq!(utf16_len("a😀b"), 4);
+    }
+}

@@ -1,0 +1,571 @@
+//! The legacy skeleton builder for one task directory (spec: legacy-server.md §2.2–2.6, §3.4, §3.5).
+
+use crate::extract::{
+    extract_from_messages, main_instruction, parse_ui_for_instructions, LegacyInstruction,
+};
+use crate::js::{
+    js_date_value, js_json_stringify, js_to_string, js_trim, json_parse, number_value, or, prop,
+    prop_str, read_utf8_lossy, strip_bom, time_clip, truthy, utf16_len, utf16_prefix,
+    utf16_suffix_from, v8_sort_order,
+};
+use crate::prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};
+use regex::Regex;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+use std::fs;
+use std::path::Path;
+use std::sync::LazyLock;
+
+/// Files larger than this (bytes) are not read at all by the legacy builder.
+pub const MAX_CONVERSATION_FILE_SIZE: u64 = 10 * 1024 * 1024;
+
+const METADATA: &str = "task_metadata.json";
+const API_HISTORY: &str = "api_conversation_history.json";
+const UI_MESSAGES: &str = "ui_messages.json";
+const HISTORY_ITEM: &str = "history_item.json";
+
+/// What the legacy skeleton builder (`analyzeWithOldSystem`, production hierarchy on) yields for one
+/// task directory.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LegacyAnalysis {
+    /// The directory name.
+    pub task_id: String,
+    /// `task_metadata.parentTaskId || task_metadata.parent_task_id || history_item.parentTaskId`
+    /// (falsy values, e.g. `""`, count as absent).
+    pub parent_task_id: Option<String>,
+    /// Raw output of the extractor chain over `ui_messages.json`.
+    pub instructions: Vec<LegacyInstruction>,
+    /// `computeInstructionPrefix(message, 192)` of every instruction, de-duplicated in order, only
+    /// those longer than 10 units.
+    pub child_task_instruction_prefixes: Vec<String>,
+    /// `computeInstructionPrefix(mainInstruction, 192)`.
+    pub truncated_instruction: Option<String>,
+    /// The main instruction before normalisation.
+    pub main_instruction: Option<String>,
+    /// Sequence items that are messages (every api and ui item, for Roo data).
+    pub message_count: u32,
+    /// Sequence items that are actions (0 for Roo data).
+    pub action_count: u32,
+    /// `messageCount + actionCount`.
+    pub sequence_length: u32,
+    /// Sum of the sizes of `task_metadata.json`, `api_conversation_history.json`, `ui_messages.json`.
+    pub total_size: u64,
+    /// First `Current Workspace Directory (…)` of the raw api history, else `task_metadata.workspace`.
+    pub workspace: Option<String>,
+    /// `task_metadata.title` (a non-string value is given as its JSON text).
+    pub title: Option<String>,
+    /// `task_metadata.mode` (a non-string value is given as its JSON text).
+    pub mode: Option<String>,
+    /// Last assistant message of the legacy sequence mentions `attempt_completion`.
+    pub is_completed: bool,
+    /// Earliest api `ts` / `files_in_context` date, in ms. `None` where the legacy builder would fall
+    /// back to the directory's birth time (not reproducible data).
+    pub created_at_ms: Option<f64>,
+    /// Latest of the same dates, in ms; `None` where the legacy builder uses the directory's mtime.
+    pub last_activity_ms: Option<f64>,
+    /// `"<file> (<MB, one decimal>MB)"` for each file skipped by the 10 MiB guard.
+    pub oversized_files: Vec<String>,
+}
+
+/// `/Current Workspace Directory \(([^)]+)\)/`
+static WORKSPACE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"Current Workspace Directory \(([^)]+)\)").ok());
+
+#[cfg(test)]
+pub(crate) fn patterns_compile() -> bool {
+    WORKSPACE.is_some()
+}
+
+/// `new Date(…)`-free string form of an optional JSON value: strings as they are, `null`/absent as
+/// `None`, anything else as its JSON text.
+fn opt_value_string(v: Option<&Value>) -> Option<String> {
+    match v {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => Some(js_json_stringify(other)),
+    }
+}
+
+/// ECMAScript `ToNumber` of a string (`StringNumericLiteral`).
+fn js_string_to_number(s: &str) -> f64 {
+    let t = js_trim(s);
+    if t.is_empty() {
+        return 0.0;
+    }
+    for (prefix, radix) in [
+        ("0x", 16),
+        ("0X", 16),
+        ("0o", 8),
+        ("0O", 8),
+        ("0b", 2),
+        ("0B", 2),
+    ] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            if rest.is_empty() || !rest.chars().all(|c| c.is_digit(radix)) {
+                return f64::NAN;
+            }
+            return rest.chars().fold(0.0, |acc, c| {
+                acc * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0))
+            });
+        }
+    }
+    let unsigned = t.trim_start_matches(['+', '-']);
+    if unsigned == "Infinity" && t.len() - unsigned.len() <= 1 {
+        return if t.starts_with('-') {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+    }
+    let valid = t.len() - unsigned.len() <= 1
+        && !unsigned.is_empty()
+        && unsigned
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+        && unsigned
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == '.');
+    if !valid {
+        return f64::NAN;
+    }
+    t.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+/// JS `v > 0` for a property that may be absent.
+fn js_greater_than_zero(v: Option<&Value>) -> bool {
+    let n = match v {
+        None | Some(Value::Null) | Some(Value::Object(_)) => return false,
+        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
+        Some(Value::Number(n)) => number_value(n),
+        Some(Value::String(s)) => js_string_to_number(s),
+        Some(a @ Value::Array(_)) => js_string_to_number(&js_to_string(a)),
+    };
+    n > 0.0
+}
+
+/// The items the sequence builder reads from one file (`readJsonFile`); `None` when spreading the
+/// result would throw (a `messages` object that has a positive `length` but is not iterable).
+fn read_sequence_items(content: &str) -> Option<Vec<Value>> {
+    if let Some(data) = json_parse(content) {
+        match data {
+            Value::Array(a) if !a.is_empty() => return Some(a),
+            Value::Object(mut o) => match o.remove("messages") {
+                Some(Value::Array(a)) if !a.is_empty() => return Some(a),
+                // A non-empty string is spread into its code points.
+                Some(Value::String(s)) if !s.is_empty() => {
+                    return Some(s.chars().map(|c| Value::String(c.to_string())).collect())
+                }
+                Some(Value::Object(m)) if js_greater_than_zero(m.get("length")) => return None,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    let mut sanitized = js_trim(content);
+    if let Some(s) = sanitized.strip_suffix(',') {
+        sanitized = s;
+    }
+    let wrapped;
+    let candidate = if !sanitized.starts_with('[') && !sanitized.ends_with(']') {
+        wrapped = format!("[{sanitized}]");
+        wrapped.as_str()
+    } else {
+        sanitized
+    };
+    if let Some(v) = json_parse(candidate) {
+        return Some(match v {
+            Value::Array(a) => a,
+            _ => Vec::new(),
+        });
+    }
+    Some(
+        content
+            .split('\n')
+            .filter(|l| !js_trim(l).is_empty())
+            .filter_map(json_parse)
+            .collect(),
+    )
+}
+
+/// `item.content ?? item.text ?? ''` turned into the sequence's message text (before truncation).
+fn message_content(item: &Value) -> String {
+    let raw = match prop(item, "content") {
+        Some(v) if !v.is_null() => Some(v),
+        _ => prop(item, "text").filter(|v| !v.is_null()),
+    };
+    let text = match raw {
+        None => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => {
+            let texts: Vec<String> = parts
+                .iter()
+                .filter(|p| prop_str(p, "type") == Some("text") && truthy(prop(p, "text")))
+                .filter_map(|p| prop(p, "text").map(js_to_string))
+                .collect();
+            if texts.is_empty() {
+                "[contenu non textuel]".to_owned()
+            } else {
+                texts.join("\n\n")
+            }
+        }
+        Some(other) => return truncate_content(js_json_stringify(other)),
+    };
+    if text.contains("\"sequence\"") || text.contains("\"taskId\"") {
+        return truncate_content("[Contenu suspect ignoré pour éviter une boucle]".to_owned());
+    }
+    truncate_content(text)
+}
+
+/// `first 200 + '...' + last 200` when longer than 400 UTF-16 units.
+fn truncate_content(s: String) -> String {
+    let len = utf16_len(&s);
+    if len <= 400 {
+        return s;
+    }
+    let mut out = utf16_prefix(&s, 200).into_owned();
+    out.push_str("...");
+    out.push_str(&utf16_suffix_from(&s, len - 200));
+    out
+}
+
+struct SequenceEntry<'a> {
+    item: &'a Value,
+    is_message: bool,
+    is_assistant: bool,
+}
+
+/// Counts and `isCompleted` of the legacy `sequence`; `None` where building it throws (a `null` item,
+/// or a `null` part in a message's content array).
+fn sequence_summary(items: &[&Value]) -> Option<(u32, u32, bool)> {
+    let mut entries: Vec<SequenceEntry<'_>> = Vec::with_capacity(items.len());
+    let mut keys: Vec<f64> = Vec::with_capacity(items.len());
+    for &item in items {
+        if item.is_null() {
+            return None;
+        }
+        let key = match prop(item, "timestamp") {
+            Some(v) if truthy(Some(v)) => js_date_value(v),
+            _ => 0.0,
+        };
+        let role = prop(item, "role");
+        let (user_or_assistant, is_assistant) = if truthy(role) {
+            let r = role.and_then(Value::as_str);
+            (
+                matches!(r, Some("user" | "assistant")),
+                r == Some("assistant"),
+            )
+        } else {
+            let is_ask = prop_str(item, "type") == Some("ask");
+            (true, !is_ask)
+        };
+        let ty = prop_str(item, "type");
+        if user_or_assistant || ty == Some("say") {
+            let content = match prop(item, "content") {
+                Some(v) if !v.is_null() => Some(v),
+                _ => prop(item, "text").filter(|v| !v.is_null()),
+            };
+            if let Some(Value::Array(parts)) = content {
+                if parts.iter().any(Value::is_null) {
+                    return None;
+                }
+            }
+            entries.push(SequenceEntry {
+                item,
+                is_message: true,
+                is_assistant,
+            });
+            keys.push(key);
+        } else if matches!(ty, Some("tool" | "command" | "tool_use" | "tool_result")) {
+            entries.push(SequenceEntry {
+                item,
+                is_message: false,
+                is_assistant: false,
+            });
+            keys.push(key);
+        }
+    }
+    let messages = entries.iter().filter(|e| e.is_message).count();
+    let actions = entries.len() - messages;
+    let order = v8_sort_order(&keys);
+    let last_assistant = order
+        .iter()
+        .rev()
+        .filter_map(|&i| entries.get(i))
+        .find(|e| e.is_message && e.is_assistant);
+    let completed = last_assistant.is_some_and(|e| {
+        message_content(e.item)
+            .to_lowercase()
+            .contains("attempt_completion")
+    });
+    Some((
+        u32::try_from(messages).unwrap_or(u32::MAX),
+        u32::try_from(actions).unwrap_or(u32::MAX),
+        completed,
+    ))
+}
+
+/// Reads one of the two conversation files the way the builder preloads them.
+fn preload(
+    dir: &Path,
+    name: &str,
+    meta: Option<&fs::Metadata>,
+    oversized: &mut Vec<String>,
+) -> Option<String> {
+    let meta = meta?;
+    if meta.len() > MAX_CONVERSATION_FILE_SIZE {
+        oversized.push(format!(
+            "{name} ({:.1}MB)",
+            meta.len() as f64 / 1024.0 / 1024.0
+        ));
+        return None;
+    }
+    let mut text = read_utf8_lossy(&dir.join(name)).ok()?;
+    if text.starts_with('\u{FEFF}') {
+        text.drain(..'\u{FEFF}'.len_utf8());
+    }
+    Some(text)
+}
+
+/// The legacy chain over a task's `ui_messages.json` (§3.1): 10 MiB guard, BOM strip, tolerant parse.
+pub fn extract_new_task_instructions_legacy(task_dir: &Path) -> Vec<LegacyInstruction> {
+    let meta = fs::metadata(task_dir.join(UI_MESSAGES)).ok();
+    let mut ignored = Vec::new();
+    match preload(task_dir, UI_MESSAGES, meta.as_ref(), &mut ignored) {
+        Some(content) => extract_from_messages(&parse_ui_for_instructions(&content)),
+        None => Vec::new(),
+    }
+}
+
+/// What the legacy skeleton builder yields for one task directory; `None` where it returns `null`
+/// (none of the three files exists, an unreadable `task_metadata.json`, a `null` item in a conversation
+/// file, an invalid date among the collected timestamps, …).
+pub fn analyze_task_legacy(task_dir: &Path) -> Option<LegacyAnalysis> {
+    let task_id = task_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stat = |name: &str| fs::metadata(task_dir.join(name)).ok();
+    let meta_st = stat(METADATA);
+    let api_st = stat(API_HISTORY);
+    let ui_st = stat(UI_MESSAGES);
+    let hist_st = stat(HISTORY_ITEM);
+    if meta_st.is_none() && api_st.is_none() && ui_st.is_none() {
+        return None;
+    }
+
+    // task_metadata.json: read errors propagate (→ null), parse errors give `{}`.
+    let raw_meta = match meta_st {
+        Some(_) => {
+            let text = read_utf8_lossy(&task_dir.join(METADATA)).ok()?;
+            json_parse(strip_bom(&text)).unwrap_or_else(|| Value::Object(Map::new()))
+        }
+        None => Value::Object(Map::new()),
+    };
+    if raw_meta.is_null() {
+        return None; // `null.parentTaskId` throws
+    }
+    let history = hist_st
+        .and_then(|_| read_utf8_lossy(&task_dir.join(HISTORY_ITEM)).ok())
+        .and_then(|t| json_parse(strip_bom(&t)));
+    let history_parent = history.as_ref().and_then(|h| prop(h, "parentTaskId"));
+
+    let mut oversized_files = Vec::new();
+    let ui_content = preload(task_dir, UI_MESSAGES, ui_st.as_ref(), &mut oversized_files);
+    let api_content = preload(task_dir, API_HISTORY, api_st.as_ref(), &mut oversized_files);
+
+    let parent = or(
+        or(
+            prop(&raw_meta, "parentTaskId"),
+            prop(&raw_meta, "parent_task_id"),
+        ),
+        history_parent,
+    );
+    let parent_task_id = if truthy(parent) {
+        opt_value_string(parent)
+    } else {
+        None
+    };
+
+    let instructions = match &ui_content {
+        Some(c) => extract_from_messages(&parse_ui_for_instructions(c)),
+        None => Vec::new(),
+    };
+    let mut seen = HashSet::new();
+    let mut child_task_instruction_prefixes = Vec::new();
+    for inst in &instructions {
+        let p = compute_instruction_prefix(&inst.message, DEFAULT_PREFIX_LEN);
+        if utf16_len(&p) > 10 && seen.insert(p.clone()) {
+            child_task_instruction_prefixes.push(p);
+        }
+    }
+
+    let api_items = match &api_content {
+        Some(c) => read_sequence_items(c)?,
+        None => Vec::new(),
+    };
+    let ui_items = match &ui_content {
+        Some(c) => read_sequence_items(c)?,
+        None => Vec::new(),
+    };
+    let all: Vec<&Value> = api_items.iter().chain(ui_items.iter()).collect();
+    let (message_count, action_count, is_completed) = sequence_summary(&all)?;
+    drop(all);
+    drop(ui_items);
+    drop(api_items);
+
+    let main = ui_content.as_deref().and_then(main_instruction);
+    let truncated_instruction = main
+        .as_deref()
+        .filter(|m| !m.is_empty())
+        .map(|m| compute_instruction_prefix(m, DEFAULT_PREFIX_LEN));
+
+    // Dates and workspace from the api history (strict JSON.parse first), then files_in_context.
+    let mut stamps: Vec<f64> = Vec::new();
+    let mut extracted_workspace: Option<String> = None;
+    if let Some(api) = api_content.as_deref().filter(|c| !c.is_empty()) {
+        if let Some(data) = json_parse(api) {
+            if let Some(caps) = WORKSPACE.as_ref().and_then(|re| re.captures(api)) {
+                if let Some(m) = caps.get(1) {
+                    extracted_workspace = Some(js_trim(m.as_str()).to_owned());
+                }
+            }
+            let messages = if data.is_array() {
+                Some(&data)
+            } else {
+                prop(&data, "messages").filter(|m| truthy(Some(m)))
+            };
+            if let Some(Value::Array(list)) = messages {
+                for m in list {
+                    if m.is_null() {
+                        break; // `null.ts` throws; earlier dates are kept
+                    }
+                    if let Some(Value::Number(n)) = prop(m, "ts") {
+                        let f = number_value(n);
+                        if f != 0.0 {
+                            stamps.push(time_clip(f));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if meta_st.is_some() {
+        if let Some(Value::Array(files)) = prop(&raw_meta, "files_in_context") {
+            'files: for f in files {
+                if f.is_null() {
+                    break 'files;
+                }
+                for key in ["roo_read_date", "roo_edit_date", "user_edit_date"] {
+                    let v = prop(f, key);
+                    if let Some(v) = v.filter(|v| truthy(Some(v))) {
+                        stamps.push(js_date_value(v));
+                    }
+                }
+            }
+        }
+    }
+    let (created_at_ms, last_activity_ms) = if stamps.is_empty() {
+        (None, None)
+    } else {
+        let order = v8_sort_order(&stamps);
+        let first = order.first().map_or(f64::NAN, |&i| stamps[i]);
+        let last = order.last().map_or(f64::NAN, |&i| stamps[i]);
+        if first.is_nan() || last.is_nan() {
+            return None; // `toISOString()` of an invalid date throws
+        }
+        (Some(first), Some(last))
+    };
+
+    let workspace = match extracted_workspace {
+        Some(w) if !w.is_empty() => Some(w),
+        _ => opt_value_string(prop(&raw_meta, "workspace")),
+    };
+    let total_size = [&meta_st, &api_st, &ui_st]
+        .iter()
+        .filter_map(|m| m.as_ref().map(fs::Metadata::len))
+        .sum();
+
+    Some(LegacyAnalysis {
+        task_id,
+        parent_task_id,
+        instructions,
+        child_task_instruction_prefixes,
+        truncated_instruction,
+        main_instruction: main,
+        message_count,
+        action_count,
+        sequence_length: message_count.saturating_add(action_count),
+        total_size,
+        workspace,
+        title: opt_value_string(prop(&raw_meta, "title")),
+        mode: opt_value_string(prop(&raw_meta, "mode")),
+        is_completed,
+        created_at_ms,
+        last_activity_ms,
+        oversized_files,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn sequence_reader_stages() {
+        let n = |s: &str| read_sequence_items(s).map(|v| v.len());
+        assert_eq!(n("[1,2]"), Some(2));
+        assert_eq!(n("{\"messages\":[1]}"), Some(1));
+        assert_eq!(n("{\"messages\":\"ab😀\"}"), Some(3));
+        assert_eq!(n("{\"messages\":{\"length\":\"2\"}}"), None);
+        assert_eq!(n("{\"messages\":{\"length\":0}}"), Some(1));
+        assert_eq!(n("{\"a\":1}"), Some(1));
+        assert_eq!(n("[]"), Some(0));
+        assert_eq!(n(""), Some(0));
+        assert_eq!(n("5"), Some(1));
+        assert_eq!(n("{\"a\":1},{\"b\":2},"), Some(2));
+        assert_eq!(n("{\"a\":1}\n{\"b\":2\n{\"c\":3}"), Some(2));
+    }
+
+    #[test]
+    fn content_rules() {
+        let item = json!({"content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]});
+        assert_eq!(message_content(&item), "a\n\nb");
+        assert_eq!(
+            message_content(&json!({"content":[{"type":"image"}]})),
+            "[contenu non textuel]"
+        );
+        assert_eq!(
+            message_content(&json!({"text":"x \"taskId\" y"})),
+            "[Contenu suspect ignoré pour éviter une boucle]"
+        );
+        assert_eq!(
+            message_content(&json!({"content":{"taskId":1}})),
+            "{\"taskId\":1}"
+        );
+        assert_eq!(message_content(&json!({"content":null,"text":5})), "5");
+        let long = "a".repeat(199) + "😀" + &"b".repeat(300);
+        let c = message_content(&json!({ "text": long }));
+        assert_eq!(utf16_len(&c), 403);
+        assert!(c.starts_with(&("a".repeat(199) + "\u{FFFD}...")));
+    }
+
+    #[test]
+    fn string_to_number() {
+        assert_eq!(js_string_to_number(" 12 "), 12.0);
+        assert_eq!(js_string_to_number("0x10"), 16.0);
+        assert_eq!(js_string_to_number(""), 0.0);
+        assert!(js_string_to_number("inf").is_nan());
+        assert!(js_string_to_number("1a").is_nan());
+        assert_eq!(js_string_to_number("-Infinity"), f64::NEG_INFINITY);
+        assert_eq!(js_string_to_number(".5"), 0.5);
+    }
+
+    #[test]
+    fn patterns() {
+        assert!(patterns_compile());
+    }
+}

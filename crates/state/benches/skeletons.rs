@@ -1,0 +1,148 @@
+//! Skeleton building throughput on the real fixtures, next to the raw read and a plain
+//! `serde_json` parse of the same bytes, measured in the same run.
+
+use criterion::{criterion_group, Criterion, Throughput};
+use roo_state::skeleton::{analyze_task, AnalyzeOptions};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const FILES: [&str; 5] = [
+    "ui_messages.json",
+    "claude_messages.json",
+    "api_conversation_history.json",
+    "history_item.json",
+    "task_metadata.json",
+];
+
+/// Every task directory of the shared fixtures and of the project's own stores.
+fn task_dirs() -> Vec<(String, PathBuf)> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let roots = [
+        manifest.join("../../../shared/fixtures/legacy-tasks/real-tasks"),
+        manifest.join("../../../shared/fixtures/legacy-tasks/controlled-hierarchy"),
+    ];
+    let mut out = Vec::new();
+    for root in roots.iter() {
+        if let Ok(entries) = std::fs::read_dir(root) {
+            for e in entries.flatten() {
+                if e.path().is_dir() {
+                    out.push((e.file_name().to_string_lossy().into_owned(), e.path()));
+                }
+            }
+        }
+    }
+    if let Ok(stores) = std::fs::read_dir(manifest.join("../../fixtures/stores")) {
+        for store in stores.flatten() {
+            if let Ok(tasks) = std::fs::read_dir(store.path().join("tasks")) {
+                for t in tasks.flatten() {
+                    if t.path().is_dir() {
+                        out.push((t.file_name().to_string_lossy().into_owned(), t.path()));
+                    }
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn files_of(dirs: &[(String, PathBuf)]) -> Vec<PathBuf> {
+    dirs.iter()
+        .flat_map(|(_, d)| FILES.iter().map(move |f| d.join(f)))
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+fn read_all(files: &[PathBuf]) -> usize {
+    files
+        .iter()
+        .map(|f| std::fs::read(f).map(|b| b.len()).unwrap_or(0))
+        .sum()
+}
+
+fn parse_all(files: &[PathBuf]) -> usize {
+    files
+        .iter()
+        .filter_map(|f| std::fs::read(f).ok())
+        .filter_map(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .count()
+}
+
+fn skeletons(dirs: &[(String, PathBuf)], opts: &AnalyzeOptions) -> usize {
+    dirs.iter()
+        .filter_map(|(id, d)| analyze_task(id, d, opts).ok())
+        .map(|s| s.metadata.message_count as usize)
+        .sum()
+}
+
+fn bench(c: &mut Criterion) {
+    let dirs = task_dirs();
+    let files = files_of(&dirs);
+    let bytes = read_all(&files) as u64;
+    let header = AnalyzeOptions {
+        include_sequence: false,
+        ..AnalyzeOptions::default()
+    };
+    let full = AnalyzeOptions::default();
+    let mut g = c.benchmark_group("fixtures");
+    g.throughput(Throughput::Bytes(bytes));
+    g.sample_size(20);
+    g.bench_function("raw read", |b| b.iter(|| black_box(read_all(&files))));
+    g.bench_function("serde_json Value parse", |b| {
+        b.iter(|| black_box(parse_all(&files)))
+    });
+    g.bench_function("skeleton headers", |b| {
+        b.iter(|| black_box(skeletons(&dirs, &header)))
+    });
+    g.bench_function("skeletons with sequence", |b| {
+        b.iter(|| black_box(skeletons(&dirs, &full)))
+    });
+    g.finish();
+}
+
+fn median_secs(mut f: impl FnMut() -> usize, runs: usize) -> f64 {
+    let mut t: Vec<f64> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(f());
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    t.sort_by(|a, b| a.total_cmp(b));
+    t[t.len() / 2]
+}
+
+/// The ratios the project tracks, from medians measured here and now.
+fn ratios() {
+    let dirs = task_dirs();
+    let files = files_of(&dirs);
+    let mib = read_all(&files) as f64 / (1024.0 * 1024.0);
+    let header = AnalyzeOptions {
+        include_sequence: false,
+        ..AnalyzeOptions::default()
+    };
+    let raw = median_secs(|| read_all(&files), 31);
+    let parse = median_secs(|| parse_all(&files), 31);
+    let skel = median_secs(|| skeletons(&dirs, &header), 31);
+    println!(
+        "\n{} tasks, {mib:.2} MiB of task JSON (median of 31 runs)",
+        dirs.len()
+    );
+    println!("  raw read            {:8.1} MiB/s", mib / raw);
+    println!("  serde_json Value    {:8.1} MiB/s", mib / parse);
+    println!("  skeleton headers    {:8.1} MiB/s", mib / skel);
+    println!("  ratio skeleton / raw read   {:6.2}x the time", skel / raw);
+    println!(
+        "  ratio skeleton / Value parse {:5.2}x the time",
+        skel / parse
+    );
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    ratios();
+}

@@ -1,0 +1,160 @@
+//! Scanning a `tasks/` directory: every task in parallel, one bad task never failing the scan.
+
+use crate::skeleton::{analyze_task, AnalyzeOptions, ConversationSkeleton};
+use rayon::prelude::*;
+use roo_formats::diag::{DiagCode, Diagnostic, Severity};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Progress callback: `(tasks done, tasks in all)`. Called from worker threads.
+pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// Options of [`scan_tasks`].
+#[derive(Default)]
+pub struct ScanOptions<'a> {
+    /// Worker threads; 0 = one per core.
+    pub concurrency: usize,
+    pub analyze: AnalyzeOptions,
+    pub on_progress: Option<Progress<'a>>,
+    /// Set to stop the scan early; tasks already analysed are returned.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// What a scan found.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScanResult {
+    pub skeletons: Vec<ConversationSkeleton>,
+    /// Problems that kept a task from having a skeleton, and problems with the directory itself.
+    /// Problems inside a task that still got a skeleton are in that skeleton's `diagnostics`.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Task directories seen.
+    pub total: usize,
+    pub cancelled: bool,
+}
+
+/// Errors that stop a scan before it starts.
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    #[error("the tasks directory {0} does not exist")]
+    NotFound(PathBuf),
+    #[error("{0} is not a directory")]
+    NotADirectory(PathBuf),
+    #[error("the tasks directory {path} could not be read: {source}")]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A task directory: its name (the task id) and path.
+pub type TaskDir = (String, PathBuf);
+
+/// The task directories of a `tasks/` folder: every entry whose name does not start with `_` or
+/// `.` (the extension's own rule), sorted by name. Entries that are not directories are reported.
+pub fn list_task_dirs(
+    tasks_dir: &Path,
+) -> Result<(Vec<TaskDir>, Vec<Diagnostic>), ScanError> {
+    let md = std::fs::metadata(tasks_dir).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            ScanError::NotFound(tasks_dir.to_path_buf())
+        } else {
+            ScanError::Unreadable {
+                path: tasks_dir.to_path_buf(),
+                source: e,
+            }
+        }
+    })?;
+    if !md.is_dir() {
+        return Err(ScanError::NotADirectory(tasks_dir.to_path_buf()));
+    }
+    let entries = std::fs::read_dir(tasks_dir).map_err(|e| ScanError::Unreadable {
+        path: tasks_dir.to_path_buf(),
+        source: e,
+    })?;
+    let mut dirs = Vec::new();
+    let mut diagnostics = Vec::new();
+    for entry in entries {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                diagnostics.push(Diagnostic::new(
+                    tasks_dir.display().to_string(),
+                    "",
+                    DiagCode::Unreadable,
+                    Severity::Warning,
+                    format!("an entry could not be listed: {err}"),
+                ));
+                continue;
+            }
+        };
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('_') || name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        if path.is_dir() {
+            dirs.push((name, path));
+        } else {
+            diagnostics.push(Diagnostic::new(
+                path.display().to_string(),
+                "",
+                DiagCode::UnexpectedShape,
+                Severity::Info,
+                "a file stands among the task directories; it was ignored",
+            ));
+        }
+    }
+    dirs.sort();
+    Ok((dirs, diagnostics))
+}
+
+/// Build the skeleton of every task under `tasks_dir`, in parallel.
+pub fn scan_tasks(tasks_dir: &Path, opts: &ScanOptions) -> Result<ScanResult, ScanError> {
+    let (dirs, mut diagnostics) = list_task_dirs(tasks_dir)?;
+    let total = dirs.len();
+    let done = AtomicUsize::new(0);
+    let cancelled = AtomicBool::new(false);
+    let work = || {
+        dirs.par_iter()
+            .map(|(id, path)| {
+                if opts.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    cancelled.store(true, Ordering::Relaxed);
+                    return None;
+                }
+                let outcome = analyze_task(id, path, &opts.analyze);
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if let Some(progress) = opts.on_progress {
+                    progress(n, total);
+                }
+                Some(outcome)
+            })
+            .collect::<Vec<_>>()
+    };
+    let outcomes = if opts.concurrency > 0 {
+        match rayon::ThreadPoolBuilder::new()
+            .num_threads(opts.concurrency)
+            .build()
+        {
+            Ok(pool) => pool.install(work),
+            Err(_) => work(),
+        }
+    } else {
+        work()
+    };
+    let mut skeletons = Vec::with_capacity(total);
+    for outcome in outcomes.into_iter().flatten() {
+        match outcome {
+            Ok(s) => skeletons.push(s),
+            Err(d) => diagnostics.extend(d),
+        }
+    }
+    Ok(ScanResult {
+        skeletons,
+        diagnostics,
+        total,
+        cancelled: cancelled.load(Ordering::Relaxed),
+    })
+}

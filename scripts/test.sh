@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The project's full test run: formatting, lints, Rust tests, the N-API addon build, Vitest suites.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== cargo fmt --check"
+cargo fmt --all --check
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets -- -D warnings
+echo "== cargo test"
+cargo test --workspace
+echo "== napi build (debug addon for the JS suites)"
+npx napi build --platform --manifest-path crates/napi/Cargo.toml --output-dir . --js index.js --dts index.d.ts
+echo "== vitest"
+npx vitest run
