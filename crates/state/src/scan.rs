@@ -54,9 +54,7 @@ pub type TaskDir = (String, PathBuf);
 
 /// The task directories of a `tasks/` folder: every entry whose name does not start with `_` or
 /// `.` (the extension's own rule), sorted by name. Entries that are not directories are reported.
-pub fn list_task_dirs(
-    tasks_dir: &Path,
-) -> Result<(Vec<TaskDir>, Vec<Diagnostic>), ScanError> {
+pub fn list_task_dirs(tasks_dir: &Path) -> Result<(Vec<TaskDir>, Vec<Diagnostic>), ScanError> {
     let md = std::fs::metadata(tasks_dir).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             ScanError::NotFound(tasks_dir.to_path_buf())
