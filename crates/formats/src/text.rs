@@ -228,6 +228,82 @@ pub fn normalize_instruction(text: &str) -> String {
     out
 }
 
+fn digits(s: &str, at: usize, n: usize) -> Option<i64> {
+    let part = s.get(at..at + n)?;
+    if part.bytes().all(|b| b.is_ascii_digit()) {
+        part.parse().ok()
+    } else {
+        None
+    }
+}
+
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Milliseconds since the epoch of an ISO 8601 date-time such as `2025-01-01T10:00:00.000Z` or
+/// `2025-01-01T10:00:00+02:00` (a date-time without an offset is read as UTC).
+pub fn parse_iso_ms(text: &str) -> Option<i64> {
+    let s = text.trim();
+    let (y, mo, d) = (digits(s, 0, 4)?, digits(s, 5, 2)?, digits(s, 8, 2)?);
+    if s.get(4..5)? != "-"
+        || s.get(7..8)? != "-"
+        || !(1..=12).contains(&mo)
+        || !(1..=31).contains(&d)
+    {
+        return None;
+    }
+    let mut ms = days_from_civil(y, mo, d) * 86_400_000;
+    if s.len() == 10 {
+        return Some(ms);
+    }
+    if !matches!(s.get(10..11)?, "T" | " ") || s.get(13..14)? != ":" {
+        return None;
+    }
+    let (h, mi) = (digits(s, 11, 2)?, digits(s, 14, 2)?);
+    let mut rest = &s[16..];
+    let mut sec = 0;
+    if let Some(r) = rest.strip_prefix(':') {
+        sec = digits(r, 0, 2)?;
+        rest = &r[2..];
+    }
+    let mut frac = 0;
+    if let Some(r) = rest.strip_prefix('.') {
+        let n = r.bytes().take_while(u8::is_ascii_digit).count();
+        let part = &r[..n];
+        frac = part
+            .get(..3)
+            .map_or_else(|| format!("{part:0<3}"), str::to_owned)
+            .parse()
+            .ok()?;
+        rest = &r[n..];
+    }
+    let offset_min = match rest {
+        "" | "Z" | "z" => 0,
+        _ => {
+            let sign = match rest.get(..1)? {
+                "+" => 1,
+                "-" => -1,
+                _ => return None,
+            };
+            let oh = digits(rest, 1, 2)?;
+            let om = digits(rest, rest.len() - 2, 2)?;
+            sign * (oh * 60 + om)
+        }
+    };
+    if h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    ms += ((h * 60 + mi - offset_min) * 60 + sec) * 1000 + frac;
+    Some(ms)
+}
+
 /// Cut `text` to at most `max` UTF-16 code units without splitting a character.
 pub fn truncate_utf16(text: &str, max: usize) -> &str {
     let mut units = 0usize;
@@ -311,6 +387,26 @@ mod tests {
             "hello!"
         );
         assert_eq!(normalize_instruction("a &unknown; b"), "a &unknown; b");
+    }
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(parse_iso_ms("1970-01-01T00:00:00.000Z"), Some(0));
+        assert_eq!(
+            parse_iso_ms("2025-09-17T13:11:01.175Z"),
+            Some(1_758_114_661_175)
+        );
+        assert_eq!(
+            parse_iso_ms("2025-09-17T15:11:01.175+02:00"),
+            Some(1_758_114_661_175)
+        );
+        assert_eq!(
+            parse_iso_ms("2025-09-17T13:11:01Z"),
+            Some(1_758_114_661_000)
+        );
+        assert_eq!(parse_iso_ms("2025-09-17"), Some(1_758_067_200_000));
+        assert_eq!(parse_iso_ms("yesterday"), None);
+        assert_eq!(parse_iso_ms("2025-13-01T00:00:00Z"), None);
     }
 
     #[test]

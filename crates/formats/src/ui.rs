@@ -583,6 +583,59 @@ impl ClineMessage {
     }
 }
 
+/// A record in a shape the extension never wrote (`{type:"user", content}`, `{role, content}`,
+/// `{author, text}`), as hand-made or converted files hold them, read as a plain message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForeignMessage {
+    /// `user` or `assistant`.
+    pub role: &'static str,
+    pub text: String,
+    pub ts: Option<i64>,
+}
+
+fn foreign_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) => o.get("text").and_then(Value::as_str).map(str::to_owned),
+        Value::Array(items) => {
+            let parts: Vec<&str> = items
+                .iter()
+                .filter_map(|b| b.as_str().or_else(|| b.get("text").and_then(Value::as_str)))
+                .collect();
+            (!parts.is_empty()).then(|| parts.join("\n\n"))
+        }
+        _ => None,
+    }
+}
+
+impl ClineMessage {
+    /// This record read as a plain message when it is not in the extension's shape.
+    pub fn foreign_message(&self) -> Option<ForeignMessage> {
+        let MessageKind::Other(kind) = &self.kind else {
+            return None;
+        };
+        let who = kind
+            .as_deref()
+            .or_else(|| self.extra.get("role").and_then(Value::as_str))
+            .or_else(|| self.extra.get("author").and_then(Value::as_str))?;
+        let role = match who {
+            "user" | "human" => "user",
+            "assistant" | "agent" | "ai" => "assistant",
+            _ => return None,
+        };
+        let text = self
+            .text
+            .clone()
+            .or_else(|| self.extra.get("content").and_then(foreign_text))?;
+        let ts = self.ts.or_else(|| match self.extra.get("timestamp") {
+            Some(Value::Number(n)) => n.as_i64(),
+            Some(Value::String(s)) => crate::text::parse_iso_ms(s),
+            _ => None,
+        });
+        Some(ForeignMessage { role, text, ts })
+    }
+}
+
 /// A retired or unknown `ask`/`say` value of a message: `(field, value, retired)`.
 pub(crate) fn unusual_kind(msg: &ClineMessage) -> Option<(&'static str, &str, bool)> {
     match &msg.kind {

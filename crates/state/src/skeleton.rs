@@ -449,9 +449,24 @@ pub fn analyze_task(
     let mut last_completion: Option<usize> = None;
     let mut last_user: Option<usize> = None;
     let mut ui_count = 0usize;
+    let mut foreign_records = 0usize;
+    let mut first_foreign_user: Option<String> = None;
     if let Some(name) = ui_name {
         let summary = for_each_ui_message(&task_dir.join(name), |i, msg| {
             ui_count += 1;
+            if let Some(foreign) = msg.foreign_message() {
+                // A record in a shape the extension never wrote: kept as a plain message.
+                if let Some(ts) = foreign.ts {
+                    ui_min = Some(ui_min.map_or(ts, |m| m.min(ts)));
+                    ui_max = Some(ui_max.map_or(ts, |m| m.max(ts)));
+                }
+                if foreign.role == "user" && first_foreign_user.is_none() {
+                    first_foreign_user = Some(foreign.text.trim().to_owned());
+                }
+                foreign_records += 1;
+                seq.message(foreign.role, &foreign.text, foreign.ts);
+                return;
+            }
             if let Some(ts) = msg.ts {
                 ui_min = Some(ui_min.map_or(ts, |m| m.min(ts)));
                 ui_max = Some(ui_max.map_or(ts, |m| m.max(ts)));
@@ -505,6 +520,18 @@ pub fn analyze_task(
         });
         files.ui_messages = summary.kept as u32;
         diagnostics.extend(summary.diagnostics);
+        if foreign_records > 0 {
+            diagnostics.push(Diagnostic::new(
+                task_dir.join(name).display().to_string(),
+                "",
+                DiagCode::UnexpectedShape,
+                Severity::Info,
+                format!(
+                    "{foreign_records} record(s) are not in the extension's message shape \
+                     (role/type user|assistant with content); they were read as plain messages"
+                ),
+            ));
+        }
     }
 
     // --- API history ---
@@ -564,7 +591,8 @@ pub fn analyze_task(
                 .and_then(|h| h.task.clone())
                 .filter(|t| !t.trim().is_empty())
         })
-        .or(first_user_text);
+        .or(first_user_text)
+        .or(first_foreign_user);
     let extraction = extractor.finish(instruction.as_deref());
     let env_source = env_text.as_deref().or(first_request.as_deref());
     let title = metadata
