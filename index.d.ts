@@ -219,6 +219,10 @@ export interface ParentEvidence {
   confidence: number
   matchedPrefix?: string
   newTaskTs?: number
+  /** Inference only: the child's instruction equals the parent's newTask message (`exact`) or extends/shortens it (`prefix`). */
+  matchKind?: 'exact' | 'prefix'
+  /** Inference only: child creation time minus the parent's newTask time (ms). */
+  gapMs?: number
   conflicts?: string[]
 }
 
@@ -269,6 +273,8 @@ export interface ScanResult {
   diagnostics: Diagnostic[]
   total: number
   cancelled: boolean
+  /** What the hierarchy pass did, when `scanTasks` was asked to run it (`hierarchy` option). */
+  hierarchy?: HierarchyMetrics
 }
 
 /** A child instruction as the legacy extractor chain yields it. */
@@ -300,7 +306,258 @@ export interface LegacyAnalysis {
 }
 
 /** Errors thrown or rejected by this library carry one of these codes. */
-export type ErrorCode = 'TASK_NOT_FOUND' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED'
+export type ErrorCode = 'TASK_NOT_FOUND' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED' | 'INVALID_ARGUMENT' | string
+/* Hierarchy types. */
+
+/** Something the reconstruction met and reports instead of guessing. */
+export interface HierarchyIssue {
+  kind: 'conflict' | 'ambiguous' | 'cycle' | 'orphan' | 'self_link'
+  taskId: string
+  detail: string
+  /** The parent ids in play, or the members of a cycle. */
+  candidates: string[]
+}
+
+export interface HierarchyMetrics {
+  tasks: number
+  linksBySource: { historyItem: number; childIds: number; taskMetadata: number; instructionPrefix: number }
+  roots: number
+  /** Tasks whose parent id is not on disk. */
+  orphans: number
+  ambiguous: number
+  cyclesBroken: number
+  conflicts: number
+  maxDepth: number
+  elapsedMs: number
+  issues: HierarchyIssue[]
+}
+
+export interface HierarchyResult {
+  skeletons: ConversationSkeleton[]
+  metrics: HierarchyMetrics
+}
+
+export interface TaskTreeNode {
+  taskId: string
+  title?: string
+  createdAt: string
+  workspace?: string
+  mode?: string
+  parentEvidence?: ParentEvidence
+  depth: number
+  children: TaskTreeNode[]
+}
+/* Condensation, context management, cost and token types. */
+
+/** Prices in USD per million tokens (the price fields of the extension's `ModelInfo`; other fields are ignored). */
+export interface ModelPricing {
+  inputPrice?: number | null
+  outputPrice?: number | null
+  cacheWritesPrice?: number | null
+  cacheReadsPrice?: number | null
+  longContextPricing?: {
+    thresholdTokens?: number
+    inputPriceMultiplier?: number
+    outputPriceMultiplier?: number
+    cacheWritesPriceMultiplier?: number
+    cacheReadsPriceMultiplier?: number
+    appliesToServiceTiers?: Array<'default' | 'flex' | 'priority' | string>
+  }
+  [extra: string]: JsonValue | undefined
+}
+
+export interface ApiCostResult {
+  totalInputTokens: number
+  totalOutputTokens: number
+  totalCost: number
+}
+
+/** `getApiMetrics` / `consolidateTokenUsage`. Cache totals are absent when no record carried a number. */
+export interface TokenUsage {
+  totalTokensIn: number
+  totalTokensOut: number
+  totalCacheWrites?: number
+  totalCacheReads?: number
+  totalCost: number
+  contextTokens: number
+}
+
+/**
+ * Which release's rules to follow: `"3.52.1"` (default, today's), or an older one such as `"3.20.0"`
+ * (keep the last 3 messages, "context grew" check), `"3.30.0"` (destructive), `"3.40.0"` (tagged).
+ */
+export interface EraOptions {
+  era?: string
+}
+
+export interface TruncationResult {
+  messages: ApiMessage[]
+  /** Absent for releases before 3.36, which deleted messages without ids. */
+  truncationId?: string
+  messagesRemoved: number
+}
+
+export interface EffectiveThreshold {
+  threshold: number
+  source: 'global' | 'profile' | 'inherited' | 'invalidProfile'
+  /** Set when the profile's threshold is outside 5..100 (and not -1). */
+  warning?: string
+}
+
+export interface WillManageContextOptions {
+  totalTokens: number
+  contextWindow: number
+  maxTokens?: number | null
+  autoCondenseContext: boolean
+  autoCondenseContextPercent: number
+  profileThresholds: Record<string, number>
+  currentProfileId: string
+  lastMessageTokens: number
+}
+
+/** One chunk of an API handler's stream (the kinds a summary uses). */
+export type ApiStreamChunk =
+  | { type: 'text'; text: string }
+  | {
+      type: 'usage'
+      inputTokens: number
+      outputTokens: number
+      cacheWriteTokens?: number
+      cacheReadTokens?: number
+      totalCost?: number
+    }
+  | { type: string; [extra: string]: unknown }
+
+/** The extension's API handler, as far as condensing uses it. */
+export interface CondenseApiHandler {
+  createMessage(
+    systemPrompt: string,
+    messages: Array<{ role: string; content: string | ContentBlock[] }>,
+    metadata?: JsonValue,
+  ): AsyncIterable<ApiStreamChunk> | Iterable<ApiStreamChunk>
+  /** Used for every count when present (unless `useHandlerCountTokens: false`); this package's estimate otherwise. */
+  countTokens?(content: ContentBlock[]): Promise<number> | number
+  /** `info.supportsImages` false → images are sent as a text placeholder. */
+  getModel?(): { id?: string; info?: { supportsImages?: boolean; [k: string]: unknown } }
+}
+
+/** The built-in OpenAI-compatible streaming client (http:// only unless built with TLS). */
+export interface HttpProviderConfig {
+  /** Up to the API version, e.g. `http://127.0.0.1:8080/v1`; `/chat/completions` is added. */
+  baseUrl: string
+  apiKey?: string
+  model: string
+  maxTokens?: number
+  temperature?: number
+  headers?: Record<string, string>
+  connectTimeoutMs?: number
+  /** Longest wait for the headers or the next piece of the stream (default 60 000). */
+  idleTimeoutMs?: number
+  /** Longest a call may take, retries included (default 600 000). */
+  requestTimeoutMs?: number
+  /** Retries after 429, 5xx or a failed connection (default 3), with exponential backoff or Retry-After. */
+  maxRetries?: number
+  retryBaseDelayMs?: number
+  retryMaxDelayMs?: number
+  supportsImages?: boolean
+  /** Prices to compute a cost with when the server reports none as `usage.cost`. */
+  modelInfo?: ModelPricing
+}
+
+export interface CondenseProviderOptions {
+  /** The extension's API handler. Without one (and without `httpProvider`) summarising fails with `condense_handler_invalid`. */
+  apiHandler?: CondenseApiHandler
+  httpProvider?: HttpProviderConfig
+  /** Default true: count with `apiHandler.countTokens` when it has one. */
+  useHandlerCountTokens?: boolean
+  /** Aborting rejects the promise with code `ABORTED` and stops the handler's stream. */
+  signal?: AbortSignal
+  /** Folded file context, already rendered (one `<system-reminder>` section per entry). `filesReadByRoo` is not read. */
+  foldedFileContext?: string[]
+  /** Replaces this package's summary system prompt. */
+  summaryPrompt?: string
+  era?: string
+}
+
+export interface SummarizeConversationOptions extends CondenseProviderOptions {
+  messages: ApiMessage[]
+  systemPrompt: string
+  taskId: string
+  isAutomaticTrigger?: boolean
+  customCondensingPrompt?: string
+  metadata?: { tools?: JsonValue[]; tool_choice?: JsonValue; parallelToolCalls?: boolean; [k: string]: JsonValue | undefined }
+  environmentDetails?: string
+  /** Context size before condensing, for the "context grew" check of releases 3.19–3.42. */
+  prevContextTokens?: number
+}
+
+export type CondenseErrorKey =
+  | 'condense_not_enough_messages'
+  | 'condensed_recently'
+  | 'condense_handler_invalid'
+  | 'condense_api_failed'
+  | 'condense_failed'
+  | 'condense_context_grew'
+
+export interface SummarizeResponse {
+  messages: ApiMessage[]
+  summary: string
+  cost: number
+  newContextTokens?: number
+  /** English text, as the extension stores it in `condense_context_error`. */
+  error?: string
+  errorKey?: CondenseErrorKey
+  errorDetails?: string
+  condenseId?: string
+}
+
+export interface ManageContextOptions extends CondenseProviderOptions {
+  messages: ApiMessage[]
+  totalTokens: number
+  contextWindow: number
+  maxTokens?: number | null
+  autoCondenseContext: boolean
+  autoCondenseContextPercent: number
+  systemPrompt: string
+  taskId: string
+  customCondensingPrompt?: string
+  profileThresholds: Record<string, number>
+  currentProfileId: string
+  metadata?: SummarizeConversationOptions['metadata']
+  environmentDetails?: string
+  /** Skip counting the newest message (as `willManageContext` takes it). */
+  lastMessageTokens?: number
+}
+
+export interface ContextManagementResult {
+  messages: ApiMessage[]
+  summary: string
+  cost: number
+  prevContextTokens: number
+  newContextTokens?: number
+  condenseId?: string
+  error?: string
+  errorKey?: CondenseErrorKey
+  errorDetails?: string
+  truncationId?: string
+  messagesRemoved?: number
+  newContextTokensAfterTruncation?: number
+  /** Set when the profile's threshold was invalid and the global one was used. */
+  thresholdWarning?: string
+}
+
+export interface ContextDecision {
+  action: 'none' | 'summarize' | 'truncate'
+  prevContextTokens: number
+  lastMessageTokens: number
+  allowedTokens: number
+  contextPercent: number
+  effectiveThreshold: EffectiveThreshold
+  /** Summarising failing would be followed by truncation (the context is over `allowedTokens`). */
+  truncateOnFailure: boolean
+  /** The truncation that applies (the action, or the fallback). */
+  truncation?: TruncationResult & { newContextTokensAfterTruncation: number }
+}
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -327,10 +584,52 @@ export interface AnalyzeConversationOptions {
 }
 
 /**
+ * `calculateApiCostAnthropic(modelInfo, inputTokens, outputTokens, cacheWrites?, cacheReads?)`:
+ * `inputTokens` excludes cache tokens.
+ */
+export declare function calculateApiCostAnthropic(modelInfo: ModelPricing, inputTokens: number, outputTokens: number, cacheCreationInputTokens?: number | null, cacheReadInputTokens?: number | null): ApiCostResult
+
+/**
+ * `calculateApiCostOpenAI(modelInfo, inputTokens, outputTokens, cacheWrites?, cacheReads?,
+ * serviceTier?)`: `inputTokens` includes cache tokens; long-context pricing applies.
+ */
+export declare function calculateApiCostOpenAI(modelInfo: ModelPricing, inputTokens: number, outputTokens: number, cacheCreationInputTokens?: number | null, cacheReadInputTokens?: number | null, serviceTier?: 'default' | 'flex' | 'priority' | string | null): ApiCostResult
+
+/** `cleanupAfterTruncation(messages)`: drops tags whose summary or marker is gone. */
+export declare function cleanupAfterTruncation(messages: ApiMessage[]): ApiMessage[]
+
+/** `combineApiRequests(messages)`. */
+export declare function combineApiRequests(messages: ClineMessage[]): ClineMessage[]
+
+/** `combineCommandSequences(messages)`. */
+export declare function combineCommandSequences(messages: ClineMessage[]): ClineMessage[]
+
+/**
  * `computeInstructionPrefix(text, k = 192)`, bit-identical to the legacy server's normalisation
  * (compatibility mode: keeps old cache keys valid).
  */
 export declare function computeInstructionPrefix(text: string, k?: number | undefined | null): string
+
+/** `consolidateTokenUsage(messages)`: the same function under its package name. */
+export declare function consolidateTokenUsage(messages: ClineMessage[], options?: EraOptions): TokenUsage
+
+/** `CONTEXT_MANAGEMENT_EVENTS`. */
+export declare function contextManagementEvents(): Array<'condense_context' | 'condense_context_error' | 'sliding_window_truncation'>
+
+/** `countTokens(content)`: what every provider's `countTokens` returns (0 for no blocks). */
+export declare function countTokens(content: ContentBlock[]): Promise<number>
+
+/** `countTokens` on the calling thread. */
+export declare function countTokensSync(content: ContentBlock[]): number
+
+/**
+ * The decision of `manageContext` (nothing, summarise or truncate), without calling a model;
+ * counts with this package's estimate.
+ */
+export declare function decideContext(options: ManageContextOptions): ContextDecision
+
+/** `extractCommandBlocks(message)`. */
+export declare function extractCommandBlocks(message: ApiMessage | undefined): string
 
 /**
  * The legacy server's regex extraction of child instructions from `ui_messages.json`,
@@ -340,6 +639,66 @@ export declare function extractNewTaskInstructionsLegacy(taskDir: string): Promi
 
 /** The subtasks a task created, from every era's records, each once; never the task itself. */
 export declare function extractNewTasks(taskDir: string): Promise<NewTaskInstruction[]>
+
+/** `allowedTokens = contextWindow × (1 − 0.1) − (maxTokens || 8192)`. */
+export declare function getAllowedTokens(contextWindow: number, maxTokens?: number | undefined | null): number
+
+/** Ancestors of a task, nearest first. */
+export declare function getAncestors(skeletons: ConversationSkeleton[], taskId: string): Array<string>
+
+/**
+ * `getApiMetrics(messages)`: a task's totals from its UI messages. `options.era` below 3.29.5
+ * adds cache tokens to an Anthropic-protocol record's context size, as those releases did.
+ */
+export declare function getApiMetrics(messages: ClineMessage[], options?: EraOptions): TokenUsage
+
+/** Descendants of a task, breadth first. */
+export declare function getDescendants(skeletons: ConversationSkeleton[], taskId: string): Array<string>
+
+/** `getEffectiveApiHistory(messages)`: what the model is sent. */
+export declare function getEffectiveApiHistory(messages: ApiMessage[], options?: EraOptions): ApiMessage[]
+
+/** The threshold that applies to a profile, with a warning when the profile's is invalid. */
+export declare function getEffectiveThreshold(autoCondenseContextPercent: number, profileThresholds: Record<string, number>, currentProfileId: string): EffectiveThreshold
+
+/** `getMessagesSinceLastSummary(messages)`. */
+export declare function getMessagesSinceLastSummary(messages: ApiMessage[], options?: EraOptions): ApiMessage[]
+
+/** `getModelMaxOutputTokens({modelId, model, settings, format})`. */
+export declare function getModelMaxOutputTokens(options: { modelId: string; model: ModelPricing & { maxTokens?: number | null; contextWindow?: number; supportsReasoningBudget?: boolean; requiredReasoningBudget?: boolean }; settings?: { enableReasoningEffort?: boolean; modelMaxTokens?: number; [key: string]: JsonValue | undefined }; format?: string }): number | undefined
+
+/**
+ * A task's usage as HistoryItem and `getTokenUsage()` compute it (first message left out,
+ * commands and legacy request pairs combined).
+ */
+export declare function getTaskTokenUsage(messages: ClineMessage[], options?: EraOptions): TokenUsage
+
+/** The nested task tree (roots, or the subtree of `rootId`). */
+export declare function getTaskTree(skeletons: ConversationSkeleton[], options?: TaskTreeOptions): TaskTreeNode[]
+
+/** `injectSyntheticToolResults(messages)`. */
+export declare function injectSyntheticToolResults(messages: ApiMessage[]): ApiMessage[]
+
+/** `isContextManagementEvent(value)`. */
+export declare function isContextManagementEvent(value: unknown): boolean
+
+/**
+ * The links the legacy engine finds on a tasks directory (legacy prefixes, exact-trie lookup),
+ * for comparison suites.
+ */
+export declare function legacyHierarchyLinks(tasksDir: string): Promise<Array<{ childId: string, parentId: string }>>
+
+/**
+ * `manageContext(options)`: summarise at the threshold (falling back to truncation when that
+ * fails and the context is over the limit), truncate over the limit, else nothing.
+ */
+export declare function manageContext(options: ManageContextOptions): Promise<ContextManagementResult>
+
+/** `mergeConsecutiveApiMessages(messages, {roles})` (default roles: `["user"]`). */
+export declare function mergeConsecutiveApiMessages(messages: ApiMessage[], options?: { roles?: Array<'user' | 'assistant'> }): ApiMessage[]
+
+/** `parseApiPrice(price)`: a per-token price string → USD per million tokens. */
+export declare function parseApiPrice(price: string | number | null | undefined): number | undefined
 
 /** Progress of a long operation. */
 export interface Progress {
@@ -365,6 +724,19 @@ export declare function readTaskMetadata(path: string): Promise<ReadResult<TaskM
 export declare function readUiMessages(path: string): Promise<ReadResult<ClineMessage[]>>
 
 /**
+ * Link every task to its parent: stored links first, instruction-prefix inference for tasks
+ * without one; each link carries its evidence.
+ */
+export declare function reconstructHierarchy(skeletons: ConversationSkeleton[], options?: ReconstructHierarchyOptions): Promise<HierarchyResult>
+
+export interface ReconstructHierarchyOptions {
+  /** Only tasks of this workspace (compared after normalisation). */
+  workspaceFilter?: string
+  /** Honour stored links (history_item, childIds, task_metadata); default true. */
+  useStoredLinks?: boolean
+}
+
+/**
  * Build the skeleton of every task under a `tasks/` directory, in parallel. One bad task never
  * fails the scan: it gets a skeleton with diagnostics, or a diagnostic in the result.
  */
@@ -380,7 +752,43 @@ export interface ScanTasksOptions {
   onProgress?: (progress: Progress) => void
   /** Aborting stops the scan; the promise rejects with code `ABORTED`. */
   signal?: AbortSignal
+  /**
+   * Link every skeleton to its parent in the same call (as `reconstructHierarchy` does, without
+   * sending the skeletons back and forth); `metrics` land in `result.hierarchy`.
+   */
+  hierarchy?: ReconstructHierarchyOptions
 }
+
+/**
+ * `summarizeConversation(options)`: a fresh-start summary appended to the history (or the
+ * older eras' shapes), with the extension's error keys.
+ */
+export declare function summarizeConversation(options: SummarizeConversationOptions): Promise<SummarizeResponse>
+
+export interface TaskTreeOptions {
+  rootId?: string
+  workspace?: string
+  /** Deepest level returned (0: the top nodes only); default 256. */
+  maxDepth?: number
+}
+
+/** `tiktoken(content)`: o200k_base estimate of content blocks, ×1.5 once. */
+export declare function tiktoken(content: ContentBlock[]): Promise<number>
+
+/** `toolResultToText(block)`. */
+export declare function toolResultToText(block: ContentBlock): string
+
+/** `toolUseToText(block)`. */
+export declare function toolUseToText(block: ContentBlock): string
+
+/** `transformMessagesForCondensing(messages)`: tool blocks as text. */
+export declare function transformMessagesForCondensing(messages: ApiMessage[]): ApiMessage[]
+
+/** `truncateConversation(messages, fracToRemove, taskId)`: hides messages behind a marker. */
+export declare function truncateConversation(messages: ApiMessage[], fracToRemove: number, taskId?: string, options?: EraOptions): TruncationResult
 
 /** The package version. */
 export declare function version(): string
+
+/** `willManageContext(options)`. */
+export declare function willManageContext(options: WillManageContextOptions): boolean

@@ -10,6 +10,6 @@ cargo clippy --workspace --all-targets -- -D warnings
 echo "== cargo test"
 cargo test --workspace
 echo "== napi build (debug addon for the JS suites)"
-npx napi build --platform --manifest-path crates/napi/Cargo.toml --output-dir . --js index.js --dts index.d.ts
+bash scripts/build-addon.sh
 echo "== vitest"
 npx vitest run

@@ -159,30 +159,32 @@ impl Extractor {
         let ts = msg.ts;
         match &msg.kind {
             MessageKind::Ask(Ask::Tool) | MessageKind::Say(Say::Tool) => {
-                if let Payload::Tool(tool) = msg.payload() {
-                    if tool.is_new_task() {
-                        if let Some(content) = tool.content_str().filter(|c| !c.trim().is_empty()) {
-                            let partial = msg.partial == Some(true);
-                            self.sightings.push(Sighting {
-                                ts,
-                                mode_is_slug: partial,
-                                mode: tool.mode.clone(),
-                                message: content.to_owned(),
-                                todos: tool.todos.clone(),
-                                source: if partial {
-                                    ChildSource::UiPartialAsk
-                                } else {
-                                    ChildSource::UiAsk
-                                },
-                                child_task_id: None,
-                            });
-                        }
+                if let Some(tool) = msg.tool_summary() {
+                    if let Some(content) = tool
+                        .new_task_content
+                        .as_deref()
+                        .filter(|c| !c.trim().is_empty())
+                    {
+                        let partial = msg.partial == Some(true);
+                        self.sightings.push(Sighting {
+                            ts,
+                            mode_is_slug: partial,
+                            mode: tool.mode.clone(),
+                            message: content.to_owned(),
+                            todos: tool.todos.clone(),
+                            source: if partial {
+                                ChildSource::UiPartialAsk
+                            } else {
+                                ChildSource::UiAsk
+                            },
+                            child_task_id: None,
+                        });
                     }
                     self.push_ui_tool(ToolCall {
                         ts,
-                        name: tool.tool.clone(),
+                        name: tool.tool,
                         kind: "tool",
-                        path: tool.path.clone(),
+                        path: tool.path,
                         status: if msg.partial == Some(true) {
                             "in_progress"
                         } else {
@@ -249,7 +251,7 @@ impl Extractor {
                 let info = msg
                     .text
                     .as_deref()
-                    .and_then(ApiReqInfo::parse)
+                    .and_then(ApiReqInfo::parse_usage)
                     .unwrap_or_default();
                 self.cost_order
                     .push(CostEntry::Request(self.requests.len()));
@@ -258,7 +260,7 @@ impl Extractor {
             }
             MessageKind::Say(Say::ApiReqFinished) => {
                 // Legacy pair: merge into the closest open request ({...start, ...finish}).
-                if let Some(info) = msg.text.as_deref().and_then(ApiReqInfo::parse) {
+                if let Some(info) = msg.text.as_deref().and_then(ApiReqInfo::parse_usage) {
                     let finish = request_from(ts, &info);
                     match self.requests.last_mut() {
                         Some(start) => merge_request(start, &finish),
@@ -373,11 +375,8 @@ impl Extractor {
                     content,
                     ..
                 } if user_like => {
-                    if let Some(text) = result_text(content.as_ref()) {
-                        if let Some(child) = text::delegated_child_id(&text) {
-                            self.delegations
-                                .push((tool_use_id.clone(), child.to_owned()));
-                        }
+                    if let Some(child) = delegated_in(content.as_ref()) {
+                        self.delegations.push((tool_use_id.clone(), child));
                     }
                 }
                 Block::ToolResultPart {
@@ -385,15 +384,8 @@ impl Extractor {
                     output,
                     ..
                 } if user_like => {
-                    let text = output.as_ref().and_then(|o| {
-                        o.get("value")
-                            .and_then(Value::as_str)
-                            .map(str::to_owned)
-                            .or_else(|| result_text(Some(o)))
-                    });
-                    if let Some(child) = text.as_deref().and_then(text::delegated_child_id) {
-                        self.delegations
-                            .push((tool_call_id.clone(), child.to_owned()));
+                    if let Some(child) = delegated_in(output.as_ref()) {
+                        self.delegations.push((tool_call_id.clone(), child));
                     }
                 }
                 _ => {}
@@ -461,16 +453,21 @@ impl Extractor {
     }
 }
 
-fn result_text(content: Option<&Value>) -> Option<String> {
+/// The child id of a `Delegated to child task <id>` result, without copying the result text
+/// (tool results are often whole files).
+fn delegated_in(content: Option<&Value>) -> Option<String> {
     match content? {
-        Value::String(s) => Some(s.clone()),
-        Value::Array(items) => {
-            let texts: Vec<&str> = items
-                .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect();
-            (!texts.is_empty()).then(|| texts.join("\n"))
-        }
+        Value::String(s) => text::delegated_child_id(s).map(str::to_owned),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .find_map(text::delegated_child_id)
+            .map(str::to_owned),
+        Value::Object(o) => o
+            .get("value")
+            .and_then(Value::as_str)
+            .and_then(text::delegated_child_id)
+            .map(str::to_owned),
         _ => None,
     }
 }

@@ -380,6 +380,117 @@ pub struct ApiReqInfo {
     pub extra: Map<String, Value>,
 }
 
+/// What a summary needs of a tool payload: read without copying the rest of it (file contents,
+/// diffs), falling back to the full tolerant parse when the quick read does not fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSummary {
+    pub tool: String,
+    pub path: Option<String>,
+    pub mode: Option<String>,
+    /// The message of a `newTask` call (only read for that tool).
+    pub new_task_content: Option<String>,
+    /// `todos` of a `newTask` call.
+    pub todos: Option<Value>,
+}
+
+#[derive(serde::Deserialize)]
+struct ToolPeek<'a> {
+    #[serde(borrow)]
+    tool: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    path: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    mode: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow)]
+    todos: Option<&'a serde_json::value::RawValue>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UsagePeek<'a> {
+    tokens_in: Option<f64>,
+    tokens_out: Option<f64>,
+    cache_writes: Option<f64>,
+    cache_reads: Option<f64>,
+    cost: Option<f64>,
+    #[serde(borrow)]
+    api_protocol: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    cancel_reason: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl ApiReqInfo {
+    /// The usage fields of an `api_req_*` text, without copying the (often large) `request`.
+    /// `request`, `streamingFailedMessage` and unknown fields are left empty.
+    pub fn parse_usage(text: &str) -> Option<Self> {
+        match serde_json::from_str::<UsagePeek>(text) {
+            Ok(p) => Some(ApiReqInfo {
+                tokens_in: p.tokens_in,
+                tokens_out: p.tokens_out,
+                cache_writes: p.cache_writes,
+                cache_reads: p.cache_reads,
+                cost: p.cost,
+                api_protocol: p.api_protocol.map(|c| c.into_owned()),
+                cancel_reason: p.cancel_reason.map(|c| c.into_owned()),
+                ..ApiReqInfo::default()
+            }),
+            Err(_) => ApiReqInfo::parse(text).map(|mut full| {
+                full.request = None;
+                full
+            }),
+        }
+    }
+}
+
+impl ClineMessage {
+    /// The tool summary of an `ask:"tool"` / `say:"tool"` message.
+    pub fn tool_summary(&self) -> Option<ToolSummary> {
+        let text = self.text.as_deref()?;
+        if let Ok(peek) = serde_json::from_str::<ToolPeek>(text) {
+            let tool = peek.tool?.into_owned();
+            let is_new_task = tool == "newTask" || tool == "new_task";
+            let new_task_content = if is_new_task {
+                peek.content
+                    .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
+            } else {
+                None
+            };
+            let todos = if is_new_task {
+                peek.todos
+                    .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+            } else {
+                None
+            };
+            return Some(ToolSummary {
+                tool,
+                path: peek.path.map(|c| c.into_owned()),
+                mode: peek.mode.map(|c| c.into_owned()),
+                new_task_content,
+                todos,
+            });
+        }
+        match self.payload() {
+            Payload::Tool(t) => {
+                let is_new_task = t.is_new_task();
+                Some(ToolSummary {
+                    new_task_content: if is_new_task {
+                        t.content_str().map(str::to_owned)
+                    } else {
+                        None
+                    },
+                    todos: if is_new_task { t.todos.clone() } else { None },
+                    tool: t.tool,
+                    path: t.path,
+                    mode: t.mode,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
 /// One suggested answer of a follow-up question.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -42,6 +42,7 @@ pub const TASK_NOT_FOUND: &str = "TASK_NOT_FOUND";
 pub const INVALID_PATH: &str = "INVALID_PATH";
 pub const CORRUPT_FILE: &str = "CORRUPT_FILE";
 pub const ABORTED: &str = "ABORTED";
+pub const INVALID_ARGUMENT: &str = "INVALID_ARGUMENT";
 
 type Work<T> = Box<dyn FnOnce(&AtomicBool) -> Result<T, CodedError> + Send>;
 

@@ -1,20 +1,19 @@
 //! Node-API binding of roo-state-core.
 //!
 //! Each exported function converts its arguments, schedules one core call off the JavaScript
-//! thread and converts the result. Roo semantics live in the core crates, never here.
+//! thread and converts the result. Roo semantics live in the core crates, never here. One file per
+//! area; the public TypeScript types of each area are in `types/<area>.d.ts`.
 
 #![deny(clippy::all)]
 
-mod job;
+pub mod condense;
+pub mod hierarchy;
+pub mod job;
+pub mod skeleton;
 
-use job::{CodedError, Job, CORRUPT_FILE, INVALID_PATH, TASK_NOT_FOUND};
-use napi::bindgen_prelude::{AbortSignal, AsyncTask};
-use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::threadsafe_function::ThreadsafeFunction;
 use napi::Status;
 use napi_derive::napi;
-use roo_state::scan::ScanError;
-use roo_state::skeleton::{analyze_task, AnalyzeOptions};
-use std::path::{Path, PathBuf};
 
 /// Progress of a long operation.
 #[napi(object)]
@@ -33,217 +32,4 @@ pub type ProgressFn = ThreadsafeFunction<Progress, (), Progress, Status, false>;
 #[napi]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
-}
-
-#[napi(object)]
-pub struct AnalyzeConversationOptions {
-    /// Build `sequence` (default true).
-    pub include_sequence: Option<bool>,
-    /// Sequence content longer than this many UTF-16 units is cut in the middle (default 400; 0 = never).
-    pub max_content_length: Option<u32>,
-}
-
-fn analyze_options(
-    include: Option<bool>,
-    max: Option<u32>,
-    default_include: bool,
-) -> AnalyzeOptions {
-    AnalyzeOptions {
-        include_sequence: include.unwrap_or(default_include),
-        max_content_len: max.map_or(roo_state::skeleton::DEFAULT_MAX_CONTENT, |m| m as usize),
-    }
-}
-
-fn task_error(task_dir: &Path, diagnostics: Vec<roo_formats::Diagnostic>) -> CodedError {
-    if !task_dir.exists() {
-        CodedError::new(
-            TASK_NOT_FOUND,
-            format!("no task directory at {}", task_dir.display()),
-        )
-    } else {
-        let detail = diagnostics
-            .first()
-            .map(|d| d.message.clone())
-            .unwrap_or_else(|| "no task files".into());
-        CodedError::new(CORRUPT_FILE, format!("{}: {detail}", task_dir.display()))
-    }
-}
-
-/// Build the `ConversationSkeleton` of one task directory.
-#[napi(ts_return_type = "Promise<ConversationSkeleton>")]
-pub fn analyze_conversation(
-    task_id: String,
-    task_path: String,
-    options: Option<AnalyzeConversationOptions>,
-    signal: Option<AbortSignal>,
-) -> AsyncTask<Job<roo_state::ConversationSkeleton>> {
-    let opts = analyze_options(
-        options.as_ref().and_then(|o| o.include_sequence),
-        options.as_ref().and_then(|o| o.max_content_length),
-        true,
-    );
-    Job::spawn(signal, move |_| {
-        let dir = PathBuf::from(&task_path);
-        analyze_task(&task_id, &dir, &opts).map_err(|d| task_error(&dir, d))
-    })
-}
-
-#[napi(object, object_to_js = false)]
-pub struct ScanTasksOptions {
-    /// Worker threads (default: one per core).
-    pub concurrency: Option<u32>,
-    /// Build each skeleton's `sequence` (default false: headers only, which keeps memory flat).
-    pub include_sequence: Option<bool>,
-    pub max_content_length: Option<u32>,
-    /// Called with `{ done, total }` as tasks complete.
-    #[napi(ts_type = "(progress: Progress) => void")]
-    pub on_progress: Option<ProgressFn>,
-    /// Aborting stops the scan; the promise rejects with code `ABORTED`.
-    pub signal: Option<AbortSignal>,
-}
-
-/// Build the skeleton of every task under a `tasks/` directory, in parallel. One bad task never
-/// fails the scan: it gets a skeleton with diagnostics, or a diagnostic in the result.
-#[napi(ts_return_type = "Promise<ScanResult>")]
-pub fn scan_tasks(
-    tasks_dir: String,
-    options: Option<ScanTasksOptions>,
-) -> AsyncTask<Job<roo_state::ScanResult>> {
-    let (concurrency, include, max, progress, signal) = match options {
-        Some(o) => (
-            o.concurrency,
-            o.include_sequence,
-            o.max_content_length,
-            o.on_progress,
-            o.signal,
-        ),
-        None => (None, None, None, None, None),
-    };
-    let analyze = analyze_options(include, max, false);
-    Job::spawn(signal, move |cancel| {
-        let report = |done: usize, total: usize| {
-            if let Some(p) = &progress {
-                p.call(
-                    Progress {
-                        done: done as u32,
-                        total: total as u32,
-                    },
-                    ThreadsafeFunctionCallMode::NonBlocking,
-                );
-            }
-        };
-        let opts = roo_state::ScanOptions {
-            concurrency: concurrency.unwrap_or(0) as usize,
-            analyze,
-            on_progress: Some(&report),
-            cancel: Some(cancel),
-        };
-        roo_state::scan_tasks(Path::new(&tasks_dir), &opts).map_err(|e| match e {
-            ScanError::NotFound(_) | ScanError::NotADirectory(_) => {
-                CodedError::new(INVALID_PATH, e.to_string())
-            }
-            ScanError::Unreadable { .. } => CodedError::new(INVALID_PATH, e.to_string()),
-        })
-    })
-}
-
-/// Read `ui_messages.json` (or `claude_messages.json`): typed messages and diagnostics.
-#[napi(ts_return_type = "Promise<ReadResult<ClineMessage[]>>")]
-pub fn read_ui_messages(
-    path: String,
-) -> AsyncTask<Job<roo_formats::Read<Vec<roo_formats::ClineMessage>>>> {
-    Job::spawn(None, move |_| {
-        Ok(roo_formats::read_ui_messages(Path::new(&path)))
-    })
-}
-
-/// Read `api_conversation_history.json` in either stored shape; `value` is null when the file is missing.
-#[napi(ts_return_type = "Promise<ReadResult<ApiHistory | null>>")]
-pub fn read_api_history(
-    path: String,
-) -> AsyncTask<Job<roo_formats::Read<Option<roo_formats::ApiHistory>>>> {
-    Job::spawn(None, move |_| {
-        Ok(roo_formats::read_api_history(Path::new(&path)))
-    })
-}
-
-/// Read `history_item.json`.
-#[napi(ts_return_type = "Promise<ReadResult<HistoryItem | null>>")]
-pub fn read_history_item(
-    path: String,
-) -> AsyncTask<Job<roo_formats::Read<Option<roo_formats::HistoryItem>>>> {
-    Job::spawn(None, move |_| {
-        Ok(roo_formats::read_history_item(Path::new(&path)))
-    })
-}
-
-/// Read `task_metadata.json`.
-#[napi(ts_return_type = "Promise<ReadResult<TaskMetadata | null>>")]
-pub fn read_task_metadata(
-    path: String,
-) -> AsyncTask<Job<roo_formats::Read<Option<roo_formats::TaskMetadata>>>> {
-    Job::spawn(None, move |_| {
-        Ok(roo_formats::read_task_metadata(Path::new(&path)))
-    })
-}
-
-/// Read `tasks/_index.json`.
-#[napi(ts_return_type = "Promise<ReadResult<HistoryIndex | null>>")]
-pub fn read_history_index(
-    path: String,
-) -> AsyncTask<Job<roo_formats::Read<Option<roo_formats::HistoryIndex>>>> {
-    Job::spawn(None, move |_| {
-        Ok(roo_formats::read_history_index(Path::new(&path)))
-    })
-}
-
-/// The subtasks a task created, from every era's records, each once; never the task itself.
-#[napi(ts_return_type = "Promise<NewTaskInstruction[]>")]
-pub fn extract_new_tasks(
-    task_dir: String,
-) -> AsyncTask<Job<Vec<roo_formats::extract::NewTaskInstruction>>> {
-    Job::spawn(None, move |_| {
-        let dir = PathBuf::from(&task_dir);
-        let opts = AnalyzeOptions {
-            include_sequence: false,
-            ..AnalyzeOptions::default()
-        };
-        analyze_task("", &dir, &opts)
-            .map(|s| s.child_tasks)
-            .map_err(|d| task_error(&dir, d))
-    })
-}
-
-/// `computeInstructionPrefix(text, k = 192)`, bit-identical to the legacy server's normalisation
-/// (compatibility mode: keeps old cache keys valid).
-#[napi]
-pub fn compute_instruction_prefix(text: String, k: Option<u32>) -> String {
-    roo_legacy::compute_instruction_prefix(
-        &text,
-        k.map_or(roo_legacy::DEFAULT_PREFIX_LEN, |k| k as usize),
-    )
-}
-
-/// The legacy server's regex extraction of child instructions from `ui_messages.json`,
-/// reproduced with its quirks (compatibility mode).
-#[napi(ts_return_type = "Promise<LegacyInstruction[]>")]
-pub fn extract_new_task_instructions_legacy(
-    task_dir: String,
-) -> AsyncTask<Job<Vec<roo_legacy::LegacyInstruction>>> {
-    Job::spawn(None, move |_| {
-        Ok(roo_legacy::extract_new_task_instructions_legacy(Path::new(
-            &task_dir,
-        )))
-    })
-}
-
-/// What the legacy server's skeleton builder yields for a task directory (compatibility mode);
-/// null where it would skip the task.
-#[napi(ts_return_type = "Promise<LegacyAnalysis | null>")]
-pub fn analyze_conversation_legacy(
-    task_dir: String,
-) -> AsyncTask<Job<Option<roo_legacy::LegacyAnalysis>>> {
-    Job::spawn(None, move |_| {
-        Ok(roo_legacy::analyze_task_legacy(Path::new(&task_dir)))
-    })
 }

@@ -1,5 +1,6 @@
 //! Conversation skeletons, task scanning and the parent/child hierarchy.
 
+pub mod hierarchy;
 pub mod scan;
 pub mod skeleton;
 pub mod time;

@@ -19,6 +19,8 @@ pub struct ScanOptions<'a> {
     pub on_progress: Option<Progress<'a>>,
     /// Set to stop the scan early; tasks already analysed are returned.
     pub cancel: Option<&'a AtomicBool>,
+    /// Link the skeletons to their parents once they are built (see [`crate::hierarchy`]).
+    pub hierarchy: Option<crate::hierarchy::HierarchyOptions>,
 }
 
 /// What a scan found.
@@ -32,6 +34,9 @@ pub struct ScanResult {
     /// Task directories seen.
     pub total: usize,
     pub cancelled: bool,
+    /// What the hierarchy pass did, when the scan ran it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hierarchy: Option<crate::hierarchy::HierarchyMetrics>,
 }
 
 /// Errors that stop a scan before it starts.
@@ -149,10 +154,19 @@ pub fn scan_tasks(tasks_dir: &Path, opts: &ScanOptions) -> Result<ScanResult, Sc
             Err(d) => diagnostics.extend(d),
         }
     }
+    let cancelled = cancelled.load(Ordering::Relaxed);
+    let (skeletons, hierarchy) = match &opts.hierarchy {
+        Some(h) if !cancelled => {
+            let (linked, metrics) = crate::hierarchy::reconstruct_hierarchy(skeletons, h);
+            (linked, Some(metrics))
+        }
+        _ => (skeletons, None),
+    };
     Ok(ScanResult {
         skeletons,
         diagnostics,
         total,
-        cancelled: cancelled.load(Ordering::Relaxed),
+        cancelled,
+        hierarchy,
     })
 }

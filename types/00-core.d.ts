@@ -219,6 +219,10 @@ export interface ParentEvidence {
   confidence: number
   matchedPrefix?: string
   newTaskTs?: number
+  /** Inference only: the child's instruction equals the parent's newTask message (`exact`) or extends/shortens it (`prefix`). */
+  matchKind?: 'exact' | 'prefix'
+  /** Inference only: child creation time minus the parent's newTask time (ms). */
+  gapMs?: number
   conflicts?: string[]
 }
 
@@ -269,6 +273,8 @@ export interface ScanResult {
   diagnostics: Diagnostic[]
   total: number
   cancelled: boolean
+  /** What the hierarchy pass did, when `scanTasks` was asked to run it (`hierarchy` option). */
+  hierarchy?: HierarchyMetrics
 }
 
 /** A child instruction as the legacy extractor chain yields it. */
@@ -300,4 +306,4 @@ export interface LegacyAnalysis {
 }
 
 /** Errors thrown or rejected by this library carry one of these codes. */
-export type ErrorCode = 'TASK_NOT_FOUND' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED'
+export type ErrorCode = 'TASK_NOT_FOUND' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED' | 'INVALID_ARGUMENT' | string

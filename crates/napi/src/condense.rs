@@ -1,0 +1,698 @@
+//! Condensation, context management, cost and tokens, under the extension's names and argument
+//! shapes. Messages pass through as JSON values; the rules live in `roo-condense`.
+//!
+//! `manageContext` and `summarizeConversation` accept the extension's own API handler
+//! (`options.apiHandler`, an object with `createMessage(systemPrompt, messages, metadata)` that
+//! returns an async iterable of chunks, and optionally `countTokens(content)` and `getModel()`), or
+//! `options.httpProvider` for the built-in OpenAI-compatible client. `options.signal` cancels.
+
+use crate::job::{CodedError, Job, ABORTED, INVALID_ARGUMENT};
+use napi::bindgen_prelude::{
+    AsyncTask, Either, FnArgs, Function, Object, Promise, PromiseRaw, Undefined,
+};
+use napi::threadsafe_function::ThreadsafeFunction;
+use napi::{Env, Status};
+use napi_derive::napi;
+use roo_condense::provider::{BoxFuture, ChunkSink};
+use roo_condense::{CancelToken, Era, ProviderError, StreamChunk, SummaryProvider, SummaryRequest};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+
+fn invalid(what: &str, e: impl std::fmt::Display) -> napi::Error {
+    CodedError::new(INVALID_ARGUMENT, format!("{what}: {e}")).into_sync()
+}
+
+fn parse<T: DeserializeOwned>(what: &str, v: Value) -> napi::Result<T> {
+    serde_json::from_value(v).map_err(|e| invalid(what, e))
+}
+
+fn to_js<T: serde::Serialize>(v: &T) -> napi::Result<Value> {
+    serde_json::to_value(v).map_err(|e| napi::Error::from_reason(e.to_string()))
+}
+
+fn messages(what: &str, v: Value) -> napi::Result<Vec<Value>> {
+    match v {
+        Value::Array(items) => Ok(items),
+        Value::Null => Ok(Vec::new()),
+        other => Err(invalid(
+            what,
+            format!("expected an array of messages, got {}", kind(&other)),
+        )),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct EraOption {
+    era: Option<Era>,
+}
+
+fn era_of(options: Option<Value>) -> napi::Result<Era> {
+    match options {
+        None | Some(Value::Null) => Ok(Era::HEAD),
+        Some(v) => Ok(parse::<EraOption>("options", v)?.era.unwrap_or(Era::HEAD)),
+    }
+}
+
+// ------------------------------------------------------------------ tokens
+
+/// `tiktoken(content)`: o200k_base estimate of content blocks, ×1.5 once.
+#[napi(
+    ts_args_type = "content: ContentBlock[]",
+    ts_return_type = "Promise<number>"
+)]
+pub fn tiktoken(content: Value) -> napi::Result<AsyncTask<Job<f64>>> {
+    let blocks = messages("content", content)?;
+    Ok(Job::spawn(None, move |_| {
+        Ok(roo_condense::tiktoken(&blocks))
+    }))
+}
+
+/// `countTokens(content)`: what every provider's `countTokens` returns (0 for no blocks).
+#[napi(
+    ts_args_type = "content: ContentBlock[]",
+    ts_return_type = "Promise<number>"
+)]
+pub fn count_tokens(content: Value) -> napi::Result<AsyncTask<Job<f64>>> {
+    let blocks = messages("content", content)?;
+    Ok(Job::spawn(None, move |_| {
+        Ok(roo_condense::count_tokens(&blocks))
+    }))
+}
+
+/// `countTokens` on the calling thread.
+#[napi(ts_args_type = "content: ContentBlock[]")]
+pub fn count_tokens_sync(content: Value) -> napi::Result<f64> {
+    Ok(roo_condense::count_tokens(&messages("content", content)?))
+}
+
+// ------------------------------------------------------------------ cost
+
+/// `calculateApiCostAnthropic(modelInfo, inputTokens, outputTokens, cacheWrites?, cacheReads?)`:
+/// `inputTokens` excludes cache tokens.
+#[napi(
+    ts_args_type = "modelInfo: ModelPricing, inputTokens: number, outputTokens: number, cacheCreationInputTokens?: number | null, cacheReadInputTokens?: number | null",
+    ts_return_type = "ApiCostResult"
+)]
+pub fn calculate_api_cost_anthropic(
+    model_info: Value,
+    input_tokens: f64,
+    output_tokens: f64,
+    cache_creation_input_tokens: Option<f64>,
+    cache_read_input_tokens: Option<f64>,
+) -> napi::Result<Value> {
+    let info: roo_condense::ModelInfo = parse("modelInfo", model_info)?;
+    to_js(&roo_condense::calculate_api_cost_anthropic(
+        &info,
+        input_tokens,
+        output_tokens,
+        cache_creation_input_tokens,
+        cache_read_input_tokens,
+    ))
+}
+
+/// `calculateApiCostOpenAI(modelInfo, inputTokens, outputTokens, cacheWrites?, cacheReads?,
+/// serviceTier?)`: `inputTokens` includes cache tokens; long-context pricing applies.
+#[napi(
+    js_name = "calculateApiCostOpenAI",
+    ts_args_type = "modelInfo: ModelPricing, inputTokens: number, outputTokens: number, cacheCreationInputTokens?: number | null, cacheReadInputTokens?: number | null, serviceTier?: 'default' | 'flex' | 'priority' | string | null",
+    ts_return_type = "ApiCostResult"
+)]
+pub fn calculate_api_cost_openai(
+    model_info: Value,
+    input_tokens: f64,
+    output_tokens: f64,
+    cache_creation_input_tokens: Option<f64>,
+    cache_read_input_tokens: Option<f64>,
+    service_tier: Option<String>,
+) -> napi::Result<Value> {
+    let info: roo_condense::ModelInfo = parse("modelInfo", model_info)?;
+    to_js(&roo_condense::calculate_api_cost_openai(
+        &info,
+        input_tokens,
+        output_tokens,
+        cache_creation_input_tokens,
+        cache_read_input_tokens,
+        service_tier.as_deref(),
+    ))
+}
+
+/// `parseApiPrice(price)`: a per-token price string → USD per million tokens.
+#[napi(ts_args_type = "price: string | number | null | undefined")]
+pub fn parse_api_price(price: Option<Value>) -> Either<f64, Undefined> {
+    or_undefined(roo_condense::cost::parse_api_price(price.as_ref()))
+}
+
+fn or_undefined(v: Option<f64>) -> Either<f64, Undefined> {
+    match v {
+        Some(f) => Either::A(f),
+        None => Either::B(()),
+    }
+}
+
+/// `getApiMetrics(messages)`: a task's totals from its UI messages. `options.era` below 3.29.5
+/// adds cache tokens to an Anthropic-protocol record's context size, as those releases did.
+#[napi(
+    ts_args_type = "messages: ClineMessage[], options?: EraOptions",
+    ts_return_type = "TokenUsage"
+)]
+pub fn get_api_metrics(messages_in: Value, options: Option<Value>) -> napi::Result<Value> {
+    let era = era_of(options)?;
+    to_js(&roo_condense::cost::get_api_metrics_era(
+        &messages("messages", messages_in)?,
+        era,
+    ))
+}
+
+/// `consolidateTokenUsage(messages)`: the same function under its package name.
+#[napi(
+    ts_args_type = "messages: ClineMessage[], options?: EraOptions",
+    ts_return_type = "TokenUsage"
+)]
+pub fn consolidate_token_usage(messages_in: Value, options: Option<Value>) -> napi::Result<Value> {
+    get_api_metrics(messages_in, options)
+}
+
+/// A task's usage as HistoryItem and `getTokenUsage()` compute it (first message left out,
+/// commands and legacy request pairs combined).
+#[napi(
+    ts_args_type = "messages: ClineMessage[], options?: EraOptions",
+    ts_return_type = "TokenUsage"
+)]
+pub fn get_task_token_usage(messages_in: Value, options: Option<Value>) -> napi::Result<Value> {
+    let era = era_of(options)?;
+    to_js(&roo_condense::cost::task_token_usage(
+        &messages("messages", messages_in)?,
+        era,
+    ))
+}
+
+/// `combineApiRequests(messages)`.
+#[napi(
+    ts_args_type = "messages: ClineMessage[]",
+    ts_return_type = "ClineMessage[]"
+)]
+pub fn combine_api_requests(messages_in: Value) -> napi::Result<Vec<Value>> {
+    Ok(roo_condense::cost::combine_api_requests(&messages(
+        "messages",
+        messages_in,
+    )?))
+}
+
+/// `combineCommandSequences(messages)`.
+#[napi(
+    ts_args_type = "messages: ClineMessage[]",
+    ts_return_type = "ClineMessage[]"
+)]
+pub fn combine_command_sequences(messages_in: Value) -> napi::Result<Vec<Value>> {
+    Ok(roo_condense::cost::combine_command_sequences(&messages(
+        "messages",
+        messages_in,
+    )?))
+}
+
+/// `isContextManagementEvent(value)`.
+#[napi(ts_args_type = "value: unknown")]
+pub fn is_context_management_event(value: Option<Value>) -> bool {
+    roo_condense::cost::is_context_management_event(value.as_ref())
+}
+
+/// `CONTEXT_MANAGEMENT_EVENTS`.
+#[napi(
+    ts_return_type = "Array<'condense_context' | 'condense_context_error' | 'sliding_window_truncation'>"
+)]
+pub fn context_management_events() -> Vec<String> {
+    roo_condense::cost::CONTEXT_MANAGEMENT_EVENTS
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect()
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct MaxOutputIn {
+    #[serde(default)]
+    model_id: String,
+    #[serde(default)]
+    model: Value,
+    #[serde(default)]
+    settings: Option<Value>,
+    #[serde(default)]
+    format: Option<String>,
+}
+
+/// `getModelMaxOutputTokens({modelId, model, settings, format})`.
+#[napi(
+    ts_args_type = "options: { modelId: string; model: ModelPricing & { maxTokens?: number | null; contextWindow?: number; supportsReasoningBudget?: boolean; requiredReasoningBudget?: boolean }; settings?: { enableReasoningEffort?: boolean; modelMaxTokens?: number; [key: string]: JsonValue | undefined }; format?: string }",
+    ts_return_type = "number | undefined"
+)]
+pub fn get_model_max_output_tokens(options: Value) -> napi::Result<Either<f64, Undefined>> {
+    let o: MaxOutputIn = parse("options", options)?;
+    Ok(or_undefined(
+        roo_condense::model::get_model_max_output_tokens(&roo_condense::model::MaxOutputArgs {
+            model_id: &o.model_id,
+            model: &o.model,
+            settings: o.settings.as_ref(),
+            format: o.format.as_deref(),
+        }),
+    ))
+}
+
+// ------------------------------------------------------------------ history
+
+/// `truncateConversation(messages, fracToRemove, taskId)`: hides messages behind a marker.
+#[napi(
+    ts_args_type = "messages: ApiMessage[], fracToRemove: number, taskId?: string, options?: EraOptions",
+    ts_return_type = "TruncationResult"
+)]
+pub fn truncate_conversation(
+    messages_in: Value,
+    frac_to_remove: f64,
+    task_id: Option<String>,
+    options: Option<Value>,
+) -> napi::Result<Value> {
+    let _ = task_id;
+    let era = era_of(options)?;
+    to_js(&roo_condense::truncate_conversation(
+        &messages("messages", messages_in)?,
+        frac_to_remove,
+        era,
+    ))
+}
+
+/// `getEffectiveApiHistory(messages)`: what the model is sent.
+#[napi(
+    ts_args_type = "messages: ApiMessage[], options?: EraOptions",
+    ts_return_type = "ApiMessage[]"
+)]
+pub fn get_effective_api_history(
+    messages_in: Value,
+    options: Option<Value>,
+) -> napi::Result<Vec<Value>> {
+    let era = era_of(options)?;
+    Ok(roo_condense::get_effective_api_history(
+        &messages("messages", messages_in)?,
+        era,
+    ))
+}
+
+/// `cleanupAfterTruncation(messages)`: drops tags whose summary or marker is gone.
+#[napi(
+    ts_args_type = "messages: ApiMessage[]",
+    ts_return_type = "ApiMessage[]"
+)]
+pub fn cleanup_after_truncation(messages_in: Value) -> napi::Result<Vec<Value>> {
+    Ok(roo_condense::cleanup_after_truncation(&messages(
+        "messages",
+        messages_in,
+    )?))
+}
+
+/// `getMessagesSinceLastSummary(messages)`.
+#[napi(
+    ts_args_type = "messages: ApiMessage[], options?: EraOptions",
+    ts_return_type = "ApiMessage[]"
+)]
+pub fn get_messages_since_last_summary(
+    messages_in: Value,
+    options: Option<Value>,
+) -> napi::Result<Vec<Value>> {
+    let era = era_of(options)?;
+    Ok(roo_condense::get_messages_since_last_summary(
+        &messages("messages", messages_in)?,
+        era,
+    ))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MergeOptions {
+    roles: Option<Vec<String>>,
+}
+
+/// `mergeConsecutiveApiMessages(messages, {roles})` (default roles: `["user"]`).
+#[napi(
+    ts_args_type = "messages: ApiMessage[], options?: { roles?: Array<'user' | 'assistant'> }",
+    ts_return_type = "ApiMessage[]"
+)]
+pub fn merge_consecutive_api_messages(
+    messages_in: Value,
+    options: Option<Value>,
+) -> napi::Result<Vec<Value>> {
+    let o: MergeOptions = match options {
+        Some(v) if !v.is_null() => parse("options", v)?,
+        _ => MergeOptions::default(),
+    };
+    let roles = o.roles.unwrap_or_else(|| vec!["user".into()]);
+    let roles: Vec<&str> = roles.iter().map(String::as_str).collect();
+    Ok(roo_condense::history::merge_consecutive_api_messages(
+        &messages("messages", messages_in)?,
+        &roles,
+    ))
+}
+
+/// `injectSyntheticToolResults(messages)`.
+#[napi(
+    ts_args_type = "messages: ApiMessage[]",
+    ts_return_type = "ApiMessage[]"
+)]
+pub fn inject_synthetic_tool_results(messages_in: Value) -> napi::Result<Vec<Value>> {
+    Ok(roo_condense::history::inject_synthetic_tool_results(
+        &messages("messages", messages_in)?,
+    ))
+}
+
+/// `transformMessagesForCondensing(messages)`: tool blocks as text.
+#[napi(
+    ts_args_type = "messages: ApiMessage[]",
+    ts_return_type = "ApiMessage[]"
+)]
+pub fn transform_messages_for_condensing(messages_in: Value) -> napi::Result<Vec<Value>> {
+    Ok(roo_condense::history::transform_messages_for_condensing(
+        &messages("messages", messages_in)?,
+    ))
+}
+
+/// `toolUseToText(block)`.
+#[napi(ts_args_type = "block: ContentBlock")]
+pub fn tool_use_to_text(block: Value) -> String {
+    roo_condense::history::tool_use_to_text(&block)
+}
+
+/// `toolResultToText(block)`.
+#[napi(ts_args_type = "block: ContentBlock")]
+pub fn tool_result_to_text(block: Value) -> String {
+    roo_condense::history::tool_result_to_text(&block)
+}
+
+/// `extractCommandBlocks(message)`.
+#[napi(ts_args_type = "message: ApiMessage | undefined")]
+pub fn extract_command_blocks(message: Option<Value>) -> String {
+    roo_condense::history::extract_command_blocks(message.as_ref())
+}
+
+// ------------------------------------------------------------------ decisions
+
+/// The threshold that applies to a profile, with a warning when the profile's is invalid.
+#[napi(
+    ts_args_type = "autoCondenseContextPercent: number, profileThresholds: Record<string, number>, currentProfileId: string",
+    ts_return_type = "EffectiveThreshold"
+)]
+pub fn get_effective_threshold(
+    auto_condense_context_percent: f64,
+    profile_thresholds: Value,
+    current_profile_id: String,
+) -> napi::Result<Value> {
+    let map = match profile_thresholds {
+        Value::Object(m) => m,
+        Value::Null => serde_json::Map::new(),
+        other => {
+            return Err(invalid(
+                "profileThresholds",
+                format!("expected an object, got {}", kind(&other)),
+            ))
+        }
+    };
+    to_js(&roo_condense::effective_threshold(
+        auto_condense_context_percent,
+        &map,
+        &current_profile_id,
+    ))
+}
+
+/// `allowedTokens = contextWindow × (1 − 0.1) − (maxTokens || 8192)`.
+#[napi]
+pub fn get_allowed_tokens(context_window: f64, max_tokens: Option<f64>) -> f64 {
+    roo_condense::allowed_tokens(context_window, max_tokens)
+}
+
+/// `willManageContext(options)`.
+#[napi(ts_args_type = "options: WillManageContextOptions")]
+pub fn will_manage_context(options: Value) -> napi::Result<bool> {
+    let o: roo_condense::WillManageContextOptions = parse("options", options)?;
+    Ok(roo_condense::will_manage_context(&o))
+}
+
+// The JavaScript half of the handler bridge: strips the options to plain data, listens to the
+// signal, and wraps the handler so each call resolves (never rejects) with plain data.
+const BRIDGE: &str = r#"(function (options, onAbort) {
+  options = options || {};
+  const { apiHandler, signal, rooIgnoreController, ...data } = options;
+  const out = { data };
+  const hasSignal = signal && typeof signal.addEventListener === 'function';
+  if (hasSignal) {
+    if (signal.aborted) onAbort(); else signal.addEventListener('abort', () => onAbort(), { once: true });
+  }
+  const handler = apiHandler;
+  if (!handler || typeof handler.createMessage !== 'function') return out;
+  out.supportsImages = true;
+  if (typeof handler.getModel === 'function') {
+    try { const m = handler.getModel(); out.supportsImages = !!(m && m.info && m.info.supportsImages); } catch (e) {}
+  }
+  const ABORT = {};
+  const aborted = new Promise((resolve) => {
+    if (!hasSignal) return;
+    if (signal.aborted) resolve(ABORT); else signal.addEventListener('abort', () => resolve(ABORT), { once: true });
+  });
+  const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  out.stream = async (req) => {
+    const chunks = [];
+    let it;
+    try {
+      const src = handler.createMessage(req.systemPrompt, req.messages, req.metadata);
+      it = src && typeof src[Symbol.asyncIterator] === 'function' ? src[Symbol.asyncIterator]() : src[Symbol.iterator]();
+      for (;;) {
+        const step = await Promise.race([it.next(), aborted]);
+        if (step === ABORT) {
+          try { if (typeof it.return === 'function') it.return(); } catch (e) {}
+          return { chunks, aborted: true };
+        }
+        if (step.done) break;
+        const c = step.value;
+        if (!c) continue;
+        if (c.type === 'text') chunks.push({ type: 'text', text: String(c.text ?? '') });
+        else if (c.type === 'usage') {
+          const u = { type: 'usage', inputTokens: num(c.inputTokens), outputTokens: num(c.outputTokens) };
+          if (typeof c.cacheWriteTokens === 'number') u.cacheWriteTokens = c.cacheWriteTokens;
+          if (typeof c.cacheReadTokens === 'number') u.cacheReadTokens = c.cacheReadTokens;
+          if (typeof c.totalCost === 'number') u.totalCost = c.totalCost;
+          chunks.push(u);
+        }
+      }
+      return { chunks };
+    } catch (e) {
+      return { chunks, error: e && typeof e.message === 'string' ? e.message : String(e) };
+    }
+  };
+  if (typeof handler.countTokens === 'function' && options.useHandlerCountTokens !== false) {
+    out.count = async (content) => {
+      try {
+        const n = await handler.countTokens(content);
+        return typeof n === 'number' && Number.isFinite(n) ? n : -1;
+      } catch (e) {
+        return -1;
+      }
+    };
+  }
+  return out;
+})"#;
+
+type BridgeFn<'a> = Function<'a, FnArgs<(Object<'a>, Function<'a, (), ()>)>, Object<'a>>;
+type StreamFn = ThreadsafeFunction<Value, Promise<Value>, Value, Status, false>;
+type CountFn = ThreadsafeFunction<Value, Promise<f64>, Value, Status, false>;
+
+/// A provider that calls the extension's API handler on the JavaScript thread.
+struct JsHandlerProvider {
+    stream: StreamFn,
+    count: Option<CountFn>,
+    supports_images: bool,
+}
+
+#[derive(Deserialize)]
+struct StreamOutcome {
+    #[serde(default)]
+    chunks: Vec<StreamChunk>,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    aborted: bool,
+}
+
+impl SummaryProvider for JsHandlerProvider {
+    fn supports_images(&self) -> bool {
+        self.supports_images
+    }
+
+    fn create_message<'a>(
+        &'a self,
+        request: &'a SummaryRequest,
+        sink: ChunkSink<'a>,
+        _cancel: &'a CancelToken,
+    ) -> BoxFuture<'a, Result<(), ProviderError>> {
+        Box::pin(async move {
+            let req =
+                serde_json::to_value(request).map_err(|e| ProviderError::Api(e.to_string()))?;
+            let promise = self
+                .stream
+                .call_async_catch(req)
+                .await
+                .map_err(|e| ProviderError::Api(e.reason.clone()))?;
+            let value = promise
+                .await
+                .map_err(|e| ProviderError::Api(e.reason.clone()))?;
+            let outcome: StreamOutcome = serde_json::from_value(value)
+                .map_err(|e| ProviderError::Api(format!("unexpected stream chunk: {e}")))?;
+            for chunk in outcome.chunks {
+                sink(chunk);
+            }
+            if outcome.aborted {
+                return Err(ProviderError::Cancelled);
+            }
+            match outcome.error {
+                Some(e) => Err(ProviderError::Api(e)),
+                None => Ok(()),
+            }
+        })
+    }
+
+    fn count_tokens<'a>(&'a self, content: &'a [Value]) -> BoxFuture<'a, f64> {
+        Box::pin(async move {
+            let Some(count) = &self.count else {
+                return roo_condense::count_tokens(content);
+            };
+            if content.is_empty() {
+                return 0.0;
+            }
+            let counted = async {
+                let p = count
+                    .call_async_catch(Value::Array(content.to_vec()))
+                    .await
+                    .ok()?;
+                p.await.ok()
+            };
+            match counted.await {
+                Some(n) if n >= 0.0 => n,
+                _ => roo_condense::count_tokens(content),
+            }
+        })
+    }
+}
+
+struct Bridged {
+    data: Value,
+    provider: Box<dyn SummaryProvider>,
+    cancel: CancelToken,
+}
+
+/// Run the bridge on the JS thread: plain options, the provider, and a cancel token tied to
+/// `options.signal`.
+fn bridge(env: &Env, options: Object) -> napi::Result<Bridged> {
+    let cancel = CancelToken::new();
+    let token = cancel.clone();
+    let on_abort = env.create_function_from_closure::<(), (), _>("onAbort", move |_| {
+        token.cancel();
+        Ok(())
+    })?;
+    let factory: BridgeFn = env.run_script(BRIDGE)?;
+    let out = factory.call((options, on_abort).into())?;
+    let data: Value = out.get("data")?.unwrap_or(Value::Null);
+    let stream: Option<Function<Value, Promise<Value>>> = out.get("stream")?;
+    let provider: Box<dyn SummaryProvider> = match stream {
+        Some(stream) => {
+            let count: Option<Function<Value, Promise<f64>>> = out.get("count")?;
+            let count = match count {
+                Some(f) => Some(f.build_threadsafe_function::<Value>().build()?),
+                None => None,
+            };
+            Box::new(JsHandlerProvider {
+                stream: stream.build_threadsafe_function::<Value>().build()?,
+                count,
+                supports_images: out.get::<bool>("supportsImages")?.unwrap_or(true),
+            })
+        }
+        None => match data.get("httpProvider").filter(|v| !v.is_null()) {
+            Some(cfg) => {
+                let cfg: roo_condense::OpenAiCompatibleConfig =
+                    parse("options.httpProvider", cfg.clone())?;
+                Box::new(roo_condense::OpenAiCompatibleProvider::new(cfg))
+            }
+            None => Box::new(roo_condense::NoProvider),
+        },
+    };
+    Ok(Bridged {
+        data,
+        provider,
+        cancel,
+    })
+}
+
+fn spawn<'env, T, F>(env: &'env Env, fut: F) -> napi::Result<PromiseRaw<'env, Value>>
+where
+    T: serde::Serialize + Send + 'static,
+    F: std::future::Future<Output = Result<T, roo_condense::Cancelled>> + Send + 'static,
+{
+    env.spawn_future_with_callback(async move { Ok(fut.await) }, |env, out| match out {
+        Ok(v) => serde_json::to_value(&v).map_err(|e| napi::Error::from_reason(e.to_string())),
+        Err(_) => Err(CodedError::new(ABORTED, "the operation was aborted").into_napi(env)),
+    })
+}
+
+/// The decision of `manageContext` (nothing, summarise or truncate), without calling a model;
+/// counts with this package's estimate.
+#[napi(
+    ts_args_type = "options: ManageContextOptions",
+    ts_return_type = "ContextDecision"
+)]
+pub fn decide_context(env: Env, options: Object) -> napi::Result<Value> {
+    let b = bridge(&env, options)?;
+    let o: roo_condense::ManageContextOptions = parse("options", b.data)?;
+    to_js(&roo_condense::decide_context(&o))
+}
+
+/// `manageContext(options)`: summarise at the threshold (falling back to truncation when that
+/// fails and the context is over the limit), truncate over the limit, else nothing.
+#[napi(
+    ts_args_type = "options: ManageContextOptions",
+    ts_return_type = "Promise<ContextManagementResult>"
+)]
+pub fn manage_context<'env>(
+    env: &'env Env,
+    options: Object,
+) -> napi::Result<PromiseRaw<'env, Value>> {
+    let b = bridge(env, options)?;
+    let o: roo_condense::ManageContextOptions = parse("options", b.data)?;
+    let (provider, cancel) = (b.provider, b.cancel);
+    spawn(env, async move {
+        roo_condense::manage_context(&o, provider.as_ref(), &cancel).await
+    })
+}
+
+/// `summarizeConversation(options)`: a fresh-start summary appended to the history (or the
+/// older eras' shapes), with the extension's error keys.
+#[napi(
+    ts_args_type = "options: SummarizeConversationOptions",
+    ts_return_type = "Promise<SummarizeResponse>"
+)]
+pub fn summarize_conversation<'env>(
+    env: &'env Env,
+    options: Object,
+) -> napi::Result<PromiseRaw<'env, Value>> {
+    let b = bridge(env, options)?;
+    let o: roo_condense::SummarizeOptions = parse("options", b.data)?;
+    let (provider, cancel) = (b.provider, b.cancel);
+    spawn(env, async move {
+        roo_condense::summarize_conversation(&o, provider.as_ref(), &cancel).await
+    })
+}

@@ -1,0 +1,49 @@
+//! Hierarchy reconstruction of 10 000 and 50 000 generated skeletons (in memory), stored links
+//! removed (everything inferred) and kept, plus 5 000 to set beside the legacy baseline. Target: ≤ 100 ms
+//! at 50 000.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use roo_state::hierarchy::{get_task_tree, reconstruct_hierarchy, HierarchyOptions, TreeOptions};
+use std::hint::black_box;
+use std::time::Duration;
+
+#[path = "../tests/hierarchy_gen.rs"]
+mod gen;
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hierarchy");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(8));
+    for n in [5_000usize, 10_000, 50_000] {
+        let g = gen::generate(n, 42);
+        let mut stripped = g.skeletons.clone();
+        gen::strip_links(&mut stripped);
+        let inferred = HierarchyOptions {
+            workspace_filter: None,
+            use_stored_links: false,
+        };
+        group.bench_function(format!("reconstruct_inferred/{n}"), |b| {
+            b.iter_batched(
+                || stripped.clone(),
+                |sk| black_box(reconstruct_hierarchy(sk, &inferred)),
+                BatchSize::LargeInput,
+            )
+        });
+        group.bench_function(format!("reconstruct_stored/{n}"), |b| {
+            b.iter_batched(
+                || g.skeletons.clone(),
+                |sk| black_box(reconstruct_hierarchy(sk, &HierarchyOptions::default())),
+                BatchSize::LargeInput,
+            )
+        });
+        let (done, _) = reconstruct_hierarchy(g.skeletons.clone(), &HierarchyOptions::default());
+        group.bench_function(format!("get_task_tree/{n}"), |b| {
+            b.iter(|| black_box(get_task_tree(&done, &TreeOptions::default())))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,134 @@
+//! Precision / recall on generated trees (in memory, every trap), stored links removed then kept.
+
+#[path = "hierarchy_gen.rs"]
+mod gen;
+
+use roo_state::hierarchy::{reconstruct_hierarchy, HierarchyOptions};
+use std::collections::BTreeMap;
+
+fn opts(stored: bool) -> HierarchyOptions {
+    HierarchyOptions {
+        workspace_filter: None,
+        use_stored_links: stored,
+    }
+}
+
+fn per_trap(g: &gen::Generated, sc: &gen::Score) -> BTreeMap<&'static str, (usize, usize)> {
+    let mut t: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
+    for (id, trap) in &g.trap {
+        let e = t.entry(trap).or_default();
+        e.0 += 1;
+        if sc.missed.contains(id) || sc.wrong.iter().any(|w| &w.0 == id) {
+            e.1 += 1;
+        }
+    }
+    t
+}
+
+#[test]
+fn inferred_links_precision_and_recall() {
+    let mut total = (0usize, 0usize, 0usize);
+    for seed in [1u64, 2, 3, 4, 5] {
+        let g = gen::generate(800, seed);
+        let mut sk = g.skeletons.clone();
+        gen::strip_links(&mut sk);
+        let (r, m) = reconstruct_hierarchy(sk, &opts(false));
+        let sc = gen::score(&r, &g.truth);
+        println!(
+            "seed {seed}: tasks {} expected {} predicted {} correct {} precision {:.4} recall {:.4} ambiguous {} cycles {} ({:.1} ms)",
+            r.len(),
+            sc.expected,
+            sc.predicted,
+            sc.correct,
+            sc.precision(),
+            sc.recall(),
+            m.ambiguous,
+            m.cycles_broken,
+            m.elapsed_ms
+        );
+        for (trap, (n, bad)) in per_trap(&g, &sc) {
+            if bad > 0 {
+                println!("  trap {trap}: {bad} of {n} wrong or missed");
+            }
+        }
+        for id in sc.missed.iter().take(8) {
+            let trap = g.trap.get(id).copied().unwrap_or("?");
+            if trap == "prefix_record" {
+                continue;
+            }
+            let issue = m
+                .issues
+                .iter()
+                .find(|i| &i.task_id == id)
+                .map(|i| i.detail.clone());
+            println!(
+                "  missed: {id} ({trap}) want {:?} issue {issue:?}",
+                g.truth.get(id)
+            );
+        }
+        for w in sc.wrong.iter().take(5) {
+            println!(
+                "  wrong: {} want {:?} got {:?} ({:?})",
+                w.0,
+                w.1,
+                w.2,
+                g.trap.get(&w.0)
+            );
+        }
+        assert_eq!(m.cycles_broken, 0);
+        assert!(sc.precision() >= 0.99, "precision {}", sc.precision());
+        assert!(sc.recall() >= 0.97, "recall {}", sc.recall());
+        total.0 += sc.expected;
+        total.1 += sc.predicted;
+        total.2 += sc.correct;
+    }
+    println!(
+        "all seeds: expected {} predicted {} correct {} precision {:.4} recall {:.4}",
+        total.0,
+        total.1,
+        total.2,
+        total.2 as f64 / total.1 as f64,
+        total.2 as f64 / total.0 as f64
+    );
+}
+
+#[test]
+fn stored_links_are_all_honoured() {
+    for seed in [11u64, 12, 13] {
+        let g = gen::generate(800, seed);
+        let stored: Vec<(String, String)> = g
+            .skeletons
+            .iter()
+            .filter_map(|s| {
+                s.stored_links
+                    .history_item_parent
+                    .clone()
+                    .map(|p| (s.task_id.clone(), p))
+            })
+            .collect();
+        let (r, m) = reconstruct_hierarchy(g.skeletons.clone(), &opts(true));
+        let by_id: BTreeMap<&str, Option<&str>> = r
+            .iter()
+            .map(|s| (s.task_id.as_str(), s.parent_task_id.as_deref()))
+            .collect();
+        let honoured = stored
+            .iter()
+            .filter(|(c, p)| by_id.get(c.as_str()).copied().flatten() == Some(p.as_str()))
+            .count();
+        println!(
+            "seed {seed}: stored {} honoured {} by source {:?} orphans {} conflicts {}",
+            stored.len(),
+            honoured,
+            m.links_by_source,
+            m.orphans,
+            m.conflicts
+        );
+        assert_eq!(honoured, stored.len());
+        assert_eq!(m.cycles_broken, 0);
+        assert_eq!(m.conflicts, 0);
+        // Everything is right, inferred or stored.
+        let sc = gen::score(&r, &g.truth);
+        assert_eq!(sc.precision(), 1.0);
+        assert_eq!(sc.recall(), 1.0);
+    }
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Build the N-API addon and generate index.js / index.d.ts.
+# Usage: scripts/build-addon.sh [--release]
+# The public types of every area (types/*.d.ts) are joined into the header napi prepends to index.d.ts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p target
+cat types/*.d.ts > target/types-header.d.ts
+npx napi build --platform "$@" --manifest-path crates/napi/Cargo.toml --output-dir . --js index.js --dts index.d.ts
