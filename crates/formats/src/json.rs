@@ -48,7 +48,7 @@ struct EachElement<'f, F> {
     count: &'f mut usize,
 }
 
-impl<'de, F: FnMut(usize, Value)> Visitor<'de> for EachElement<'_, F> {
+impl<'de, F: FnMut(usize, &RawValue)> Visitor<'de> for EachElement<'_, F> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -56,7 +56,7 @@ impl<'de, F: FnMut(usize, Value)> Visitor<'de> for EachElement<'_, F> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(element) = seq.next_element::<Value>()? {
+        while let Some(element) = seq.next_element::<&'de RawValue>()? {
             (self.callback)(*self.count, element);
             *self.count += 1;
         }
@@ -69,7 +69,7 @@ fn describe(err: &serde_json::Error) -> String {
 }
 
 /// Stream the elements of the array held in `text` (positioned at `[`) into `callback`.
-fn stream_array<F: FnMut(usize, Value)>(
+fn stream_array<F: FnMut(usize, &RawValue)>(
     text: &str,
     path: &str,
     diags: &mut Diags,
@@ -118,10 +118,11 @@ struct Wrapper<'a> {
     entries: Option<&'a RawValue>,
 }
 
-/// Read the array in `text`, calling `callback(index, element)` for each element.
+/// Read the array in `text`, calling `callback(index, element)` for each element, handed over as
+/// its raw JSON text (borrowed from `text`: nothing is parsed into values here).
 ///
 /// `wrapper_keys` lists the keys under which an object may wrap the array (`messages`, `entries`).
-pub fn read_array<F: FnMut(usize, Value)>(
+pub fn read_array<F: FnMut(usize, &RawValue)>(
     text: &str,
     wrapper_keys: &[&str],
     diags: &mut Diags,
@@ -150,7 +151,7 @@ pub fn read_array<F: FnMut(usize, Value)>(
     read_values(trimmed, diags, callback)
 }
 
-fn read_object_start<F: FnMut(usize, Value)>(
+fn read_object_start<F: FnMut(usize, &RawValue)>(
     text: &str,
     wrapper_keys: &[&str],
     diags: &mut Diags,
@@ -192,10 +193,7 @@ fn read_object_start<F: FnMut(usize, Value)>(
                 Severity::Warning,
                 "the file holds a single object where an array was expected; it was read as one element",
             );
-            match serde_json::from_str::<Value>(raw.get()) {
-                Ok(value) => callback(0, value),
-                Err(err) => diags.push("", DiagCode::InvalidJson, Severity::Error, describe(&err)),
-            }
+            callback(0, raw);
             ArrayStats {
                 shape: Shape::Single,
                 elements: 1,
@@ -225,7 +223,7 @@ fn read_object_start<F: FnMut(usize, Value)>(
 }
 
 /// Objects separated by commas without brackets: re-read as an array.
-fn read_bare_list<F: FnMut(usize, Value)>(
+fn read_bare_list<F: FnMut(usize, &RawValue)>(
     text: &str,
     diags: &mut Diags,
     mut callback: F,
@@ -247,7 +245,7 @@ fn read_bare_list<F: FnMut(usize, Value)>(
 }
 
 /// JSON Lines (or any whitespace-separated values). A bad line is reported and skipped.
-fn read_values<F: FnMut(usize, Value)>(
+fn read_values<F: FnMut(usize, &RawValue)>(
     text: &str,
     diags: &mut Diags,
     mut callback: F,
@@ -256,7 +254,8 @@ fn read_values<F: FnMut(usize, Value)>(
     let mut bad_lines = 0usize;
     let mut offset = 0usize;
     while offset < text.len() {
-        let mut stream = serde_json::Deserializer::from_str(&text[offset..]).into_iter::<Value>();
+        let mut stream =
+            serde_json::Deserializer::from_str(&text[offset..]).into_iter::<&RawValue>();
         match stream.next() {
             None => break,
             Some(Ok(value)) => {
@@ -399,7 +398,9 @@ mod tests {
     fn read(text: &str) -> (Vec<Value>, ArrayStats, Vec<DiagCode>) {
         let mut diags = Diags::for_file("x.json");
         let mut out = Vec::new();
-        let stats = read_array(text, &["messages"], &mut diags, |_, v| out.push(v));
+        let stats = read_array(text, &["messages"], &mut diags, |_, raw| {
+            out.push(serde_json::from_str::<Value>(raw.get()).expect("raw elements are valid JSON"))
+        });
         (
             out,
             stats,

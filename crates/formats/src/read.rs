@@ -134,11 +134,17 @@ pub fn for_each_ui_message(path: &Path, mut f: impl FnMut(usize, ClineMessage)) 
     let mut nulls = 0usize;
     let mut unusual: BTreeMap<(&'static str, String, bool), usize> = BTreeMap::new();
     let mut element_diags = Diags::for_file(diags.file());
-    let stats = read_array(&text, &["messages"], &mut diags, |index, value| {
-        let Some(map) = element_object(index, value, &mut element_diags, &mut nulls) else {
-            return;
-        };
-        let msg = ClineMessage::from_object(map, &format!("[{index}]"), &mut element_diags);
+    let stats = read_array(&text, &["messages"], &mut diags, |index, raw| {
+        let msg =
+            match ClineMessage::from_json(raw.get(), &format!("[{index}]"), &mut element_diags) {
+                Some(m) => m,
+                None => {
+                    // null or not an object: counted and reported like any other element.
+                    let value = serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null);
+                    let _ = element_object(index, value, &mut element_diags, &mut nulls);
+                    return;
+                }
+            };
         if let Some((field, value, retired)) = unusual_kind(&msg) {
             *unusual
                 .entry((field, value.to_owned(), retired))
@@ -212,7 +218,8 @@ pub fn for_each_api_message(
     let mut kept = 0usize;
     let mut nulls = 0usize;
     let mut element_diags = Diags::for_file(diags.file());
-    let stats = read_array(&text, &["messages"], &mut diags, |index, value| {
+    let stats = read_array(&text, &["messages"], &mut diags, |index, raw| {
+        let value = serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null);
         let Some(map) = element_object(index, value, &mut element_diags, &mut nulls) else {
             return;
         };

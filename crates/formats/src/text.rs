@@ -174,58 +174,56 @@ fn decode_entity(entity: &str) -> Option<char> {
 /// what the parent wrote and what the child shows therefore vanish.
 pub fn normalize_instruction(text: &str) -> String {
     let text = unwrap_user_text(text);
+    let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut pending_space = false;
-    let mut chars = text.char_indices().peekable();
-    let push = |out: &mut String, pending: &mut bool, c: char| {
+    let mut i = 0usize;
+    // Most instructions are largely ASCII: bytes below 0x80 are handled without decoding.
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (c, len) = if b < 0x80 {
+            match b {
+                b'\\' if bytes[i..].starts_with(b"\\\\@") => ('@', 3),
+                b'\\' if bytes[i..].starts_with(b"\\@") => ('@', 2),
+                b'&' => match decode_entity_at(&text[i + 1..]) {
+                    Some((ch, entity_len)) => (ch, entity_len + 1),
+                    None => ('&', 1),
+                },
+                b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => {
+                    pending_space = !out.is_empty();
+                    i += 1;
+                    continue;
+                }
+                _ => ((b as char).to_ascii_lowercase(), 1),
+            }
+        } else {
+            match text[i..].chars().next() {
+                Some(c) => (c, c.len_utf8()),
+                None => break,
+            }
+        };
+        i += len;
         if c.is_whitespace() {
-            *pending = !out.is_empty();
-            return;
+            pending_space = !out.is_empty();
+            continue;
         }
-        if *pending {
+        if pending_space {
             out.push(' ');
-            *pending = false;
+            pending_space = false;
         }
-        for l in c.to_lowercase() {
-            out.push(l);
-        }
-    };
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '\\' => {
-                // `\\@` and `\@` both stand for `@`.
-                let rest = &text[i..];
-                if rest.starts_with("\\\\@") {
-                    chars.next();
-                    chars.next();
-                    push(&mut out, &mut pending_space, '@');
-                } else if rest.starts_with("\\@") {
-                    chars.next();
-                    push(&mut out, &mut pending_space, '@');
-                } else {
-                    push(&mut out, &mut pending_space, c);
-                }
-            }
-            '&' => {
-                let rest = &text[i + 1..];
-                let decoded = rest
-                    .find(';')
-                    .filter(|&end| end > 0 && end <= 10)
-                    .and_then(|end| decode_entity(&rest[..end]).map(|ch| (ch, end)));
-                match decoded {
-                    Some((ch, end)) => {
-                        for _ in 0..=end {
-                            chars.next();
-                        }
-                        push(&mut out, &mut pending_space, ch);
-                    }
-                    None => push(&mut out, &mut pending_space, c),
-                }
-            }
-            _ => push(&mut out, &mut pending_space, c),
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.extend(c.to_lowercase());
         }
     }
     out
+}
+
+/// An entity at the start of `rest` (the text after `&`): the character and the length through `;`.
+fn decode_entity_at(rest: &str) -> Option<(char, usize)> {
+    let end = rest.find(';').filter(|&end| end > 0 && end <= 10)?;
+    decode_entity(&rest[..end]).map(|ch| (ch, end + 1))
 }
 
 fn digits(s: &str, at: usize, n: usize) -> Option<i64> {
@@ -324,6 +322,71 @@ pub fn utf16_len(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The straightforward character-by-character version the fast one must agree with.
+    fn normalize_reference(text: &str) -> String {
+        let text = unwrap_user_text(text);
+        let mut out = String::with_capacity(text.len());
+        let mut pending_space = false;
+        let mut chars = text.char_indices().peekable();
+        let push = |out: &mut String, pending: &mut bool, c: char| {
+            if c.is_whitespace() {
+                *pending = !out.is_empty();
+                return;
+            }
+            if *pending {
+                out.push(' ');
+                *pending = false;
+            }
+            for l in c.to_lowercase() {
+                out.push(l);
+            }
+        };
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' => {
+                    // `\\@` and `\@` both stand for `@`.
+                    let rest = &text[i..];
+                    if rest.starts_with("\\\\@") {
+                        chars.next();
+                        chars.next();
+                        push(&mut out, &mut pending_space, '@');
+                    } else if rest.starts_with("\\@") {
+                        chars.next();
+                        push(&mut out, &mut pending_space, '@');
+                    } else {
+                        push(&mut out, &mut pending_space, c);
+                    }
+                }
+                '&' => {
+                    let rest = &text[i + 1..];
+                    let decoded = rest
+                        .find(';')
+                        .filter(|&end| end > 0 && end <= 10)
+                        .and_then(|end| decode_entity(&rest[..end]).map(|ch| (ch, end)));
+                    match decoded {
+                        Some((ch, end)) => {
+                            for _ in 0..=end {
+                                chars.next();
+                            }
+                            push(&mut out, &mut pending_space, ch);
+                        }
+                        None => push(&mut out, &mut pending_space, c),
+                    }
+                }
+                _ => push(&mut out, &mut pending_space, c),
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn fast_normalisation_agrees_with_the_reference(s in "(\\PC|[\\\\@&;#x0-9a-fA-F<> \\t\\n]|&amp;|&#x41;|\\\\\\\\@|<task>|</task>){0,60}") {
+            prop_assert_eq!(normalize_instruction(&s), normalize_reference(&s));
+        }
+    }
 
     #[test]
     fn unwraps_user_text() {

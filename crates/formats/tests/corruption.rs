@@ -198,3 +198,73 @@ proptest! {
         let _ = read_history_item(&p);
     }
 }
+
+fn arb_record() -> impl Strategy<Value = serde_json::Value> {
+    let kind = prop_oneof![
+        Just(("ask", "tool")),
+        Just(("ask", "followup")),
+        Just(("say", "text")),
+        Just(("say", "api_req_started")),
+        Just(("say", "browser_action")),
+        Just(("ask", "plan_mode_respond")),
+    ];
+    (
+        kind,
+        proptest::option::of(0i64..2_000_000_000_000),
+        proptest::option::of(".{0,20}"),
+        proptest::option::of(any::<bool>()),
+        proptest::option::of(proptest::collection::vec("[a-z]{0,5}", 0..3)),
+        proptest::option::of((any::<f64>(), ".{0,8}")),
+        proptest::option::of("[a-z]{1,6}"),
+    )
+        .prop_map(|((t, k), ts, text, partial, images, condense, unknown)| {
+            let mut m = serde_json::Map::new();
+            if let Some(ts) = ts {
+                m.insert("ts".into(), ts.into());
+            }
+            m.insert("type".into(), t.into());
+            m.insert(t.into(), k.into());
+            if let Some(text) = text {
+                m.insert("text".into(), text.into());
+            }
+            if let Some(p) = partial {
+                m.insert("partial".into(), p.into());
+            }
+            if let Some(i) = images {
+                m.insert("images".into(), i.into());
+            }
+            if let Some((cost, summary)) = condense {
+                if cost.is_finite() {
+                    m.insert(
+                        "contextCondense".into(),
+                        serde_json::json!({"summary": summary, "cost": cost}),
+                    );
+                }
+            }
+            if let Some(u) = unknown {
+                m.insert(
+                    format!("x_{u}"),
+                    serde_json::json!({"kept": [1, null, "two"]}),
+                );
+                m.insert("nullField".into(), serde_json::Value::Null);
+            }
+            serde_json::Value::Object(m)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The fast strict path and the tolerant path read every well-formed record the same way.
+    #[test]
+    fn strict_and_tolerant_paths_agree(record in arb_record()) {
+        let raw = serde_json::to_string(&record).expect("serialise");
+        let mut d1 = roo_formats::Diags::for_file("x");
+        let fast = roo_formats::ClineMessage::from_json(&raw, "[0]", &mut d1).expect("a record");
+        let serde_json::Value::Object(map) = record else { unreachable!() };
+        let mut d2 = roo_formats::Diags::for_file("x");
+        let slow = roo_formats::ClineMessage::from_object(map, "[0]", &mut d2);
+        prop_assert_eq!(&fast, &slow);
+        prop_assert!(d1.is_empty());
+    }
+}
