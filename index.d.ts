@@ -31,7 +31,7 @@ export interface ContextCondense {
   newContextTokens?: number
   prevContextTokens?: number
   condenseId?: string
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 export interface ContextTruncation {
@@ -39,7 +39,7 @@ export interface ContextTruncation {
   messagesRemoved?: number
   prevContextTokens?: number
   newContextTokens?: number
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 /** A record of ui_messages.json. Unknown fields are kept as they were. */
@@ -62,7 +62,7 @@ export interface ClineMessage {
   apiProtocol?: string
   progressStatus?: JsonValue
   isAnswered?: boolean
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 /** A content block of an API message (`text`, `image`, `tool_use`, `tool_result`, `tool-call`, `tool-result`, `thinking`, `reasoning`, …). */
@@ -78,7 +78,7 @@ export interface ContentBlock {
   toolCallId?: string
   toolName?: string
   output?: JsonValue
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 export interface ApiMessage {
@@ -94,7 +94,7 @@ export interface ApiMessage {
   isTruncationMarker?: boolean
   truncationId?: string
   truncationParent?: string
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 export interface ApiHistory {
@@ -125,7 +125,7 @@ export interface HistoryItem {
   completedByChildId?: string
   completionResultSummary?: string
   childIds?: string[]
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 export interface HistoryIndex {
@@ -141,7 +141,7 @@ export interface FileInContext {
   rooReadDate: number | null
   rooEditDate: number | null
   userEditDate: number | null
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 export interface TaskMetadata {
@@ -151,7 +151,7 @@ export interface TaskMetadata {
   title?: string
   mode?: string
   workspace?: string
-  [extra: string]: JsonValue | FileInContext[] | undefined
+  [extra: string]: unknown
 }
 
 /** Where a `newTask` call was seen. */
@@ -346,6 +346,239 @@ export interface TaskTreeNode {
   parentEvidence?: ParentEvidence
   depth: number
   children: TaskTreeNode[]
+}
+
+/* Storage discovery, the skeleton cache and the maintenance tools. */
+
+/** One task store found on this machine. */
+export interface StorageLocation {
+  /** The storage folder (parent of `tasks/`). */
+  path: string
+  tasksDir: string
+  /** Extension id: `rooveterinaryinc.roo-cline`, `zoocodeorganization.zoo-code`, `saoudrizwan.claude-dev`, `kilocode.kilo-code`; null when unknown. */
+  host: string | null
+  source: 'roo' | 'zoo-code' | 'cline' | 'kilo-code' | 'unknown'
+  /** Editor build (`Code`, `Code - Insiders`, `VSCodium`, `Cursor`, `Windsurf`, `Code (server)`, …); null when unknown. */
+  editor: string | null
+  /** How it was found. */
+  kind: 'standard' | 'server' | 'custom' | 'env' | 'extra'
+  taskCount: number
+  /** Bytes under `tasks/`, checkpoints included; null when not measured. */
+  sizeBytes: number | null
+  /** The editor's `state.vscdb`, when it exists. */
+  stateDb: string | null
+  /** `tasks/_index.json` exists. */
+  hasHistoryIndex: boolean
+}
+
+export interface StorageDiscovery {
+  locations: StorageLocation[]
+  /** Every folder looked at, in order. */
+  searched: string[]
+  /** Roots given explicitly that hold no store, settings that could not be read. */
+  warnings: string[]
+}
+
+/** What a cache build did to one store. */
+export interface StoreBuild {
+  tasksDir: string
+  cacheFile: string
+  tasks: number
+  built: number
+  reused: number
+  failed: number
+  removed: number
+  /** Changed tasks of other workspaces left stale (`workspaceFilter`). */
+  skipped: number
+  /** A new cache file was written (false when nothing changed). */
+  written: boolean
+  hierarchy: HierarchyMetrics | null
+  elapsedMs: number
+}
+
+export interface BuildCacheReport {
+  built: number
+  reused: number
+  failed: number
+  removed: number
+  skipped: number
+  elapsedMs: number
+  diagnostics: Diagnostic[]
+  stores: StoreBuild[]
+}
+
+export interface LoadedStore {
+  tasksDir: string
+  cacheFile: string
+  /** ms since the epoch. */
+  builtAt: number
+  tasks: number
+  served: number
+}
+
+export interface LoadedSkeletons {
+  skeletons: ConversationSkeleton[]
+  stores: LoadedStore[]
+  diagnostics: Diagnostic[]
+}
+
+export type HealthStatus = 'OK' | 'WARNING' | 'ERROR'
+
+export interface HealthReason {
+  status: HealthStatus
+  message: string
+}
+
+export interface FileCheck {
+  name: string
+  exists: boolean
+  parses: boolean
+  bytes: number
+  problems: number
+  firstProblem?: string
+}
+
+export interface RecentTaskCheck {
+  taskId: string
+  lastModified: number
+  files: FileCheck[]
+  ok: boolean
+}
+
+export interface SizeSplit {
+  totalBytes: number
+  conversationBytes: number
+  conversationFiles: number
+  checkpointBytes: number
+  checkpointFiles: number
+  otherBytes: number
+  otherFiles: number
+  /** `<storage>/checkpoints/` (pre-3.8 per-workspace repositories), not in the figures above. */
+  legacyCheckpointBytes: number
+}
+
+export interface StateDbReport {
+  path: string
+  exists: boolean
+  readable: boolean
+  error: string | null
+  fileBytes: number
+  totalKeys: number
+  extensionKeys: Array<{ key: string; bytes: number }>
+  extensionBytes: number
+  taskHistory: {
+    entries: number
+    onDisk: number
+    matched: number
+    onlyOnDisk: number
+    onlyInHistory: number
+    sampleOnlyOnDisk: string[]
+  } | null
+}
+
+export interface CacheStatus {
+  cacheFile: string
+  exists: boolean
+  unusable: string | null
+  builtAt: number | null
+  entries: number
+  stale: number
+  missing: number
+  removed: number
+}
+
+export interface LocationHealth {
+  tasksDir: string
+  host: string | null
+  editor: string | null
+  exists: boolean
+  readable: boolean
+  taskCount: number
+  recentTasks: RecentTaskCheck[]
+  sizes: SizeSplit
+  historyIndexEntries: number | null
+  stateDb: StateDbReport | null
+  cache: CacheStatus
+  status: HealthStatus
+  reasons: HealthReason[]
+}
+
+export interface DiagnoseReport {
+  status: HealthStatus
+  reasons: HealthReason[]
+  generatedAt: string
+  cacheRoot: string
+  locations: LocationHealth[]
+}
+
+export interface ExtensionIndexReport {
+  indexFile: string
+  entries: number
+  historyItemsCreated: string[]
+  historyItemsReplaced: string[]
+  historyItemsKept: number
+  backups: string[]
+  written: string[]
+}
+
+export interface RebuildReport {
+  tasksDir: string
+  dryRun: boolean
+  tasks: number
+  skeletons: number
+  workspaces: Array<{ workspace: string; tasks: number }>
+  roots: number
+  orphans: number
+  orphanIds: string[]
+  hierarchy: HierarchyMetrics | null
+  cacheRebuilt: boolean
+  cache: StoreBuild | null
+  extensionIndex: ExtensionIndexReport | null
+  diagnostics: Diagnostic[]
+}
+
+export interface TaskCleanup {
+  taskId: string
+  lastActivity: number
+  files: number
+  bytes: number
+  /** Relative to the task folder; `checkpoints/` for the whole repository. */
+  paths: string[]
+  removed: boolean
+  error?: string
+}
+
+export interface CleanupReport {
+  tasksDir: string
+  dryRun: boolean
+  tasksScanned: number
+  tasksAffected: number
+  tasksKept: number
+  files: number
+  bytes: number
+  tasks: TaskCleanup[]
+}
+
+export interface CleanupSummary {
+  dryRun: boolean
+  tasksAffected: number
+  files: number
+  /** Bytes freed, or that would be in a dry run. */
+  bytes: number
+  stores: CleanupReport[]
+}
+
+export interface MigrateReport {
+  from: string
+  to: string
+  dryRun: boolean
+  method: 'rename' | 'copy' | 'none'
+  alreadyDone: boolean
+  resumed: boolean
+  files: number
+  bytes: number
+  marker: string
+  steps: string[]
 }
 /* Condensation, context management, cost and token types. */
 
@@ -558,6 +791,83 @@ export interface ContextDecision {
   /** The truncation that applies (the action, or the fallback). */
   truncation?: TruncationResult & { newContextTokensAfterTruncation: number }
 }
+/* Export types. */
+
+/** What an export produced. */
+export interface ExportResult {
+  format: 'xml' | 'markdown' | 'json' | 'csv'
+  /** The export itself, when no `filePath` was given. */
+  content?: string
+  /** The absolute path written, when `filePath` was given. */
+  filePath?: string
+  /** Size of the export in bytes (UTF-8). */
+  bytes: number
+  tasks: number
+  conversations: number
+  messages: number
+  actions: number
+  /** Messages and parameters cut (marked `isTruncated="true"` in XML). */
+  truncated: number
+  /** Problems that did not stop the export (an unreadable configuration file, …). */
+  warnings: string[]
+}
+
+/** Settings applied when an export call does not give them. */
+export interface ExportDefaults {
+  prettyPrint: boolean
+  includeContent: boolean
+  /** Only 'none' is supported. */
+  compression: 'none'
+  /** With includeContent false, message content is cut to this many UTF-16 units (default 100). */
+  contentPreviewLength: number
+  /** With includeContent true, longer content is cut (default 100 000; 0 = never). */
+  maxContentLength: number
+  /** Levels of a conversation export, the root being level 1 (null = all). */
+  maxDepth: number | null
+  /** Replace existing files (default false). */
+  overwrite: boolean
+  /** Absolute directory exports are written into (null = the current directory). */
+  outputRoot: string | null
+}
+
+export interface ExportTemplate {
+  format: string
+  fields: string[]
+}
+
+/** A named filter for exportProjectXml / exportTaskListCsv (`filter: name`). */
+export interface ExportFilter {
+  /** ISO 8601 date or date-time, or now-15m / now-12h / now-7d / now-2w. */
+  startDate?: string
+  endDate?: string
+  /** Keep conversations whose root task ran in this mode. */
+  mode?: string
+}
+
+/** xml_export_config.json */
+export interface ExportConfig {
+  defaults: ExportDefaults
+  templates: Record<string, ExportTemplate>
+  filters: Record<string, ExportFilter>
+}
+
+/** A change for configureXmlExport 'set': objects merge key by key, null removes a key (its default applies). */
+export interface PartialExportConfig {
+  defaults?: { [K in keyof ExportDefaults]?: ExportDefaults[K] | null }
+  templates?: Record<string, Partial<ExportTemplate> | null>
+  filters?: Record<string, ExportFilter | null>
+}
+
+export interface ConfigureXmlExportResult {
+  action: 'get' | 'set' | 'reset'
+  config: ExportConfig
+  /** The configuration file. */
+  path: string
+  /** 'file', or 'defaults' when there is no valid file yet. */
+  from: 'file' | 'defaults'
+  message: string
+  warnings: string[]
+}
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -568,7 +878,7 @@ export interface ContextDecision {
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /** Build the `ConversationSkeleton` of one task directory. */
-export declare function analyzeConversation(taskId: string, taskPath: string, options?: AnalyzeConversationOptions | undefined | null, signal?: AbortSignal | undefined | null): Promise<ConversationSkeleton>
+export declare function analyzeConversation(taskId: string, taskPath: string, options?: AnalyzeConversationOptions, signal?: AbortSignal): Promise<ConversationSkeleton>
 
 /**
  * What the legacy server's skeleton builder yields for a task directory (compatibility mode);
@@ -581,6 +891,27 @@ export interface AnalyzeConversationOptions {
   includeSequence?: boolean
   /** Sequence content longer than this many UTF-16 units is cut in the middle (default 400; 0 = never). */
   maxContentLength?: number
+}
+
+/**
+ * Build or refresh the skeleton cache: only tasks whose files changed are parsed, entries of
+ * deleted tasks are dropped, the hierarchy runs over each store.
+ */
+export declare function buildSkeletonCache(options?: BuildSkeletonCacheOptions | undefined | null): Promise<BuildCacheReport>
+
+export interface BuildSkeletonCacheOptions {
+  /** Stores to cache: tasks folder paths or locations from discoverStorage (default: every store found). */
+  locations?: Array<string | { tasksDir: string }>
+  /** One tasks folder (instead of `locations`). */
+  tasksDir?: string
+  /** Our cache directory (default: `ROO_STATE_CACHE_DIR`, else the platform cache dir + `roo-state-core`). */
+  cacheDir?: string
+  /** Only tasks of this workspace are parsed again (new tasks always are). */
+  workspaceFilter?: string
+  /** Parse every task again. */
+  forceRebuild?: boolean
+  onProgress?: (progress: Progress) => void
+  signal?: AbortSignal
 }
 
 /**
@@ -598,6 +929,28 @@ export declare function calculateApiCostOpenAI(modelInfo: ModelPricing, inputTok
 /** `cleanupAfterTruncation(messages)`: drops tags whose summary or marker is gone. */
 export declare function cleanupAfterTruncation(messages: ApiMessage[]): ApiMessage[]
 
+export interface CleanupCheckpointsOptions {
+  /** Default: every store found. */
+  tasksDir?: string
+  /** Only tasks inactive for longer than this (default 30; 0 = any age). */
+  olderThanDays?: number
+  /** Never touch the N most recently active tasks (default 10). */
+  keepLast?: number
+  /** Only tasks that finished. */
+  completedOnly?: boolean
+  /** Also remove files that are neither conversation nor checkpoint data (default false). */
+  includeOther?: boolean
+  /** Default true: report what would be freed. */
+  dryRun?: boolean
+  signal?: AbortSignal
+}
+
+/**
+ * Remove obsolete checkpoint data (the checkpoints/ shadow repositories). Conversation files
+ * are never touched. Dry run by default.
+ */
+export declare function cleanupObsoleteCheckpoints(options?: CleanupCheckpointsOptions | undefined | null): Promise<CleanupSummary>
+
 /** `combineApiRequests(messages)`. */
 export declare function combineApiRequests(messages: ClineMessage[]): ClineMessage[]
 
@@ -609,6 +962,15 @@ export declare function combineCommandSequences(messages: ClineMessage[]): Cline
  * (compatibility mode: keeps old cache keys valid).
  */
 export declare function computeInstructionPrefix(text: string, k?: number | undefined | null): string
+
+/** Read, change (deep merge, validated) or reset `xml_export_config.json`. */
+export declare function configureXmlExport(options: ConfigureXmlExportOptions): Promise<ConfigureXmlExportResult>
+
+export interface ConfigureXmlExportOptions {
+  action: 'get' | 'set' | 'reset'
+  /** For `set`: a partial configuration, merged into the current one. */
+  config?: PartialExportConfig
+}
 
 /** `consolidateTokenUsage(messages)`: the same function under its package name. */
 export declare function consolidateTokenUsage(messages: ClineMessage[], options?: EraOptions): TokenUsage
@@ -627,6 +989,102 @@ export declare function countTokensSync(content: ContentBlock[]): number
  * counts with this package's estimate.
  */
 export declare function decideContext(options: ManageContextOptions): ContextDecision
+
+/**
+ * A health report per store: files, sizes (conversations, checkpoints, other), the editor's
+ * state.vscdb (read-only), our cache, and an overall OK | WARNING | ERROR with reasons.
+ */
+export declare function diagnoseRooState(options?: DiagnoseRooStateOptions | undefined | null): Promise<DiagnoseReport>
+
+export interface DiagnoseRooStateOptions {
+  /** Diagnose this tasks folder (default: every store found). */
+  tasksDir?: string
+  cacheDir?: string
+  /** How many recent tasks to check (default 10). */
+  recent?: number
+}
+
+/**
+ * Every task store on this machine: Roo Code, Zoo Code, Cline and Kilo Code under every editor
+ * build, server installs, custom storage paths, `ROO_STATE_STORAGE` and `extraRoots`.
+ */
+export declare function discoverStorage(options?: DiscoverStorageOptions | undefined | null): Promise<StorageDiscovery>
+
+export interface DiscoverStorageOptions {
+  /** More roots to look at: storage folders, tasks folders or globalStorage folders. */
+  extraRoots?: Array<string>
+  /** Measure each location's size (walks every file; default true). */
+  measureSize?: boolean
+}
+
+/** A conversation as JSON: `light` (the tree with each task's summary) or `skeletons`. */
+export declare function exportConversationJson(options: ExportConversationOptions): Promise<ExportResult>
+
+/** A conversation as Markdown, in the layout of the extension's own task export. */
+export declare function exportConversationMarkdown(options: ExportConversationOptions): Promise<ExportResult>
+
+export interface ExportConversationOptions {
+  /** The root task of the conversation. */
+  conversationId: string
+  tasksDir?: string
+  filePath?: string
+  /** Levels of tasks, the root being level 1 (default: the whole tree). */
+  maxDepth?: number
+  includeContent?: boolean
+  prettyPrint?: boolean
+  overwrite?: boolean
+  outputRoot?: string
+  /** JSON only: `light` (default) or `skeletons`. */
+  variant?: 'light' | 'skeletons'
+  signal?: AbortSignal
+}
+
+/** A conversation (root task and descendants, nested) as XML (schemas/conversation.xsd). */
+export declare function exportConversationXml(options: ExportConversationOptions): Promise<ExportResult>
+
+export interface ExportProjectOptions {
+  /**
+   * The workspace directory (compared after normalisation: separators, case, trailing `/`).
+   * Required for XML; for the CSV task list, absent means every task.
+   */
+  projectPath?: string
+  tasksDir?: string
+  filePath?: string
+  /** ISO 8601 date or date-time, or `now-7d`. */
+  startDate?: string
+  endDate?: string
+  /** A named filter of the export configuration. */
+  filter?: string
+  prettyPrint?: boolean
+  overwrite?: boolean
+  outputRoot?: string
+  signal?: AbortSignal
+}
+
+/** A project's summary and one entry per conversation as XML (schemas/project.xsd). */
+export declare function exportProjectXml(options: ExportProjectOptions): Promise<ExportResult>
+
+/** The task list (of a project, within dates) as CSV. */
+export declare function exportTaskListCsv(options: ExportProjectOptions): Promise<ExportResult>
+
+/** One task as XML (schemas/task.xsd). */
+export declare function exportTaskXml(options: ExportTaskXmlOptions): Promise<ExportResult>
+
+export interface ExportTaskXmlOptions {
+  taskId: string
+  /** The `tasks/` directory to read (default: `$ROO_STATE_STORAGE`'s first directory + `/tasks`). */
+  tasksDir?: string
+  /** Write here (inside the output root) instead of returning the XML. */
+  filePath?: string
+  /** Full message content (default from the configuration: false, a preview). */
+  includeContent?: boolean
+  prettyPrint?: boolean
+  /** Replace an existing file (default false). */
+  overwrite?: boolean
+  /** Directory `filePath` must lie in (default: the configured root, else the current directory). */
+  outputRoot?: string
+  signal?: AbortSignal
+}
 
 /** `extractCommandBlocks(message)`. */
 export declare function extractCommandBlocks(message: ApiMessage | undefined): string
@@ -689,6 +1147,21 @@ export declare function isContextManagementEvent(value: unknown): boolean
 export declare function legacyHierarchyLinks(tasksDir: string): Promise<Array<{ childId: string, parentId: string }>>
 
 /**
+ * Skeleton headers served from the cache (every cached store unless `tasksDir`/`locations`),
+ * with the parents the hierarchy gave them. Reads no task file.
+ */
+export declare function loadSkeletons(options?: LoadSkeletonsOptions | undefined | null): Promise<LoadedSkeletons>
+
+export interface LoadSkeletonsOptions {
+  /** Only tasks of this workspace (compared after normalisation). */
+  workspace?: string
+  /** Serve this store only. */
+  tasksDir?: string
+  locations?: Array<string | { tasksDir: string }>
+  cacheDir?: string
+}
+
+/**
  * `manageContext(options)`: summarise at the threshold (falling back to truncation when that
  * fails and the context is over the limit), truncate over the limit, else nothing.
  */
@@ -696,6 +1169,19 @@ export declare function manageContext(options: ManageContextOptions): Promise<Co
 
 /** `mergeConsecutiveApiMessages(messages, {roles})` (default roles: `["user"]`). */
 export declare function mergeConsecutiveApiMessages(messages: ApiMessage[], options?: { roles?: Array<'user' | 'assistant'> }): ApiMessage[]
+
+/**
+ * Move a tasks folder: rename on the same device, else copy, verify (size + hash), swap, remove.
+ * Idempotent; a marker is written when done; an interruption at any step leaves a complete copy.
+ */
+export declare function migrateTasksDir(from: string, to: string, options?: MigrateTasksDirOptions | undefined | null): Promise<MigrateReport>
+
+export interface MigrateTasksDirOptions {
+  /** Report what would happen; write nothing (default false). */
+  dryRun?: boolean
+  /** Copy and verify even when a rename would do. */
+  forceCopy?: boolean
+}
 
 /** `parseApiPrice(price)`: a per-token price string → USD per million tokens. */
 export declare function parseApiPrice(price: string | number | null | undefined): number | undefined
@@ -722,6 +1208,27 @@ export declare function readTaskMetadata(path: string): Promise<ReadResult<TaskM
 
 /** Read `ui_messages.json` (or `claude_messages.json`): typed messages and diagnostics. */
 export declare function readUiMessages(path: string): Promise<ReadResult<ClineMessage[]>>
+
+/**
+ * Scan the task folders, wipe and rebuild our cache, and report tasks, workspaces, roots and
+ * orphans; with `regenerateExtensionIndex`, also write the extension's own history index so it
+ * lists the tasks again after a state.vscdb loss (every replaced file is backed up).
+ */
+export declare function rebuildRooStateFromTasks(options?: RebuildRooStateOptions | undefined | null): Promise<RebuildReport>
+
+export interface RebuildRooStateOptions {
+  /** A tasks folder to scan instead of the store's own (e.g. a backup put back in place). */
+  source?: string
+  /** The store's tasks folder (default: the only store found). */
+  tasksDir?: string
+  cacheDir?: string
+  /** Also write the extension's tasks/_index.json and missing history_item.json files. */
+  regenerateExtensionIndex?: boolean
+  /** Default true: report only. */
+  dryRun?: boolean
+  onProgress?: (progress: Progress) => void
+  signal?: AbortSignal
+}
 
 /**
  * Link every task to its parent: stored links first, instruction-prefix inference for tasks

@@ -69,11 +69,18 @@ describe('scanTasks', () => {
     expect(Math.max(...seen)).toBe(15)
   })
 
-  it('an already aborted signal rejects with ABORTED', async () => {
+  it('aborting during the call rejects with ABORTED', async () => {
     const ac = new AbortController()
     const p = core.scanTasks(realTasks, { signal: ac.signal })
     ac.abort()
     await expect(p).rejects.toMatchObject({ code: 'ABORTED' })
+  })
+
+  it('a signal aborted before the call rejects with ABORTED too', async () => {
+    await expect(core.scanTasks(realTasks, { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'ABORTED' })
+    await expect(
+      core.analyzeConversation('x', path.join(realTasks, CHILD), undefined, AbortSignal.abort()),
+    ).rejects.toMatchObject({ code: 'ABORTED' })
   })
 
   it('a missing tasks directory is INVALID_PATH', async () => {

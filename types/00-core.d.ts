@@ -31,7 +31,7 @@ export interface ContextCondense {
   newContextTokens?: number
   prevContextTokens?: number
   condenseId?: string
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 export interface ContextTruncation {
@@ -39,7 +39,7 @@ export interface ContextTruncation {
   messagesRemoved?: number
   prevContextTokens?: number
   newContextTokens?: number
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 /** A record of ui_messages.json. Unknown fields are kept as they were. */
@@ -62,7 +62,7 @@ export interface ClineMessage {
   apiProtocol?: string
   progressStatus?: JsonValue
   isAnswered?: boolean
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 /** A content block of an API message (`text`, `image`, `tool_use`, `tool_result`, `tool-call`, `tool-result`, `thinking`, `reasoning`, …). */
@@ -78,7 +78,7 @@ export interface ContentBlock {
   toolCallId?: string
   toolName?: string
   output?: JsonValue
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 export interface ApiMessage {
@@ -94,7 +94,7 @@ export interface ApiMessage {
   isTruncationMarker?: boolean
   truncationId?: string
   truncationParent?: string
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 export interface ApiHistory {
@@ -125,7 +125,7 @@ export interface HistoryItem {
   completedByChildId?: string
   completionResultSummary?: string
   childIds?: string[]
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 export interface HistoryIndex {
@@ -141,7 +141,7 @@ export interface FileInContext {
   rooReadDate: number | null
   rooEditDate: number | null
   userEditDate: number | null
-  [extra: string]: JsonValue | undefined
+  [extra: string]: unknown
 }
 
 export interface TaskMetadata {
@@ -151,7 +151,7 @@ export interface TaskMetadata {
   title?: string
   mode?: string
   workspace?: string
-  [extra: string]: JsonValue | FileInContext[] | undefined
+  [extra: string]: unknown
 }
 
 /** Where a `newTask` call was seen. */

@@ -44,6 +44,51 @@ pub const CORRUPT_FILE: &str = "CORRUPT_FILE";
 pub const ABORTED: &str = "ABORTED";
 pub const INVALID_ARGUMENT: &str = "INVALID_ARGUMENT";
 
+/// An `AbortSignal` argument together with whether it was already aborted when the call was made
+/// (napi's `AbortSignal` only reports aborts that happen later). Declare fields and parameters of
+/// this type with `ts_type = "AbortSignal"`.
+pub struct Signal {
+    inner: AbortSignal,
+    aborted: bool,
+}
+
+impl napi::bindgen_prelude::TypeName for Signal {
+    fn type_name() -> &'static str {
+        "AbortSignal"
+    }
+
+    fn value_type() -> napi::ValueType {
+        napi::ValueType::Object
+    }
+}
+
+impl napi::bindgen_prelude::ValidateNapiValue for Signal {}
+
+impl napi::bindgen_prelude::FromNapiValue for Signal {
+    /// # Safety
+    /// `env` and `value` come from a live callback scope, as for every napi conversion.
+    unsafe fn from_napi_value(
+        env: napi::sys::napi_env,
+        value: napi::sys::napi_value,
+    ) -> napi::Result<Self> {
+        // SAFETY: same scope and value as the caller's conversion.
+        let object = unsafe { napi::bindgen_prelude::Object::from_napi_value(env, value)? };
+        let aborted = object.get::<bool>("aborted")?.unwrap_or(false);
+        // SAFETY: as above.
+        let inner = unsafe { AbortSignal::from_napi_value(env, value)? };
+        Ok(Signal { inner, aborted })
+    }
+}
+
+impl From<AbortSignal> for Signal {
+    fn from(inner: AbortSignal) -> Self {
+        Signal {
+            inner,
+            aborted: false,
+        }
+    }
+}
+
 type Work<T> = Box<dyn FnOnce(&AtomicBool) -> Result<T, CodedError> + Send>;
 
 /// A unit of core work: runs on the libuv pool, resolves to the serialised result.
@@ -54,19 +99,33 @@ pub struct Job<T: Serialize + Send + 'static> {
 
 impl<T: Serialize + Send + 'static> Job<T> {
     /// Schedule `work`; when `signal` aborts, the flag passed to `work` is set and the promise
-    /// rejects with code `ABORTED`.
+    /// rejects with code `ABORTED`. Prefer [`Job::spawn_checked`], which also sees a signal that
+    /// was already aborted when the call was made.
     pub fn spawn(
         signal: Option<AbortSignal>,
         work: impl FnOnce(&AtomicBool) -> Result<T, CodedError> + Send + 'static,
     ) -> AsyncTask<Job<T>> {
+        Self::spawn_checked(signal.map(Signal::from), work)
+    }
+
+    /// Schedule `work`; when `signal` aborts, or had aborted before the call, the flag passed to
+    /// `work` is set and the promise rejects with code `ABORTED`.
+    pub fn spawn_checked(
+        signal: Option<Signal>,
+        work: impl FnOnce(&AtomicBool) -> Result<T, CodedError> + Send + 'static,
+    ) -> AsyncTask<Job<T>> {
         let cancel = Arc::new(AtomicBool::new(false));
-        if let Some(signal) = &signal {
+        if let Some(signal) = signal {
+            if signal.aborted {
+                cancel.store(true, Ordering::SeqCst);
+            }
             let flag = cancel.clone();
-            signal.on_abort(move || flag.store(true, Ordering::SeqCst));
+            signal
+                .inner
+                .on_abort(move || flag.store(true, Ordering::SeqCst));
         }
         // The signal is not handed to napi's own cancellation: a job that has not started yet
         // still runs, sees the flag at once and rejects with `ABORTED`, so every abort looks alike.
-        drop(signal);
         AsyncTask::new(Job {
             work: Some(Box::new(work)),
             cancel,

@@ -7,9 +7,11 @@
 #![deny(clippy::all)]
 
 pub mod condense;
+pub mod export;
 pub mod hierarchy;
 pub mod job;
 pub mod skeleton;
+pub mod store;
 
 use napi::threadsafe_function::ThreadsafeFunction;
 use napi::Status;

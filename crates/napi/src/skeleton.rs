@@ -2,7 +2,7 @@
 
 use crate::job::{CodedError, Job, CORRUPT_FILE, INVALID_PATH, TASK_NOT_FOUND};
 use crate::{Progress, ProgressFn};
-use napi::bindgen_prelude::{AbortSignal, AsyncTask};
+use napi::bindgen_prelude::AsyncTask;
 use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi_derive::napi;
 use roo_state::scan::ScanError;
@@ -44,19 +44,22 @@ fn task_error(task_dir: &Path, diagnostics: Vec<roo_formats::Diagnostic>) -> Cod
 }
 
 /// Build the `ConversationSkeleton` of one task directory.
-#[napi(ts_return_type = "Promise<ConversationSkeleton>")]
+#[napi(
+    ts_args_type = "taskId: string, taskPath: string, options?: AnalyzeConversationOptions, signal?: AbortSignal",
+    ts_return_type = "Promise<ConversationSkeleton>"
+)]
 pub fn analyze_conversation(
     task_id: String,
     task_path: String,
     options: Option<AnalyzeConversationOptions>,
-    signal: Option<AbortSignal>,
+    signal: Option<crate::job::Signal>,
 ) -> AsyncTask<Job<roo_state::ConversationSkeleton>> {
     let opts = analyze_options(
         options.as_ref().and_then(|o| o.include_sequence),
         options.as_ref().and_then(|o| o.max_content_length),
         true,
     );
-    Job::spawn(signal, move |_| {
+    Job::spawn_checked(signal, move |_| {
         let dir = PathBuf::from(&task_path);
         analyze_task(&task_id, &dir, &opts).map_err(|d| task_error(&dir, d))
     })
@@ -73,7 +76,8 @@ pub struct ScanTasksOptions {
     #[napi(ts_type = "(progress: Progress) => void")]
     pub on_progress: Option<ProgressFn>,
     /// Aborting stops the scan; the promise rejects with code `ABORTED`.
-    pub signal: Option<AbortSignal>,
+    #[napi(ts_type = "AbortSignal")]
+    pub signal: Option<crate::job::Signal>,
     /// Link every skeleton to its parent in the same call (as `reconstructHierarchy` does, without
     /// sending the skeletons back and forth); `metrics` land in `result.hierarchy`.
     pub hierarchy: Option<crate::hierarchy::ReconstructHierarchyOptions>,
@@ -98,7 +102,7 @@ pub fn scan_tasks(
         None => (None, None, None, None, None, None),
     };
     let analyze = analyze_options(include, max, false);
-    Job::spawn(signal, move |cancel| {
+    Job::spawn_checked(signal, move |cancel| {
         let report = |done: usize, total: usize| {
             if let Some(p) = &progress {
                 p.call(

@@ -98,7 +98,13 @@ pub fn list_task_dirs(tasks_dir: &Path) -> Result<(Vec<TaskDir>, Vec<Diagnostic>
             continue;
         }
         let path = entry.path();
-        if path.is_dir() {
+        // The entry's own type saves a stat per task; a symbolic link is followed to see what it is.
+        let is_dir = match entry.file_type() {
+            Ok(t) if t.is_symlink() => path.is_dir(),
+            Ok(t) => t.is_dir(),
+            Err(_) => path.is_dir(),
+        };
+        if is_dir {
             dirs.push((name, path));
         } else {
             diagnostics.push(Diagnostic::new(

@@ -1,0 +1,148 @@
+//! Where exports read skeletons from.
+//!
+//! Everything an export reads goes through [`SkeletonSource`]; [`open_source`] is the one function
+//! that picks the implementation. Today it is [`TasksDirSource`]: one `tasks/` directory, scanned
+//! for headers (then linked with [`reconstruct_hierarchy`]) and read again, one task at a time,
+//! for the full skeletons an export streams out. The skeleton cache can take its place behind the
+//! same trait.
+
+use crate::error::{ExportError, Result};
+use roo_state::hierarchy::{reconstruct_hierarchy, HierarchyOptions};
+use roo_state::skeleton::{analyze_task, AnalyzeOptions, ConversationSkeleton};
+use roo_state::{scan_tasks, ScanOptions};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Environment variable listing the storage directories (the first one's `tasks/` is read when no
+/// `tasksDir` is given).
+pub const STORAGE_ENV: &str = "ROO_STATE_STORAGE";
+
+/// Skeletons for exports.
+pub trait SkeletonSource: Send + Sync {
+    /// Every task's header (no `sequence`), with parents reconstructed.
+    fn headers(&self, cancel: &AtomicBool) -> Result<Vec<ConversationSkeleton>>;
+    /// One task's full skeleton (with `sequence`, content cut as `opts` says).
+    fn full(&self, task_id: &str, opts: &AnalyzeOptions) -> Result<ConversationSkeleton>;
+    /// The directory holding one task's files.
+    fn task_dir(&self, task_id: &str) -> Result<PathBuf>;
+    /// Directories exports must never write into.
+    fn stores(&self) -> Vec<PathBuf>;
+}
+
+/// A `tasks/` directory read directly.
+pub struct TasksDirSource {
+    tasks_dir: PathBuf,
+}
+
+impl TasksDirSource {
+    pub fn new(tasks_dir: impl Into<PathBuf>) -> Result<Self> {
+        let tasks_dir = tasks_dir.into();
+        match std::fs::metadata(&tasks_dir) {
+            Ok(md) if md.is_dir() => Ok(Self { tasks_dir }),
+            Ok(_) => Err(ExportError::InvalidPath(format!(
+                "tasksDir {} is not a directory",
+                tasks_dir.display()
+            ))),
+            Err(e) => Err(ExportError::InvalidPath(format!(
+                "tasksDir {} cannot be read: {e}",
+                tasks_dir.display()
+            ))),
+        }
+    }
+
+    pub fn tasks_dir(&self) -> &Path {
+        &self.tasks_dir
+    }
+}
+
+/// A task id must be one plain directory name.
+pub fn check_task_id(task_id: &str) -> Result<()> {
+    let bad = task_id.trim().is_empty()
+        || task_id == "."
+        || task_id == ".."
+        || task_id.contains(['/', '\\', '\0'])
+        || task_id.starts_with(['.', '_'])
+        || (task_id.len() >= 2 && task_id.as_bytes()[1] == b':');
+    if bad {
+        Err(ExportError::InvalidArgument(format!(
+            "{task_id:?} is not a task id (a task id is the name of one task directory)"
+        )))
+    } else {
+        Ok(())
+    }
+}
+
+impl SkeletonSource for TasksDirSource {
+    fn headers(&self, cancel: &AtomicBool) -> Result<Vec<ConversationSkeleton>> {
+        let opts = ScanOptions {
+            analyze: AnalyzeOptions {
+                include_sequence: false,
+                ..AnalyzeOptions::default()
+            },
+            cancel: Some(cancel),
+            ..ScanOptions::default()
+        };
+        let scan = scan_tasks(&self.tasks_dir, &opts)
+            .map_err(|e| ExportError::InvalidPath(e.to_string()))?;
+        if scan.cancelled || cancel.load(Ordering::Relaxed) {
+            return Err(ExportError::Aborted);
+        }
+        let (skeletons, _) = reconstruct_hierarchy(scan.skeletons, &HierarchyOptions::default());
+        Ok(skeletons)
+    }
+
+    fn full(&self, task_id: &str, opts: &AnalyzeOptions) -> Result<ConversationSkeleton> {
+        let dir = self.task_dir(task_id)?;
+        analyze_task(task_id, &dir, opts).map_err(|diags| {
+            let detail = diags
+                .first()
+                .map(|d| d.message.clone())
+                .unwrap_or_else(|| "it holds no task files".into());
+            ExportError::TaskNotFound {
+                task_id: format!("{task_id} ({detail})"),
+                tasks_dir: self.tasks_dir.clone(),
+            }
+        })
+    }
+
+    fn task_dir(&self, task_id: &str) -> Result<PathBuf> {
+        check_task_id(task_id)?;
+        let dir = self.tasks_dir.join(task_id);
+        if dir.is_dir() {
+            Ok(dir)
+        } else {
+            Err(ExportError::TaskNotFound {
+                task_id: task_id.to_owned(),
+                tasks_dir: self.tasks_dir.clone(),
+            })
+        }
+    }
+
+    fn stores(&self) -> Vec<PathBuf> {
+        let mut v = vec![self.tasks_dir.clone()];
+        // The storage directory around tasks/ belongs to the extension too.
+        if self.tasks_dir.file_name().is_some_and(|n| n == "tasks") {
+            if let Some(p) = self.tasks_dir.parent() {
+                v.push(p.to_path_buf());
+            }
+        }
+        v
+    }
+}
+
+/// The source an export reads: `tasks_dir` when given, else the first directory of
+/// `$ROO_STATE_STORAGE` + `/tasks`.
+pub fn open_source(tasks_dir: Option<&str>) -> Result<Box<dyn SkeletonSource>> {
+    if let Some(d) = tasks_dir.filter(|d| !d.trim().is_empty()) {
+        return Ok(Box::new(TasksDirSource::new(d)?));
+    }
+    let from_env = std::env::var_os(STORAGE_ENV)
+        .and_then(|v| std::env::split_paths(&v).find(|p| !p.as_os_str().is_empty()));
+    match from_env {
+        Some(storage) => Ok(Box::new(TasksDirSource::new(storage.join("tasks"))?)),
+        None => Err(ExportError::InvalidPath(format!(
+            "no task store to read: pass tasksDir (the extension's tasks/ directory) or set \
+             {STORAGE_ENV} to its storage directory"
+        ))),
+    }
+}

@@ -1,0 +1,212 @@
+//! Exports (XML, Markdown, JSON, CSV) and the export configuration.
+
+use crate::job::{CodedError, Job};
+use napi::bindgen_prelude::AsyncTask;
+use napi_derive::napi;
+use roo_export::config::{configure, ConfigAction, ConfigOutcome};
+use roo_export::{
+    ConversationRequest, ExportError, ExportOutcome, JsonVariant, Output, ProjectRequest,
+    TaskXmlRequest,
+};
+
+fn coded(e: ExportError) -> CodedError {
+    CodedError::new(e.code(), e.to_string())
+}
+
+fn output(
+    file_path: Option<String>,
+    overwrite: Option<bool>,
+    output_root: Option<String>,
+    pretty_print: Option<bool>,
+) -> Output {
+    Output {
+        file_path,
+        overwrite,
+        output_root,
+        pretty_print,
+    }
+}
+
+#[napi(object, object_to_js = false)]
+pub struct ExportTaskXmlOptions {
+    pub task_id: String,
+    /// The `tasks/` directory to read (default: `$ROO_STATE_STORAGE`'s first directory + `/tasks`).
+    pub tasks_dir: Option<String>,
+    /// Write here (inside the output root) instead of returning the XML.
+    pub file_path: Option<String>,
+    /// Full message content (default from the configuration: false, a preview).
+    pub include_content: Option<bool>,
+    pub pretty_print: Option<bool>,
+    /// Replace an existing file (default false).
+    pub overwrite: Option<bool>,
+    /// Directory `filePath` must lie in (default: the configured root, else the current directory).
+    pub output_root: Option<String>,
+    #[napi(ts_type = "AbortSignal")]
+    pub signal: Option<crate::job::Signal>,
+}
+
+/// One task as XML (schemas/task.xsd).
+#[napi(ts_return_type = "Promise<ExportResult>")]
+pub fn export_task_xml(options: ExportTaskXmlOptions) -> AsyncTask<Job<ExportOutcome>> {
+    let req = TaskXmlRequest {
+        task_id: options.task_id,
+        tasks_dir: options.tasks_dir,
+        include_content: options.include_content,
+        output: output(
+            options.file_path,
+            options.overwrite,
+            options.output_root,
+            options.pretty_print,
+        ),
+    };
+    Job::spawn_checked(options.signal, move |cancel| {
+        roo_export::export_task_xml(&req, cancel).map_err(coded)
+    })
+}
+
+#[napi(object, object_to_js = false)]
+pub struct ExportConversationOptions {
+    /// The root task of the conversation.
+    pub conversation_id: String,
+    pub tasks_dir: Option<String>,
+    pub file_path: Option<String>,
+    /// Levels of tasks, the root being level 1 (default: the whole tree).
+    pub max_depth: Option<u32>,
+    pub include_content: Option<bool>,
+    pub pretty_print: Option<bool>,
+    pub overwrite: Option<bool>,
+    pub output_root: Option<String>,
+    /// JSON only: `light` (default) or `skeletons`.
+    #[napi(ts_type = "'light' | 'skeletons'")]
+    pub variant: Option<String>,
+    #[napi(ts_type = "AbortSignal")]
+    pub signal: Option<crate::job::Signal>,
+}
+
+fn conversation_request(
+    o: ExportConversationOptions,
+) -> (ConversationRequest, Option<crate::job::Signal>) {
+    (
+        ConversationRequest {
+            conversation_id: o.conversation_id,
+            tasks_dir: o.tasks_dir,
+            max_depth: o.max_depth,
+            include_content: o.include_content,
+            output: output(o.file_path, o.overwrite, o.output_root, o.pretty_print),
+        },
+        o.signal,
+    )
+}
+
+/// A conversation (root task and descendants, nested) as XML (schemas/conversation.xsd).
+#[napi(ts_return_type = "Promise<ExportResult>")]
+pub fn export_conversation_xml(
+    options: ExportConversationOptions,
+) -> AsyncTask<Job<ExportOutcome>> {
+    let (req, signal) = conversation_request(options);
+    Job::spawn_checked(signal, move |cancel| {
+        roo_export::export_conversation_xml(&req, cancel).map_err(coded)
+    })
+}
+
+/// A conversation as Markdown, in the layout of the extension's own task export.
+#[napi(ts_return_type = "Promise<ExportResult>")]
+pub fn export_conversation_markdown(
+    options: ExportConversationOptions,
+) -> AsyncTask<Job<ExportOutcome>> {
+    let (req, signal) = conversation_request(options);
+    Job::spawn_checked(signal, move |cancel| {
+        roo_export::export_conversation_markdown(&req, cancel).map_err(coded)
+    })
+}
+
+/// A conversation as JSON: `light` (the tree with each task's summary) or `skeletons`.
+#[napi(ts_return_type = "Promise<ExportResult>")]
+pub fn export_conversation_json(
+    options: ExportConversationOptions,
+) -> AsyncTask<Job<ExportOutcome>> {
+    let variant = options.variant.clone();
+    let (req, signal) = conversation_request(options);
+    Job::spawn_checked(signal, move |cancel| {
+        let variant = match variant.as_deref() {
+            None | Some("light") => JsonVariant::Light,
+            Some("skeletons") => JsonVariant::Skeletons,
+            Some(other) => {
+                return Err(CodedError::new(
+                    "INVALID_ARGUMENT",
+                    format!("variant {other:?} is not known; use 'light' or 'skeletons'"),
+                ))
+            }
+        };
+        roo_export::export_conversation_json(&req, variant, cancel).map_err(coded)
+    })
+}
+
+#[napi(object, object_to_js = false)]
+pub struct ExportProjectOptions {
+    /// The workspace directory (compared after normalisation: separators, case, trailing `/`).
+    /// Required for XML; for the CSV task list, absent means every task.
+    pub project_path: Option<String>,
+    pub tasks_dir: Option<String>,
+    pub file_path: Option<String>,
+    /// ISO 8601 date or date-time, or `now-7d`.
+    pub start_date: Option<String>,
+    pub end_date: Option<String>,
+    /// A named filter of the export configuration.
+    pub filter: Option<String>,
+    pub pretty_print: Option<bool>,
+    pub overwrite: Option<bool>,
+    pub output_root: Option<String>,
+    #[napi(ts_type = "AbortSignal")]
+    pub signal: Option<crate::job::Signal>,
+}
+
+fn project_request(o: ExportProjectOptions) -> (ProjectRequest, Option<crate::job::Signal>) {
+    (
+        ProjectRequest {
+            project_path: o.project_path,
+            tasks_dir: o.tasks_dir,
+            start_date: o.start_date,
+            end_date: o.end_date,
+            filter: o.filter,
+            output: output(o.file_path, o.overwrite, o.output_root, o.pretty_print),
+        },
+        o.signal,
+    )
+}
+
+/// A project's summary and one entry per conversation as XML (schemas/project.xsd).
+#[napi(ts_return_type = "Promise<ExportResult>")]
+pub fn export_project_xml(options: ExportProjectOptions) -> AsyncTask<Job<ExportOutcome>> {
+    let (req, signal) = project_request(options);
+    Job::spawn_checked(signal, move |cancel| {
+        roo_export::export_project_xml(&req, cancel).map_err(coded)
+    })
+}
+
+/// The task list (of a project, within dates) as CSV.
+#[napi(ts_return_type = "Promise<ExportResult>")]
+pub fn export_task_list_csv(options: ExportProjectOptions) -> AsyncTask<Job<ExportOutcome>> {
+    let (req, signal) = project_request(options);
+    Job::spawn_checked(signal, move |cancel| {
+        roo_export::export_task_list_csv(&req, cancel).map_err(coded)
+    })
+}
+
+#[napi(object, object_to_js = false)]
+pub struct ConfigureXmlExportOptions {
+    #[napi(ts_type = "'get' | 'set' | 'reset'")]
+    pub action: String,
+    /// For `set`: a partial configuration, merged into the current one.
+    #[napi(ts_type = "PartialExportConfig")]
+    pub config: Option<serde_json::Value>,
+}
+
+/// Read, change (deep merge, validated) or reset `xml_export_config.json`.
+#[napi(ts_return_type = "Promise<ConfigureXmlExportResult>")]
+pub fn configure_xml_export(options: ConfigureXmlExportOptions) -> AsyncTask<Job<ConfigOutcome>> {
+    Job::spawn(None, move |_| {
+        let action = ConfigAction::parse(&options.action, options.config).map_err(coded)?;
+        configure(action).map_err(coded)
+    })
+}

@@ -1,0 +1,435 @@
+//! Storage discovery, the skeleton cache and the maintenance tools.
+
+use crate::job::{CodedError, Job, INVALID_ARGUMENT};
+use crate::{Progress, ProgressFn};
+use napi::bindgen_prelude::AsyncTask;
+use napi::threadsafe_function::ThreadsafeFunctionCallMode;
+use napi_derive::napi;
+use roo_store::discover::{discover_storage, DiscoverOptions};
+use roo_store::{HostEnv, StoreError};
+use std::path::PathBuf;
+
+fn coded(e: StoreError) -> CodedError {
+    CodedError::new(e.code(), e.to_string())
+}
+
+fn env() -> HostEnv {
+    HostEnv::current()
+}
+
+/// The tasks folders to work on: `tasksDir`, else `locations`, else every store found.
+fn tasks_dirs(
+    env: &HostEnv,
+    tasks_dir: Option<String>,
+    locations: Option<Vec<serde_json::Value>>,
+) -> Result<Vec<PathBuf>, CodedError> {
+    if let Some(t) = tasks_dir {
+        return Ok(vec![PathBuf::from(t)]);
+    }
+    if let Some(locs) = locations {
+        return locs
+            .into_iter()
+            .map(|l| match l {
+                serde_json::Value::String(s) => Ok(PathBuf::from(s)),
+                serde_json::Value::Object(o) => o
+                    .get("tasksDir")
+                    .and_then(|v| v.as_str())
+                    .map(PathBuf::from)
+                    .ok_or_else(|| {
+                        CodedError::new(
+                            INVALID_ARGUMENT,
+                            "a location must be a tasks folder path or an object with tasksDir (as discoverStorage returns)",
+                        )
+                    }),
+                _ => Err(CodedError::new(
+                    INVALID_ARGUMENT,
+                    "a location must be a tasks folder path or an object with tasksDir",
+                )),
+            })
+            .collect();
+    }
+    Ok(discover_storage(env, &DiscoverOptions::default())
+        .locations
+        .into_iter()
+        .map(|l| PathBuf::from(l.tasks_dir))
+        .collect())
+}
+
+fn progress_fn(progress: Option<ProgressFn>) -> impl Fn(usize, usize) + Sync {
+    move |done: usize, total: usize| {
+        if let Some(p) = &progress {
+            p.call(
+                Progress {
+                    done: done as u32,
+                    total: total as u32,
+                },
+                ThreadsafeFunctionCallMode::NonBlocking,
+            );
+        }
+    }
+}
+
+#[napi(object)]
+pub struct DiscoverStorageOptions {
+    /// More roots to look at: storage folders, tasks folders or globalStorage folders.
+    pub extra_roots: Option<Vec<String>>,
+    /// Measure each location's size (walks every file; default true).
+    pub measure_size: Option<bool>,
+}
+
+/// Every task store on this machine: Roo Code, Zoo Code, Cline and Kilo Code under every editor
+/// build, server installs, custom storage paths, `ROO_STATE_STORAGE` and `extraRoots`.
+#[napi(
+    js_name = "discoverStorage",
+    ts_return_type = "Promise<StorageDiscovery>"
+)]
+pub fn discover_storage_locations(
+    options: Option<DiscoverStorageOptions>,
+) -> AsyncTask<Job<roo_store::discover::Discovery>> {
+    let opts = DiscoverOptions {
+        extra_roots: options
+            .as_ref()
+            .and_then(|o| o.extra_roots.clone())
+            .unwrap_or_default()
+            .into_iter()
+            .map(PathBuf::from)
+            .collect(),
+        measure_size: options
+            .as_ref()
+            .and_then(|o| o.measure_size)
+            .unwrap_or(true),
+    };
+    Job::spawn(None, move |_| Ok(discover_storage(&env(), &opts)))
+}
+
+#[napi(object, object_to_js = false)]
+pub struct BuildSkeletonCacheOptions {
+    /// Stores to cache: tasks folder paths or locations from discoverStorage (default: every store found).
+    #[napi(ts_type = "Array<string | { tasksDir: string }>")]
+    pub locations: Option<Vec<serde_json::Value>>,
+    /// One tasks folder (instead of `locations`).
+    pub tasks_dir: Option<String>,
+    /// Our cache directory (default: `ROO_STATE_CACHE_DIR`, else the platform cache dir + `roo-state-core`).
+    pub cache_dir: Option<String>,
+    /// Only tasks of this workspace are parsed again (new tasks always are).
+    pub workspace_filter: Option<String>,
+    /// Parse every task again.
+    pub force_rebuild: Option<bool>,
+    #[napi(ts_type = "(progress: Progress) => void")]
+    pub on_progress: Option<ProgressFn>,
+    #[napi(ts_type = "AbortSignal")]
+    pub signal: Option<crate::job::Signal>,
+}
+
+/// Build or refresh the skeleton cache: only tasks whose files changed are parsed, entries of
+/// deleted tasks are dropped, the hierarchy runs over each store.
+#[napi(ts_return_type = "Promise<BuildCacheReport>")]
+pub fn build_skeleton_cache(
+    options: Option<BuildSkeletonCacheOptions>,
+) -> AsyncTask<Job<roo_store::cache::BuildReport>> {
+    let (locations, tasks_dir, cache_dir, filter, force, progress, signal) = match options {
+        Some(o) => (
+            o.locations,
+            o.tasks_dir,
+            o.cache_dir,
+            o.workspace_filter,
+            o.force_rebuild.unwrap_or(false),
+            o.on_progress,
+            o.signal,
+        ),
+        None => (None, None, None, None, false, None, None),
+    };
+    Job::spawn_checked(signal, move |cancel| {
+        let env = env();
+        let dirs = tasks_dirs(&env, tasks_dir, locations)?;
+        let report = progress_fn(progress);
+        let opts = roo_store::cache::BuildOptions {
+            workspace_filter: filter,
+            force_rebuild: force,
+            on_progress: Some(&report),
+            cancel: Some(cancel),
+            ..roo_store::cache::BuildOptions::new(
+                env.cache_root(cache_dir.as_deref().map(std::path::Path::new)),
+            )
+        };
+        roo_store::cache::build_skeleton_cache(&dirs, &opts).map_err(coded)
+    })
+}
+
+#[napi(object, object_to_js = false)]
+pub struct LoadSkeletonsOptions {
+    /// Only tasks of this workspace (compared after normalisation).
+    pub workspace: Option<String>,
+    /// Serve this store only.
+    pub tasks_dir: Option<String>,
+    #[napi(ts_type = "Array<string | { tasksDir: string }>")]
+    pub locations: Option<Vec<serde_json::Value>>,
+    pub cache_dir: Option<String>,
+}
+
+/// Skeleton headers served from the cache (every cached store unless `tasksDir`/`locations`),
+/// with the parents the hierarchy gave them. Reads no task file.
+#[napi(ts_return_type = "Promise<LoadedSkeletons>")]
+pub fn load_skeletons(
+    options: Option<LoadSkeletonsOptions>,
+) -> AsyncTask<Job<roo_store::cache::Loaded>> {
+    let (workspace, tasks_dir, locations, cache_dir) = match options {
+        Some(o) => (o.workspace, o.tasks_dir, o.locations, o.cache_dir),
+        None => (None, None, None, None),
+    };
+    Job::spawn(None, move |_| {
+        let env = env();
+        let root = env.cache_root(cache_dir.as_deref().map(std::path::Path::new));
+        let dirs = if tasks_dir.is_some() || locations.is_some() {
+            Some(tasks_dirs(&env, tasks_dir, locations)?)
+        } else {
+            None
+        };
+        Ok(roo_store::cache::load_skeletons(
+            &root,
+            dirs.as_deref(),
+            workspace.as_deref(),
+        ))
+    })
+}
+
+#[napi(object)]
+pub struct DiagnoseRooStateOptions {
+    /// Diagnose this tasks folder (default: every store found).
+    pub tasks_dir: Option<String>,
+    pub cache_dir: Option<String>,
+    /// How many recent tasks to check (default 10).
+    pub recent: Option<u32>,
+}
+
+/// A health report per store: files, sizes (conversations, checkpoints, other), the editor's
+/// state.vscdb (read-only), our cache, and an overall OK | WARNING | ERROR with reasons.
+#[napi(ts_return_type = "Promise<DiagnoseReport>")]
+pub fn diagnose_roo_state(
+    options: Option<DiagnoseRooStateOptions>,
+) -> AsyncTask<Job<roo_store::diagnose::DiagnoseReport>> {
+    Job::spawn(None, move |_| {
+        let env = env();
+        let root = env.cache_root(
+            options
+                .as_ref()
+                .and_then(|o| o.cache_dir.as_deref())
+                .map(std::path::Path::new),
+        );
+        let targets: Vec<roo_store::diagnose::Target> =
+            match options.as_ref().and_then(|o| o.tasks_dir.clone()) {
+                Some(t) => vec![roo_store::diagnose::Target::from_tasks_dir(
+                    std::path::Path::new(&t),
+                )],
+                None => discover_storage(&env, &DiscoverOptions::default())
+                    .locations
+                    .into_iter()
+                    .map(|l| roo_store::diagnose::Target {
+                        tasks_dir: PathBuf::from(&l.tasks_dir),
+                        host: l
+                            .host
+                            .as_deref()
+                            .and_then(roo_store::discover::host_by_name),
+                        editor: l.editor,
+                        state_db: l.state_db.map(PathBuf::from),
+                    })
+                    .collect(),
+            };
+        let mut opts = roo_store::diagnose::DiagnoseOptions::new(root);
+        if let Some(n) = options.as_ref().and_then(|o| o.recent) {
+            opts.recent = n as usize;
+        }
+        Ok(roo_store::diagnose::diagnose(&targets, &opts))
+    })
+}
+
+#[napi(object, object_to_js = false)]
+pub struct RebuildRooStateOptions {
+    /// A tasks folder to scan instead of the store's own (e.g. a backup put back in place).
+    pub source: Option<String>,
+    /// The store's tasks folder (default: the only store found).
+    pub tasks_dir: Option<String>,
+    pub cache_dir: Option<String>,
+    /// Also write the extension's tasks/_index.json and missing history_item.json files.
+    pub regenerate_extension_index: Option<bool>,
+    /// Default true: report only.
+    pub dry_run: Option<bool>,
+    #[napi(ts_type = "(progress: Progress) => void")]
+    pub on_progress: Option<ProgressFn>,
+    #[napi(ts_type = "AbortSignal")]
+    pub signal: Option<crate::job::Signal>,
+}
+
+/// Scan the task folders, wipe and rebuild our cache, and report tasks, workspaces, roots and
+/// orphans; with `regenerateExtensionIndex`, also write the extension's own history index so it
+/// lists the tasks again after a state.vscdb loss (every replaced file is backed up).
+#[napi(ts_return_type = "Promise<RebuildReport>")]
+pub fn rebuild_roo_state_from_tasks(
+    options: Option<RebuildRooStateOptions>,
+) -> AsyncTask<Job<roo_store::rebuild::RebuildReport>> {
+    let (source, tasks_dir, cache_dir, regen, dry, progress, signal) = match options {
+        Some(o) => (
+            o.source,
+            o.tasks_dir,
+            o.cache_dir,
+            o.regenerate_extension_index.unwrap_or(false),
+            o.dry_run.unwrap_or(true),
+            o.on_progress,
+            o.signal,
+        ),
+        None => (None, None, None, false, true, None, None),
+    };
+    Job::spawn_checked(signal, move |cancel| {
+        let env = env();
+        let dir = match source.or(tasks_dir) {
+            Some(d) => PathBuf::from(d),
+            None => {
+                let found = discover_storage(&env, &DiscoverOptions::default()).locations;
+                match found.as_slice() {
+                    [one] => PathBuf::from(&one.tasks_dir),
+                    [] => {
+                        return Err(CodedError::new(
+                            "INVALID_PATH",
+                            "no task store was found; pass tasksDir or source",
+                        ))
+                    }
+                    many => {
+                        return Err(CodedError::new(
+                            INVALID_ARGUMENT,
+                            format!(
+                                "{} task stores were found ({}); pass tasksDir to choose one",
+                                many.len(),
+                                many.iter()
+                                    .map(|l| l.tasks_dir.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        ))
+                    }
+                }
+            }
+        };
+        let report = progress_fn(progress);
+        let opts = roo_store::rebuild::RebuildOptions {
+            tasks_dir: dir,
+            cache_root: env.cache_root(cache_dir.as_deref().map(std::path::Path::new)),
+            regenerate_extension_index: regen,
+            dry_run: dry,
+            on_progress: Some(&report),
+            cancel: Some(cancel),
+            now_ms: roo_store::fsutil::now_ms(),
+        };
+        roo_store::rebuild::rebuild_from_tasks(&opts).map_err(coded)
+    })
+}
+
+#[napi(object, object_to_js = false)]
+pub struct CleanupCheckpointsOptions {
+    /// Default: every store found.
+    pub tasks_dir: Option<String>,
+    /// Only tasks inactive for longer than this (default 30; 0 = any age).
+    pub older_than_days: Option<f64>,
+    /// Never touch the N most recently active tasks (default 10).
+    pub keep_last: Option<u32>,
+    /// Only tasks that finished.
+    pub completed_only: Option<bool>,
+    /// Also remove files that are neither conversation nor checkpoint data (default false).
+    pub include_other: Option<bool>,
+    /// Default true: report what would be freed.
+    pub dry_run: Option<bool>,
+    #[napi(ts_type = "AbortSignal")]
+    pub signal: Option<crate::job::Signal>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CleanupSummary {
+    dry_run: bool,
+    tasks_affected: u32,
+    files: u64,
+    bytes: u64,
+    stores: Vec<roo_store::cleanup::CleanupReport>,
+}
+
+/// Remove obsolete checkpoint data (the checkpoints/ shadow repositories). Conversation files
+/// are never touched. Dry run by default.
+#[napi(ts_return_type = "Promise<CleanupSummary>")]
+pub fn cleanup_obsolete_checkpoints(
+    options: Option<CleanupCheckpointsOptions>,
+) -> AsyncTask<Job<CleanupSummary>> {
+    let (tasks_dir, older, keep, completed, other, dry, signal) = match options {
+        Some(o) => (
+            o.tasks_dir,
+            o.older_than_days,
+            o.keep_last,
+            o.completed_only,
+            o.include_other,
+            o.dry_run,
+            o.signal,
+        ),
+        None => (None, None, None, None, None, None, None),
+    };
+    Job::spawn_checked(signal, move |cancel| {
+        let env = env();
+        let dirs = tasks_dirs(&env, tasks_dir, None)?;
+        let opts = roo_store::cleanup::CleanupOptions {
+            older_than_days: match older {
+                Some(d) if d <= 0.0 => None,
+                Some(d) => Some(d),
+                None => Some(30.0),
+            },
+            keep_last: keep.map_or(10, |k| k as usize),
+            completed_only: completed.unwrap_or(false),
+            include_other: other.unwrap_or(false),
+            dry_run: dry.unwrap_or(true),
+            now_ms: roo_store::fsutil::now_ms(),
+        };
+        let mut summary = CleanupSummary {
+            dry_run: opts.dry_run,
+            tasks_affected: 0,
+            files: 0,
+            bytes: 0,
+            stores: Vec::new(),
+        };
+        for d in &dirs {
+            let r = roo_store::cleanup::cleanup_obsolete_checkpoints(d, &opts, Some(cancel))
+                .map_err(coded)?;
+            summary.tasks_affected += r.tasks_affected;
+            summary.files += r.files;
+            summary.bytes += r.bytes;
+            summary.stores.push(r);
+        }
+        Ok(summary)
+    })
+}
+
+#[napi(object)]
+pub struct MigrateTasksDirOptions {
+    /// Report what would happen; write nothing (default false).
+    pub dry_run: Option<bool>,
+    /// Copy and verify even when a rename would do.
+    pub force_copy: Option<bool>,
+}
+
+/// Move a tasks folder: rename on the same device, else copy, verify (size + hash), swap, remove.
+/// Idempotent; a marker is written when done; an interruption at any step leaves a complete copy.
+#[napi(ts_return_type = "Promise<MigrateReport>")]
+pub fn migrate_tasks_dir(
+    from: String,
+    to: String,
+    options: Option<MigrateTasksDirOptions>,
+) -> AsyncTask<Job<roo_store::migrate::MigrateReport>> {
+    let opts = roo_store::migrate::MigrateOptions {
+        dry_run: options.as_ref().and_then(|o| o.dry_run).unwrap_or(false),
+        force_copy: options.as_ref().and_then(|o| o.force_copy).unwrap_or(false),
+        fail_at: None,
+    };
+    Job::spawn(None, move |_| {
+        roo_store::migrate::migrate_tasks_dir(
+            std::path::Path::new(&from),
+            std::path::Path::new(&to),
+            &opts,
+        )
+        .map_err(coded)
+    })
+}

@@ -1,0 +1,479 @@
+//! A health report of each task store: files, sizes, the editor's `state.vscdb` and our cache.
+//! Reads only.
+
+use crate::cache::{self, task_sig, CacheStatus};
+use crate::cleanup::{classify, FileClass};
+use crate::discover::{self, Host};
+use crate::fsutil;
+use crate::vscdb::{self, StateDbReport};
+use rayon::prelude::*;
+use roo_formats::diag::Severity;
+use roo_formats::read::names;
+use serde::Serialize;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// `OK`, `WARNING` or `ERROR`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    Ok,
+    Warning,
+    Error,
+}
+
+/// One reason behind a status.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reason {
+    pub status: Status,
+    pub message: String,
+}
+
+/// One task file of a recent task.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileCheck {
+    pub name: String,
+    pub exists: bool,
+    /// Read without an error-level problem.
+    pub parses: bool,
+    pub bytes: u64,
+    /// Problems reported by the reader (any level).
+    pub problems: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_problem: Option<String>,
+}
+
+/// Structure of one of the most recent tasks.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecentTask {
+    pub task_id: String,
+    /// ms since the epoch (newest task file).
+    pub last_modified: i64,
+    pub files: Vec<FileCheck>,
+    /// A conversation file exists and every existing file parses.
+    pub ok: bool,
+}
+
+/// Bytes and files under `tasks/`, by kind.
+#[derive(Debug, Clone, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct SizeSplit {
+    pub total_bytes: u64,
+    pub conversation_bytes: u64,
+    pub conversation_files: u64,
+    pub checkpoint_bytes: u64,
+    pub checkpoint_files: u64,
+    pub other_bytes: u64,
+    pub other_files: u64,
+    /// `<storage>/checkpoints/` (per-workspace repositories of extension versions before 3.8),
+    /// not included in the figures above.
+    pub legacy_checkpoint_bytes: u64,
+}
+
+/// The report of one location.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LocationReport {
+    pub tasks_dir: String,
+    pub host: Option<String>,
+    pub editor: Option<String>,
+    pub exists: bool,
+    pub readable: bool,
+    pub task_count: u32,
+    pub recent_tasks: Vec<RecentTask>,
+    pub sizes: SizeSplit,
+    /// `tasks/_index.json`: entries, or `None` when absent or unreadable.
+    pub history_index_entries: Option<u32>,
+    pub state_db: Option<StateDbReport>,
+    pub cache: CacheStatus,
+    pub status: Status,
+    pub reasons: Vec<Reason>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiagnoseReport {
+    pub status: Status,
+    pub reasons: Vec<Reason>,
+    pub generated_at: String,
+    pub cache_root: String,
+    pub locations: Vec<LocationReport>,
+}
+
+/// A store to diagnose.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub tasks_dir: PathBuf,
+    pub host: Option<&'static Host>,
+    pub editor: Option<String>,
+    pub state_db: Option<PathBuf>,
+}
+
+impl Target {
+    /// A target from a tasks folder alone: the host from the path, `state.vscdb` two levels up
+    /// (`globalStorage/state.vscdb` beside the extension's folder).
+    pub fn from_tasks_dir(tasks_dir: &Path) -> Target {
+        let state_db = tasks_dir
+            .parent()
+            .and_then(Path::parent)
+            .map(|g| g.join("state.vscdb"))
+            .filter(|p| p.is_file());
+        Target {
+            tasks_dir: tasks_dir.to_path_buf(),
+            host: discover::host_of_path(tasks_dir),
+            editor: None,
+            state_db,
+        }
+    }
+}
+
+/// Settings of the judgement.
+#[derive(Debug, Clone)]
+pub struct DiagnoseOptions {
+    pub cache_root: PathBuf,
+    /// Recent tasks whose structure is checked.
+    pub recent: usize,
+    /// Above this many bytes of the extension's keys in `state.vscdb`, warn.
+    pub state_warn_bytes: u64,
+}
+
+impl DiagnoseOptions {
+    pub fn new(cache_root: impl Into<PathBuf>) -> Self {
+        DiagnoseOptions {
+            cache_root: cache_root.into(),
+            recent: 10,
+            state_warn_bytes: 1 << 20,
+        }
+    }
+}
+
+/// Diagnose every target.
+pub fn diagnose(targets: &[Target], opts: &DiagnoseOptions) -> DiagnoseReport {
+    let locations: Vec<LocationReport> = targets.iter().map(|t| diagnose_one(t, opts)).collect();
+    let mut reasons = Vec::new();
+    if locations.is_empty() {
+        reasons.push(Reason {
+            status: Status::Error,
+            message: "no task store was found; pass tasksDir, set ROO_STATE_STORAGE, or check that the extension has created tasks".into(),
+        });
+    }
+    for l in &locations {
+        for r in &l.reasons {
+            if r.status > Status::Ok {
+                reasons.push(Reason {
+                    status: r.status,
+                    message: format!("{}: {}", l.tasks_dir, r.message),
+                });
+            }
+        }
+    }
+    let status = reasons.iter().map(|r| r.status).max().unwrap_or(Status::Ok);
+    DiagnoseReport {
+        status,
+        reasons,
+        generated_at: roo_state::time::iso_from_ms(fsutil::now_ms()),
+        cache_root: opts.cache_root.display().to_string(),
+        locations,
+    }
+}
+
+fn check_file(dir: &Path, name: &str) -> FileCheck {
+    let path = dir.join(name);
+    let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+    let exists = path.is_file();
+    let mut c = FileCheck {
+        name: name.to_owned(),
+        exists,
+        parses: false,
+        bytes,
+        problems: 0,
+        first_problem: None,
+    };
+    if !exists {
+        return c;
+    }
+    let diags = match name {
+        names::UI_MESSAGES | names::CLAUDE_MESSAGES => {
+            roo_formats::for_each_ui_message(&path, |_, _| {}).diagnostics
+        }
+        names::API_HISTORY => {
+            roo_formats::for_each_api_message(&path, |_, _| {})
+                .0
+                .diagnostics
+        }
+        names::HISTORY_ITEM => roo_formats::read_history_item(&path).diagnostics,
+        _ => roo_formats::read_task_metadata(&path).diagnostics,
+    };
+    c.problems = diags.len() as u32;
+    c.parses = !diags.iter().any(|d| d.severity == Severity::Error);
+    c.first_problem = diags.iter().max_by_key(|d| d.severity).map(|d| {
+        format!(
+            "{}{}: {}",
+            if d.path.is_empty() { "" } else { "at " },
+            d.path,
+            d.message
+        )
+    });
+    c
+}
+
+fn diagnose_one(t: &Target, opts: &DiagnoseOptions) -> LocationReport {
+    let mut reasons: Vec<Reason> = Vec::new();
+    let mut push = |status: Status, message: String| reasons.push(Reason { status, message });
+    let exists = t.tasks_dir.is_dir();
+    let listing = roo_state::scan::list_task_dirs(&t.tasks_dir);
+    let readable = listing.is_ok();
+    let dirs = listing.map(|(d, _)| d).unwrap_or_default();
+    if !exists {
+        push(Status::Error, "the tasks folder does not exist".into());
+    } else if !readable {
+        push(
+            Status::Error,
+            "the tasks folder cannot be read (permissions?)".into(),
+        );
+    }
+
+    // Sizes, by kind, and the newest file time of each task.
+    let per_task: Vec<(SizeSplit, i64)> = dirs
+        .par_iter()
+        .map(|(_, dir)| {
+            let mut s = SizeSplit::default();
+            for e in walkdir::WalkDir::new(dir)
+                .follow_links(false)
+                .into_iter()
+                .flatten()
+            {
+                if e.file_type().is_dir() {
+                    continue;
+                }
+                let len = e.metadata().map_or(0, |m| m.len());
+                let rel = e.path().strip_prefix(dir).unwrap_or(e.path());
+                s.total_bytes += len;
+                match classify(rel) {
+                    FileClass::Conversation => {
+                        s.conversation_bytes += len;
+                        s.conversation_files += 1;
+                    }
+                    FileClass::Checkpoint => {
+                        s.checkpoint_bytes += len;
+                        s.checkpoint_files += 1;
+                    }
+                    FileClass::Other => {
+                        s.other_bytes += len;
+                        s.other_files += 1;
+                    }
+                }
+            }
+            let newest = task_sig(dir)
+                .iter()
+                .flatten()
+                .map(|(_, ns)| ns / 1_000_000)
+                .max()
+                .unwrap_or(0);
+            (s, newest)
+        })
+        .collect();
+    let mut sizes = SizeSplit::default();
+    for (s, _) in &per_task {
+        sizes.total_bytes += s.total_bytes;
+        sizes.conversation_bytes += s.conversation_bytes;
+        sizes.conversation_files += s.conversation_files;
+        sizes.checkpoint_bytes += s.checkpoint_bytes;
+        sizes.checkpoint_files += s.checkpoint_files;
+        sizes.other_bytes += s.other_bytes;
+        sizes.other_files += s.other_files;
+    }
+    if let Some(base) = t.tasks_dir.parent() {
+        let legacy = base.join("checkpoints");
+        if legacy.is_dir() {
+            sizes.legacy_checkpoint_bytes = fsutil::tree_size(&legacy).1;
+        }
+    }
+    if sizes.checkpoint_bytes > (1 << 30) && sizes.checkpoint_bytes * 2 > sizes.total_bytes {
+        push(
+            Status::Warning,
+            format!(
+                "checkpoints take {:.1} GiB of {:.1} GiB; cleanupObsoleteCheckpoints can free them without touching conversations",
+                sizes.checkpoint_bytes as f64 / (1u64 << 30) as f64,
+                sizes.total_bytes as f64 / (1u64 << 30) as f64
+            ),
+        );
+    }
+
+    // The most recent tasks.
+    let mut order: Vec<usize> = (0..dirs.len()).collect();
+    order.sort_by(|&a, &b| {
+        per_task[b]
+            .1
+            .cmp(&per_task[a].1)
+            .then_with(|| dirs[a].0.cmp(&dirs[b].0))
+    });
+    let recent_tasks: Vec<RecentTask> = order
+        .iter()
+        .take(opts.recent)
+        .map(|&i| {
+            let (id, dir) = &dirs[i];
+            let ui_name = if dir.join(names::UI_MESSAGES).exists()
+                || !dir.join(names::CLAUDE_MESSAGES).exists()
+            {
+                names::UI_MESSAGES
+            } else {
+                names::CLAUDE_MESSAGES
+            };
+            let files: Vec<FileCheck> = [
+                ui_name,
+                names::API_HISTORY,
+                names::HISTORY_ITEM,
+                names::TASK_METADATA,
+            ]
+            .iter()
+            .map(|n| check_file(dir, n))
+            .collect();
+            let has_conversation = files.iter().take(2).any(|f| f.exists);
+            let ok = has_conversation && files.iter().all(|f| !f.exists || f.parses);
+            RecentTask {
+                task_id: id.clone(),
+                last_modified: per_task[i].1,
+                files,
+                ok,
+            }
+        })
+        .collect();
+    for r in recent_tasks.iter().filter(|r| !r.ok) {
+        let what = r
+            .files
+            .iter()
+            .filter(|f| f.exists && !f.parses)
+            .map(|f| {
+                format!(
+                    "{} ({})",
+                    f.name,
+                    f.first_problem.clone().unwrap_or_default()
+                )
+            })
+            .collect::<Vec<_>>();
+        let msg = if what.is_empty() {
+            format!(
+                "recent task {} has neither ui_messages.json nor api_conversation_history.json",
+                r.task_id
+            )
+        } else {
+            format!(
+                "recent task {} has files that do not parse: {}",
+                r.task_id,
+                what.join("; ")
+            )
+        };
+        push(Status::Warning, msg);
+    }
+
+    // The extension's history index.
+    let index_path = t.tasks_dir.join(names::HISTORY_INDEX);
+    let history_index_entries = if index_path.is_file() {
+        let r = roo_formats::read_history_index(&index_path);
+        match r.value {
+            Some(ix) => {
+                let n = ix.entries.len() as u32;
+                if (n as usize) < dirs.len() {
+                    push(
+                        Status::Warning,
+                        format!(
+                            "tasks/_index.json lists {n} of {} task folders; the extension adds the others when it reconciles, or run rebuildRooStateFromTasks with regenerateExtensionIndex",
+                            dirs.len()
+                        ),
+                    );
+                }
+                Some(n)
+            }
+            None => {
+                push(Status::Warning, "tasks/_index.json cannot be read; the extension will rebuild it from history_item.json files".into());
+                None
+            }
+        }
+    } else {
+        None
+    };
+
+    // state.vscdb.
+    let disk_ids: HashSet<String> = dirs.iter().map(|(id, _)| id.clone()).collect();
+    let host = t.host.or_else(|| discover::host_of_path(&t.tasks_dir));
+    let state_db = match (&t.state_db, host) {
+        (Some(db), Some(h)) => Some(vscdb::read_state_db(db, h, &disk_ids)),
+        _ => None,
+    };
+    if let Some(db) = &state_db {
+        if let Some(e) = &db.error {
+            push(Status::Warning, format!("state.vscdb: {e}"));
+        }
+        if db.extension_bytes > opts.state_warn_bytes {
+            push(
+                Status::Warning,
+                format!(
+                    "the extension keeps {:.1} MiB in state.vscdb; editors warn about large extension state and slow down",
+                    db.extension_bytes as f64 / (1u64 << 20) as f64
+                ),
+            );
+        }
+        if let Some(th) = &db.task_history {
+            if th.only_on_disk > 0 && history_index_entries.is_none() {
+                push(
+                    Status::Warning,
+                    format!(
+                        "{} task folder(s) are missing from the extension's task history in state.vscdb, so it does not list them; rebuildRooStateFromTasks with regenerateExtensionIndex writes an index the extension reads",
+                        th.only_on_disk
+                    ),
+                );
+            }
+        }
+    }
+
+    // Our cache.
+    let cache = cache::cache_status(&opts.cache_root, &t.tasks_dir);
+    if exists && readable {
+        if !cache.exists {
+            push(
+                Status::Warning,
+                "no skeleton cache yet; run buildSkeletonCache".into(),
+            );
+        } else if let Some(u) = &cache.unusable {
+            push(
+                Status::Warning,
+                format!("the skeleton cache cannot be used: {u}"),
+            );
+        } else if cache.stale + cache.missing + cache.removed > 0 {
+            push(
+                Status::Warning,
+                format!(
+                    "the skeleton cache is behind: {} changed, {} new, {} deleted task(s); buildSkeletonCache refreshes only those",
+                    cache.stale, cache.missing, cache.removed
+                ),
+            );
+        }
+    }
+    if reasons.is_empty() {
+        reasons.push(Reason {
+            status: Status::Ok,
+            message: format!("{} task(s), all checks passed", dirs.len()),
+        });
+    }
+    let status = reasons.iter().map(|r| r.status).max().unwrap_or(Status::Ok);
+    LocationReport {
+        tasks_dir: t.tasks_dir.display().to_string(),
+        host: host.map(|h| h.id.to_owned()),
+        editor: t.editor.clone(),
+        exists,
+        readable,
+        task_count: dirs.len() as u32,
+        recent_tasks,
+        sizes,
+        history_index_entries,
+        state_db,
+        cache,
+        status,
+        reasons,
+    }
+}

@@ -1,0 +1,179 @@
+//! File-system helpers: atomic writes, backups, signatures, tree sizes and hashes.
+
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// `2025-09-17T13:11:01.175Z` → `20250917T131101175Z`: a sortable stamp usable in file names.
+pub fn file_stamp(ms: i64) -> String {
+    roo_state::time::iso_from_ms(ms)
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect()
+}
+
+/// Size and modification time (ns since the epoch) of a regular file; `None` when it is missing
+/// or not a file.
+pub type FileSig = Option<(u64, i64)>;
+
+pub fn file_sig(path: &Path) -> FileSig {
+    let md = fs::metadata(path).ok()?;
+    if !md.is_file() {
+        return None;
+    }
+    Some((md.len(), mtime_ns(&md)))
+}
+
+pub fn mtime_ns(md: &fs::Metadata) -> i64 {
+    md.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos().min(i64::MAX as u128) as i64)
+}
+
+pub fn mtime_ms(md: &fs::Metadata) -> i64 {
+    mtime_ns(md) / 1_000_000
+}
+
+/// Write `bytes` to `path` through a temporary file in the same directory and a rename, so a
+/// reader sees the old content or the new one, never a mix. The directory is created if needed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, bytes, true)
+}
+
+/// [`write_atomic`]; `durable: false` skips the flush to disk before the rename (for our own
+/// cache, where a file damaged by a power cut is detected and rebuilt).
+pub fn write_atomic_with(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".into());
+    let tmp = dir.join(format!(
+        ".{name}.tmp-{}-{}",
+        std::process::id(),
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ));
+    let result = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        if durable {
+            f.sync_all()?;
+        }
+        drop(f);
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// A free backup name beside `path`: `<name>.bak-<stamp>` (then `-2`, `-3`, … if taken).
+pub fn backup_path(path: &Path, stamp: &str) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let first = path.with_file_name(format!("{name}.bak-{stamp}"));
+    if !first.exists() {
+        return first;
+    }
+    (2..)
+        .map(|i| path.with_file_name(format!("{name}.bak-{stamp}-{i}")))
+        .find(|p| !p.exists())
+        .unwrap_or(first)
+}
+
+/// Copy `path` to a fresh backup beside it (see [`backup_path`]); returns the backup's path.
+pub fn backup_file(path: &Path, stamp: &str) -> io::Result<PathBuf> {
+    let dest = backup_path(path, stamp);
+    fs::copy(path, &dest)?;
+    Ok(dest)
+}
+
+/// Files and bytes under `root` (symbolic links are counted as links, never followed).
+pub fn tree_size(root: &Path) -> (u64, u64) {
+    let mut files = 0u64;
+    let mut bytes = 0u64;
+    for entry in walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .into_iter()
+        .flatten()
+    {
+        if entry.file_type().is_file() {
+            files += 1;
+            bytes += entry.metadata().map_or(0, |m| m.len());
+        }
+    }
+    (files, bytes)
+}
+
+/// Size and xxh3-64 hash of a file's content.
+pub fn hash_file(path: &Path) -> io::Result<(u64, u64)> {
+    let mut f = fs::File::open(path)?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut size = 0u64;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        size += n as u64;
+        hasher.update(&buf[..n]);
+    }
+    Ok((size, hasher.digest()))
+}
+
+/// A stable short key for a path (cache directory names).
+pub fn path_key(path: &Path) -> String {
+    format!(
+        "{:016x}",
+        xxhash_rust::xxh3::xxh3_64(path.to_string_lossy().as_bytes())
+    )
+}
+
+/// `path` made absolute and canonical when possible (symbolic links resolved), else absolute.
+pub fn canonical(path: &Path) -> PathBuf {
+    if let Ok(p) = fs::canonicalize(path) {
+        return strip_verbatim(p);
+    }
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    }
+}
+
+/// Windows' `\\?\C:\…` → `C:\…` (canonicalize adds the prefix; people never write it).
+fn strip_verbatim(p: PathBuf) -> PathBuf {
+    let s = p.to_string_lossy();
+    if let Some(rest) = s.strip_prefix(r"\\?\") {
+        if !rest.starts_with("UNC") {
+            return PathBuf::from(rest.to_owned());
+        }
+    }
+    p
+}
+
+/// True when `inner` is `outer` or lies under it (both canonicalised first).
+pub fn is_within(inner: &Path, outer: &Path) -> bool {
+    canonical(inner).starts_with(canonical(outer))
+}

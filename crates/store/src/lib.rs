@@ -1,0 +1,96 @@
+//! Task stores on this machine and what is kept beside them.
+//!
+//! - [`discover`]: every task store of Roo Code, Zoo Code, Cline and Kilo Code for every editor
+//!   build, desktop or server side, custom storage paths and the `ROO_STATE_STORAGE` override.
+//! - [`cache`]: the incremental skeleton cache, in our own cache directory. A task is parsed again
+//!   only when the size or modification time of one of its source files changed.
+//! - [`diagnose`], [`rebuild`], [`cleanup`], [`migrate`]: the maintenance tools. Every one that
+//!   writes into an extension's folder has a dry run, backs up what it replaces and renames
+//!   atomically; conversation files are never removed.
+//!
+//! Functions take the home directory, platform and environment as a [`HostEnv`] value so that
+//! tests can run them against a fake home of any operating system.
+
+pub mod cache;
+pub mod cleanup;
+pub mod diagnose;
+pub mod discover;
+pub mod env;
+pub mod fsutil;
+pub mod history_gen;
+pub mod jsjson;
+pub mod lock;
+pub mod migrate;
+pub mod rebuild;
+pub mod vscdb;
+
+pub use env::{HostEnv, Platform};
+
+use std::path::PathBuf;
+
+/// Errors of this crate. [`StoreError::code`] gives the stable code the binding hands to JS.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path} does not exist")]
+    NotFound { path: PathBuf },
+    #[error("{0}")]
+    InvalidPath(String),
+    #[error("{0}")]
+    InvalidArgument(String),
+    #[error("{action} {path} failed: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the cache at {path} is locked by another process and was not released within {waited_ms} ms; try again when the other build has finished")]
+    Locked { path: PathBuf, waited_ms: u64 },
+    #[error("the operation was aborted")]
+    Aborted,
+    #[error("the destination {path} already holds files that are not a finished migration of this source; choose an empty or new folder")]
+    DestinationNotEmpty { path: PathBuf },
+    #[error(
+        "the copy of {path} does not match its source ({detail}); the source was left untouched"
+    )]
+    VerifyFailed { path: PathBuf, detail: String },
+    #[error("{0}")]
+    Sqlite(String),
+    /// A failure injected by a test at a named step of a maintenance operation.
+    #[error("failure injected at step {0}")]
+    Injected(String),
+}
+
+impl StoreError {
+    /// Stable code for JavaScript callers.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::NotFound { .. } | StoreError::InvalidPath(_) => "INVALID_PATH",
+            StoreError::InvalidArgument(_) => "INVALID_ARGUMENT",
+            StoreError::Io { .. } => "IO_ERROR",
+            StoreError::Locked { .. } => "CACHE_LOCKED",
+            StoreError::Aborted => "ABORTED",
+            StoreError::DestinationNotEmpty { .. } => "DESTINATION_NOT_EMPTY",
+            StoreError::VerifyFailed { .. } => "VERIFY_FAILED",
+            StoreError::Sqlite(_) => "STATE_DB_ERROR",
+            StoreError::Injected(_) => "INJECTED_FAILURE",
+        }
+    }
+
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+    ) -> Self {
+        StoreError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// The version written into our cache and markers: a cache written by another version is rebuilt.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");

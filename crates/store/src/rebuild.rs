@@ -1,0 +1,327 @@
+//! Rebuilding state from the task folders alone: our cache always, and on request the
+//! extension's own history (`tasks/_index.json` and missing `history_item.json` files), so that
+//! after a `state.vscdb` loss the extension lists the tasks again.
+//!
+//! Writes into the extension's folder happen only with `regenerate_extension_index` and without
+//! `dry_run`. Every file replaced is first copied beside itself as `<name>.bak-<stamp>` (for
+//! `_index.json` that name starts with `_`, which the extension never takes for a task); every
+//! write goes through a temporary file and a rename. Existing, readable `history_item.json` files
+//! are never rewritten: their content goes into the index as it is.
+
+use crate::cache::{self, BuildOptions, StoreBuild};
+use crate::fsutil;
+use crate::history_gen;
+use crate::{Result, StoreError};
+use roo_formats::diag::{Diagnostic, Severity};
+use roo_formats::read::names;
+use roo_state::hierarchy::{normalize_workspace, HierarchyMetrics, HierarchyOptions};
+use roo_state::ConversationSkeleton;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+/// Options of [`rebuild_from_tasks`].
+pub struct RebuildOptions<'a> {
+    /// The tasks folder to scan (the store's own, or a backup of it).
+    pub tasks_dir: PathBuf,
+    pub cache_root: PathBuf,
+    pub regenerate_extension_index: bool,
+    pub dry_run: bool,
+    pub on_progress: Option<cache::ProgressFn<'a>>,
+    pub cancel: Option<&'a AtomicBool>,
+    /// "Now" in ms (for `updatedAt` and backup names).
+    pub now_ms: i64,
+}
+
+/// Tasks of one workspace.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceCount {
+    pub workspace: String,
+    pub tasks: u32,
+}
+
+/// What was (or would be) written for the extension.
+#[derive(Debug, Clone, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtensionIndexReport {
+    pub index_file: String,
+    pub entries: u32,
+    /// Tasks whose `history_item.json` was missing and is (or would be) written.
+    pub history_items_created: Vec<String>,
+    /// Tasks whose `history_item.json` could not be used and is (or would be) replaced.
+    pub history_items_replaced: Vec<String>,
+    /// Tasks whose `history_item.json` was kept as it is.
+    pub history_items_kept: u32,
+    /// Backups made (paths).
+    pub backups: Vec<String>,
+    /// Files written (paths); empty in a dry run.
+    pub written: Vec<String>,
+}
+
+/// What [`rebuild_from_tasks`] found and did.
+#[derive(Debug, Clone, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct RebuildReport {
+    pub tasks_dir: String,
+    pub dry_run: bool,
+    /// Task folders.
+    pub tasks: u32,
+    /// Tasks with a skeleton.
+    pub skeletons: u32,
+    pub workspaces: Vec<WorkspaceCount>,
+    /// Tasks with no parent.
+    pub roots: u32,
+    /// Tasks whose parent is not on disk.
+    pub orphans: u32,
+    pub orphan_ids: Vec<String>,
+    pub hierarchy: Option<HierarchyMetrics>,
+    /// Our cache was wiped and rebuilt (never in a dry run).
+    pub cache_rebuilt: bool,
+    pub cache: Option<StoreBuild>,
+    pub extension_index: Option<ExtensionIndexReport>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// How long the extension's write lock (`<file>.lock/`) stays fresh (proper-lockfile's 31 s).
+const EXTENSION_LOCK_FRESH_MS: i64 = 31_000;
+
+fn extension_busy(file: &Path, now_ms: i64) -> bool {
+    let lock = file.with_file_name(format!(
+        "{}.lock",
+        file.file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default()
+    ));
+    std::fs::metadata(&lock)
+        .map(|m| now_ms - fsutil::mtime_ms(&m) < EXTENSION_LOCK_FRESH_MS)
+        .unwrap_or(false)
+}
+
+/// Scan `tasks_dir`, rebuild our cache of it, report what it holds, and optionally regenerate
+/// the extension's history index.
+pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
+    let tasks_dir = &opts.tasks_dir;
+    if !tasks_dir.is_dir() {
+        return Err(StoreError::NotFound {
+            path: tasks_dir.clone(),
+        });
+    }
+    let mut report = RebuildReport {
+        tasks_dir: tasks_dir.display().to_string(),
+        dry_run: opts.dry_run,
+        ..RebuildReport::default()
+    };
+    let index_file = tasks_dir.join(names::HISTORY_INDEX);
+    if opts.regenerate_extension_index && !opts.dry_run && extension_busy(&index_file, opts.now_ms)
+    {
+        return Err(StoreError::InvalidArgument(format!(
+            "the extension is writing {} right now (its lock is fresh); close the editor and run the rebuild again",
+            index_file.display()
+        )));
+    }
+
+    // Skeletons with their parents: through a fresh cache, or in memory for a dry run.
+    let skeletons: Vec<ConversationSkeleton> = if opts.dry_run {
+        let scan = roo_state::scan_tasks(
+            tasks_dir,
+            &roo_state::ScanOptions {
+                analyze: roo_state::AnalyzeOptions {
+                    include_sequence: false,
+                    ..Default::default()
+                },
+                on_progress: opts.on_progress,
+                cancel: opts.cancel,
+                ..Default::default()
+            },
+        )
+        .map_err(|e| StoreError::InvalidPath(e.to_string()))?;
+        if scan.cancelled {
+            return Err(StoreError::Aborted);
+        }
+        report.tasks = scan.total as u32;
+        report.diagnostics.extend(scan.diagnostics);
+        let (linked, metrics) = roo_state::hierarchy::reconstruct_hierarchy(
+            scan.skeletons,
+            &HierarchyOptions::default(),
+        );
+        report.hierarchy = Some(metrics);
+        linked
+    } else {
+        cache::wipe_store_cache(&opts.cache_root, tasks_dir, opts.cancel)?;
+        let build = cache::build_skeleton_cache(
+            std::slice::from_ref(tasks_dir),
+            &BuildOptions {
+                force_rebuild: true,
+                on_progress: opts.on_progress,
+                cancel: opts.cancel,
+                ..BuildOptions::new(&opts.cache_root)
+            },
+        )?;
+        report.diagnostics.extend(build.diagnostics);
+        let store = build.stores.into_iter().next();
+        report.tasks = store.as_ref().map_or(0, |s| s.tasks);
+        report.hierarchy = store.as_ref().and_then(|s| s.hierarchy.clone());
+        report.cache_rebuilt = true;
+        report.cache = store;
+        let loaded = cache::load_skeletons(
+            &opts.cache_root,
+            Some(std::slice::from_ref(tasks_dir)),
+            None,
+        );
+        report.diagnostics.extend(loaded.diagnostics);
+        loaded.skeletons
+    };
+    report.skeletons = skeletons.len() as u32;
+
+    // Workspaces, roots, orphans.
+    let mut ws: BTreeMap<String, (String, u32)> = BTreeMap::new();
+    for s in &skeletons {
+        let raw = s.metadata.workspace.clone().unwrap_or_default();
+        let key = normalize_workspace(&raw);
+        ws.entry(key).or_insert((raw, 0)).1 += 1;
+    }
+    let mut workspaces: Vec<WorkspaceCount> = ws
+        .into_values()
+        .map(|(workspace, tasks)| WorkspaceCount { workspace, tasks })
+        .collect();
+    workspaces.sort_by(|a, b| {
+        b.tasks
+            .cmp(&a.tasks)
+            .then_with(|| a.workspace.cmp(&b.workspace))
+    });
+    report.workspaces = workspaces;
+    report.roots = skeletons
+        .iter()
+        .filter(|s| s.parent_task_id.is_none())
+        .count() as u32;
+    if let Some(m) = &report.hierarchy {
+        report.orphans = m.orphans;
+        report.orphan_ids = m
+            .issues
+            .iter()
+            .filter(|i| i.kind == "orphan")
+            .map(|i| i.task_id.clone())
+            .collect();
+    }
+
+    if opts.regenerate_extension_index {
+        report.extension_index = Some(regenerate_index(tasks_dir, &skeletons, opts)?);
+    }
+    Ok(report)
+}
+
+fn regenerate_index(
+    tasks_dir: &Path,
+    skeletons: &[ConversationSkeleton],
+    opts: &RebuildOptions,
+) -> Result<ExtensionIndexReport> {
+    let stamp = fsutil::file_stamp(opts.now_ms);
+    let index_file = tasks_dir.join(names::HISTORY_INDEX);
+    let mut rep = ExtensionIndexReport {
+        index_file: index_file.display().to_string(),
+        ..ExtensionIndexReport::default()
+    };
+    let by_id: HashMap<&str, &ConversationSkeleton> =
+        skeletons.iter().map(|s| (s.task_id.as_str(), s)).collect();
+    let mut children: HashMap<&str, Vec<String>> = HashMap::new();
+    for s in skeletons {
+        if let Some(p) = s.parent_task_id.as_deref() {
+            children.entry(p).or_default().push(s.task_id.clone());
+        }
+    }
+    for v in children.values_mut() {
+        v.sort();
+    }
+    let depth = |id: &str| -> u32 {
+        let mut d = 0;
+        let mut cur = by_id.get(id).and_then(|s| s.parent_task_id.as_deref());
+        while let Some(p) = cur {
+            d += 1;
+            if d > 64 {
+                break;
+            }
+            cur = by_id.get(p).and_then(|s| s.parent_task_id.as_deref());
+        }
+        d
+    };
+    let mut entries: Vec<(i64, String, serde_json::Value)> = Vec::with_capacity(skeletons.len());
+    let mut sorted: Vec<&ConversationSkeleton> = skeletons.iter().collect();
+    sorted.sort_by(|a, b| a.task_id.cmp(&b.task_id));
+    for s in sorted {
+        let task_dir = tasks_dir.join(&s.task_id);
+        let hi_path = task_dir.join(names::HISTORY_ITEM);
+        let existing = if hi_path.exists() {
+            let read = roo_formats::read_history_item(&hi_path);
+            let usable = read.value.as_ref().is_some_and(|v| !v.id.is_empty())
+                && !read
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.severity == Severity::Error);
+            if usable {
+                // The file's own object, keys and numbers as they are.
+                std::fs::read(&hi_path)
+                    .ok()
+                    .map(|b| {
+                        roo_formats::decode::decode_json_bytes(
+                            b,
+                            &mut roo_formats::Diags::for_file(""),
+                        )
+                    })
+                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                    .filter(|v| v.is_object())
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        if let Some(v) = existing {
+            let ts = v.get("ts").and_then(|t| t.as_i64()).unwrap_or(0);
+            rep.history_items_kept += 1;
+            entries.push((ts, s.task_id.clone(), v));
+            continue;
+        }
+        let kids = children
+            .get(s.task_id.as_str())
+            .cloned()
+            .unwrap_or_default();
+        let item = history_gen::history_item_for(s, &task_dir, depth(&s.task_id), &kids);
+        let bytes = history_gen::extension_bytes(&item)
+            .map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
+        let value: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
+        let replacing = hi_path.exists();
+        if replacing {
+            rep.history_items_replaced.push(s.task_id.clone());
+        } else {
+            rep.history_items_created.push(s.task_id.clone());
+        }
+        if !opts.dry_run {
+            if replacing {
+                let b = fsutil::backup_file(&hi_path, &stamp)
+                    .map_err(|e| StoreError::io("backing up", &hi_path, e))?;
+                rep.backups.push(b.display().to_string());
+            }
+            fsutil::write_atomic(&hi_path, &bytes)
+                .map_err(|e| StoreError::io("writing", &hi_path, e))?;
+            rep.written.push(hi_path.display().to_string());
+        }
+        entries.push((item.ts.unwrap_or(0), s.task_id.clone(), value));
+    }
+    rep.entries = entries.len() as u32;
+    let bytes = history_gen::index_bytes(entries, opts.now_ms)
+        .map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
+    if !opts.dry_run {
+        if index_file.exists() {
+            let b = fsutil::backup_file(&index_file, &stamp)
+                .map_err(|e| StoreError::io("backing up", &index_file, e))?;
+            rep.backups.push(b.display().to_string());
+        }
+        fsutil::write_atomic(&index_file, &bytes)
+            .map_err(|e| StoreError::io("writing", &index_file, e))?;
+        rep.written.push(index_file.display().to_string());
+    }
+    Ok(rep)
+}

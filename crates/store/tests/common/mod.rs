@@ -1,0 +1,102 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
+}
+
+/// `fixtures/stores/<name>/tasks`.
+pub fn fixture_tasks(name: &str) -> PathBuf {
+    repo_root()
+        .join("fixtures")
+        .join("stores")
+        .join(name)
+        .join("tasks")
+}
+
+/// Every fixture store name.
+pub const FIXTURE_STORES: [&str; 6] = [
+    "claude-dev-2024",
+    "damaged",
+    "history-item-v3.50",
+    "native-tools-v3.45",
+    "stack-era-v3.20",
+    "v2-wrapper",
+];
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("mkdir");
+    for e in fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let dest = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            fs::copy(e.path(), &dest).expect("copy");
+        }
+    }
+}
+
+/// A tasks folder holding `n` tasks copied round-robin from the fixture stores, each with a
+/// fresh id `t00000`, `t00001`, …
+pub fn make_tasks(tasks_dir: &Path, n: usize) -> Vec<String> {
+    let mut sources: Vec<PathBuf> = Vec::new();
+    for s in [
+        "history-item-v3.50",
+        "native-tools-v3.45",
+        "stack-era-v3.20",
+        "v2-wrapper",
+        "claude-dev-2024",
+    ] {
+        for e in fs::read_dir(fixture_tasks(s)).expect("fixture") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                sources.push(p);
+            }
+        }
+    }
+    sources.sort();
+    let mut ids = Vec::new();
+    for i in 0..n {
+        let id = format!("t{i:05}");
+        copy_dir(&sources[i % sources.len()], &tasks_dir.join(&id));
+        ids.push(id);
+    }
+    ids
+}
+
+/// Move a file's modification time forward by `secs`.
+pub fn touch(path: &Path, secs: u64) {
+    let f = fs::OpenOptions::new().write(true).open(path).expect("open");
+    let md = f.metadata().expect("md");
+    let t = md.modified().unwrap_or(SystemTime::now()) + Duration::from_secs(secs);
+    f.set_modified(t).expect("set mtime");
+}
+
+/// Every file under `root` with its bytes, relative paths sorted.
+pub fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        let Ok(rd) = fs::read_dir(dir) else { return };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p
+                    .strip_prefix(base)
+                    .expect("prefix")
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, fs::read(&p).expect("read")));
+            }
+        }
+    }
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
