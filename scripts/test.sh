@@ -11,5 +11,7 @@ echo "== cargo test"
 cargo test --workspace
 echo "== napi build (debug addon for the JS suites)"
 bash scripts/build-addon.sh
+echo "== index.d.ts type-checks under --strict"
+npx tsc --noEmit --strict --lib es2022,dom index.d.ts
 echo "== vitest"
 npx vitest run

@@ -1,0 +1,478 @@
+// The commands of `roo-state`: each names its arguments, options and examples, and runs one
+// operation of ops.mjs. main.mjs parses the command line and prints the result.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { call, has } from './binding.mjs'
+import { RooStateError, usageError } from './errors.mjs'
+import * as ops from './ops.mjs'
+import * as render from './render.mjs'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+export const packageRoot = path.resolve(here, '..', '..')
+
+/** Option specs shared by several commands. */
+const O = {
+  workspace: { type: 'string', arg: 'PATH', help: 'only tasks of this workspace (a path, compared after normalisation)' },
+  apply: { type: 'boolean', help: 'really do it (without it, a dry run that changes nothing)' },
+  output: { type: 'string', short: 'o', arg: 'FILE', help: 'write to this file instead of standard output' },
+  noCache: { type: 'boolean', help: 'read the task folders directly instead of through the skeleton cache' },
+  indexDir: { type: 'string', arg: 'DIR', help: 'search index folder (default $ROO_STATE_DATA_DIR/search or the platform data folder)' },
+  embedder: { type: 'string', arg: 'KIND', help: 'auto (local model if installed, else lexical), none, local or http' },
+}
+
+function int(ctx, name, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}) {
+  const v = ctx.opts[name]
+  if (v === undefined) return undefined
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < min || n > max) throw usageError(`--${name} takes a whole number${min > 0 ? ` from ${min}` : ''}, not "${v}".`)
+  return n
+}
+
+function number(ctx, name) {
+  const v = ctx.opts[name]
+  if (v === undefined) return undefined
+  const n = Number(v)
+  if (!Number.isFinite(n) || n < 0) throw usageError(`--${name} takes a number, not "${v}".`)
+  return n
+}
+
+function oneOf(ctx, name, values) {
+  const v = ctx.opts[name]
+  if (v === undefined) return undefined
+  if (!values.includes(v)) throw usageError(`--${name} takes ${values.join(', ')}; not "${v}".`)
+  return v
+}
+
+function embedderOption(ctx) {
+  const kind = oneOf(ctx, 'embedder', ['auto', 'none', 'local', 'http'])
+  return kind ? { kind } : undefined
+}
+
+/** Where an export goes: the file a person named (its folder is the output root). */
+function outputTarget(ctx) {
+  const file = ctx.opts.output
+  if (file === undefined || file === '-') return {}
+  const abs = path.resolve(ctx.cwd, file)
+  return { filePath: path.basename(abs), outputRoot: path.dirname(abs) }
+}
+
+/** @type {Record<string, import('./main.mjs').Command>} */
+export const commands = {
+  discover: {
+    summary: 'list the task stores of Roo Code, Zoo Code, Cline and Kilo Code on this machine',
+    options: {
+      root: { type: 'string', multiple: true, arg: 'DIR', help: 'also look here (a storage, tasks or globalStorage folder); repeatable' },
+      'no-size': { type: 'boolean', help: 'do not measure the size of each store' },
+    },
+    examples: ['roo-state discover', 'roo-state discover --root /mnt/backup/globalStorage --json'],
+    async run(ctx) {
+      const data = await ops.discover({ extraRoots: ctx.opts.root?.map((r) => path.resolve(ctx.cwd, r)), measureSize: !ctx.opts['no-size'] })
+      return { data, text: () => render.renderDiscover(data, ctx.cwd) }
+    },
+  },
+
+  scan: {
+    args: '[tasksDir]',
+    summary: 'read every task of a store and print one line per task',
+    options: {
+      sequence: { type: 'boolean', help: 'include each task\'s message sequence (with --json)' },
+    },
+    examples: ['roo-state scan fixtures/stores/history-item-v3.50/tasks', 'roo-state scan --json > skeletons.json'],
+    maxArgs: 1,
+    async run(ctx) {
+      const sel = ctx.args[0] ? { ...ctx.sel, tasksDirs: [ctx.args[0]] } : ctx.sel
+      const p = ctx.progress('reading tasks')
+      const data = await ops.scan(sel, { sequence: ctx.opts.sequence, hierarchy: true }, p.io).finally(p.done)
+      return { data, text: () => render.renderScan(data, ctx.cwd) }
+    },
+  },
+
+  'cache build': {
+    summary: 'build or refresh the skeleton cache (only changed tasks are read again)',
+    options: {
+      force: { type: 'boolean', help: 'read every task again' },
+      workspace: O.workspace,
+    },
+    examples: ['roo-state cache build', 'roo-state cache build --tasks-dir ~/backup/tasks --force --json'],
+    async run(ctx) {
+      const p = ctx.progress('caching')
+      const data = await ops.buildCache(ctx.sel, { force: ctx.opts.force, workspace: ctx.opts.workspace }, p.io).finally(p.done)
+      return { data, text: () => render.renderBuild(data, ctx.cwd) }
+    },
+  },
+
+  tree: {
+    args: '[taskId]',
+    summary: 'the task tree: titles, ids, dates, mode, and the evidence of each parent link',
+    options: {
+      'max-depth': { type: 'string', arg: 'N', help: 'levels shown below each root' },
+      workspace: O.workspace,
+      'no-cache': O.noCache,
+    },
+    examples: [
+      'roo-state tree --tasks-dir fixtures/stores/stack-era-v3.20/tasks',
+      'roo-state tree 019cd6ce-5036      # the conversation holding this task (an id prefix is enough)',
+      'roo-state tree --workspace ~/projects/shop --max-depth 1 --json',
+    ],
+    maxArgs: 1,
+    async run(ctx) {
+      const p = ctx.progress('reading tasks')
+      const data = await ops
+        .taskTree(ctx.sel, { taskId: ctx.args[0], maxDepth: int(ctx, 'max-depth'), workspace: ctx.opts.workspace, noCache: ctx.opts['no-cache'] }, p.io)
+        .finally(p.done)
+      return { data, text: () => render.renderTree(data, { width: ctx.width, cwd: ctx.cwd }) }
+    },
+  },
+
+  show: {
+    args: '<taskId|taskDir>',
+    summary: "one task: dates, counts, tokens and cost, parent, subtasks, problems found reading it",
+    options: {
+      sequence: { type: 'boolean', help: 'include the message sequence in --json output' },
+    },
+    examples: ['roo-state show 019cd6ce-1c9e-7be9-a324-5dcc53ca83b6', 'roo-state show ./tasks/019cd6ce-1c9e-7be9-a324-5dcc53ca83b6 --json'],
+    minArgs: 1,
+    maxArgs: 1,
+    async run(ctx) {
+      const data = await ops.showTask(ctx.sel, ctx.args[0], { sequence: Boolean(ctx.opts.sequence) }, ctx.io)
+      return { data, text: () => render.renderShow(data, ctx.cwd) }
+    },
+  },
+
+  export: {
+    args: '<xml|md|json|csv> [taskId]',
+    summary: 'export a task, a conversation (a task and its subtasks) or a project',
+    options: {
+      output: O.output,
+      conversation: { type: 'boolean', help: 'xml: the task and all its subtasks (md and json always are)' },
+      project: { type: 'string', arg: 'PATH', help: 'xml or csv: every conversation of this workspace' },
+      'include-content': { type: 'boolean', help: 'whole messages instead of previews' },
+      compact: { type: 'boolean', help: 'no indentation (xml, json)' },
+      'max-depth': { type: 'string', arg: 'N', help: 'levels of tasks, the root being 1' },
+      since: { type: 'string', arg: 'DATE', help: 'project/csv: activity from this date (ISO 8601 or now-7d)' },
+      until: { type: 'string', arg: 'DATE', help: 'project/csv: activity up to this date' },
+      filter: { type: 'string', arg: 'NAME', help: 'project/csv: a named filter of the export configuration' },
+      variant: { type: 'string', arg: 'light|skeletons', help: 'json: the tree with summaries (default) or full skeletons' },
+      overwrite: { type: 'boolean', help: 'replace an existing output file' },
+    },
+    examples: [
+      'roo-state export xml 019cd6ce-1c9e-7be9-a324-5dcc53ca83b6 -o task.xml',
+      'roo-state export xml 019cd6ce-1c9e --conversation --include-content > conversation.xml',
+      'roo-state export md 019cd6ce-1c9e -o conversation.md',
+      'roo-state export json 019cd6ce-1c9e --variant skeletons',
+      'roo-state export xml --project /home/dev/projets/meteo-cli --since now-30d -o project.xml',
+      'roo-state export csv -o tasks.csv',
+      'roo-state export config get        # the export configuration (also: set \'<json>\', reset)',
+    ],
+    minArgs: 1,
+    maxArgs: 2,
+    async run(ctx) {
+      const format = ({ markdown: 'md' })[ctx.args[0]] ?? ctx.args[0]
+      if (!['xml', 'md', 'json', 'csv'].includes(format)) throw usageError(`export takes xml, md, json or csv (or config), not "${ctx.args[0]}".`)
+      const id = ctx.args[1]
+      let target
+      if (format === 'csv') target = 'project'
+      else if (ctx.opts.project !== undefined) target = 'project'
+      else if (format === 'xml' && !ctx.opts.conversation) target = 'task'
+      else target = 'conversation'
+      if (target !== 'project' && !id) throw usageError(`export ${format} needs a task id (or --project PATH for a project).`)
+      if (target === 'project' && id) throw usageError('A project export takes no task id.')
+      const variant = oneOf(ctx, 'variant', ['light', 'skeletons'])
+      const p = ctx.progress('exporting')
+      const data = await ops
+        .runExport(ctx.sel, {
+          target,
+          format,
+          id,
+          projectPath: ctx.opts.project,
+          ...outputTarget(ctx),
+          includeContent: ctx.opts['include-content'] ? true : undefined,
+          prettyPrint: ctx.opts.compact ? false : undefined,
+          maxDepth: int(ctx, 'max-depth', { min: 1 }),
+          startDate: ctx.opts.since,
+          endDate: ctx.opts.until,
+          filter: ctx.opts.filter,
+          variant,
+          overwrite: ctx.opts.overwrite ? true : undefined,
+        }, p.io)
+        .catch((err) => {
+          if (err?.code === 'INVALID_PATH' && ctx.opts.output !== undefined) {
+            err.hint = /already exists/.test(err.message)
+              ? 'Add --overwrite to replace it, or choose another file.'
+              : 'The output must be a file path whose folder exists, outside the task store.'
+          }
+          throw err
+        })
+        .finally(p.done)
+      return { data, text: () => render.renderExport(data, ctx.cwd), raw: !data.filePath }
+    },
+  },
+
+  'export config': {
+    args: '<get|set|reset> [json]',
+    summary: 'read, change (deep merge, validated) or reset the export configuration',
+    examples: ['roo-state export config get', 'roo-state export config set \'{"defaults":{"includeContent":true}}\'', 'roo-state export config reset'],
+    minArgs: 1,
+    maxArgs: 2,
+    async run(ctx) {
+      const action = ctx.args[0]
+      if (!['get', 'set', 'reset'].includes(action)) throw usageError(`export config takes get, set or reset, not "${action}".`)
+      let config
+      if (action === 'set') {
+        if (!ctx.args[1]) throw usageError('export config set needs the change as JSON, e.g. \'{"defaults":{"prettyPrint":false}}\'.')
+        try {
+          config = JSON.parse(ctx.args[1])
+        } catch (err) {
+          throw usageError(`The configuration change is not JSON: ${err.message}`)
+        }
+      }
+      const data = await ops.configureExport({ action, config })
+      return { data, text: () => `${data.message}\n${data.path} (${data.from})\n${JSON.stringify(data.config, null, 2)}${data.warnings.map((w) => `\nwarning: ${w}`).join('')}` }
+    },
+  },
+
+  index: {
+    summary: 'build or bring up to date the search index of the tasks (only changed tasks are read)',
+    options: {
+      rebuild: { type: 'boolean', help: 'drop the index and start again' },
+      embedder: O.embedder,
+      'index-dir': O.indexDir,
+    },
+    examples: ['roo-state index', 'roo-state index --tasks-dir fixtures/stores/stack-era-v3.20/tasks --embedder none --index-dir /tmp/idx'],
+    async run(ctx) {
+      const p = ctx.progress('indexing')
+      const data = await ops
+        .index(ctx.sel, { rebuild: ctx.opts.rebuild, embedder: embedderOption(ctx), indexDir: ctx.opts['index-dir'] }, p.io)
+        .finally(p.done)
+      return { data, text: () => render.renderIndex(data) }
+    },
+  },
+
+  search: {
+    args: '<query>',
+    summary: 'find past tasks by what was said in them (meaning, words and identifiers)',
+    options: {
+      limit: { type: 'string', short: 'n', arg: 'N', help: 'tasks to show (default 10)' },
+      workspace: { type: 'string', arg: 'PATH|NAME', help: 'only this workspace (a path, or just the folder name)' },
+      mode: { type: 'string', arg: 'MODE', help: 'semantic, lexical or hybrid (default: hybrid with a model, else lexical)' },
+      since: { type: 'string', arg: 'DATE', help: 'messages from this date (ISO 8601)' },
+      until: { type: 'string', arg: 'DATE', help: 'messages up to this date (a bare date covers the day)' },
+      index: { type: 'boolean', help: 'bring the index up to date first' },
+      embedder: O.embedder,
+      'index-dir': O.indexDir,
+    },
+    examples: [
+      'roo-state search "the build fails because tsc does not know the @ alias"',
+      'roo-state search "ERR_MODULE_NOT_FOUND" --mode lexical --since 2025-01-01 -n 5',
+      'roo-state search "cache des prévisions" --tasks-dir fixtures/stores/history-item-v3.50/tasks --index --index-dir /tmp/idx',
+    ],
+    minArgs: 1,
+    async run(ctx) {
+      const p = ctx.progress('indexing')
+      const data = await ops
+        .search(ctx.sel, {
+          query: ctx.args.join(' '),
+          limit: int(ctx, 'limit', { min: 1, max: 100 }),
+          workspace: ctx.opts.workspace,
+          mode: oneOf(ctx, 'mode', ['semantic', 'lexical', 'hybrid']),
+          since: ctx.opts.since,
+          until: ctx.opts.until,
+          index: ctx.opts.index,
+          embedder: embedderOption(ctx),
+          indexDir: ctx.opts['index-dir'],
+        }, p.io)
+        .finally(p.done)
+      return { data, text: () => render.renderSearch(data) }
+    },
+  },
+
+  diagnose: {
+    summary: 'health report: files, sizes (conversations, checkpoints), state.vscdb, our cache',
+    options: {
+      recent: { type: 'string', arg: 'N', help: 'how many recent tasks to check (default 10)' },
+      strict: { type: 'boolean', help: 'exit with 5 on WARNING too (always on ERROR)' },
+    },
+    examples: ['roo-state diagnose', 'roo-state diagnose --json | jq .status'],
+    async run(ctx) {
+      const data = await ops.diagnose(ctx.sel, { recent: int(ctx, 'recent', { min: 1 }) })
+      const bad = data.status === 'ERROR' || (ctx.opts.strict && data.status === 'WARNING')
+      return { data, text: () => render.renderDiagnose(data, ctx.cwd), exitCode: bad ? 5 : 0 }
+    },
+  },
+
+  rebuild: {
+    summary: 'rebuild our cache, and on request the extension\'s task index, from the task folders (dry run unless --apply)',
+    options: {
+      source: { type: 'string', arg: 'DIR', help: 'a tasks folder to read instead of the store\'s own (a backup put back)' },
+      'extension-index': { type: 'boolean', help: 'also write tasks/_index.json and missing history_item.json files (backed up first)' },
+      apply: O.apply,
+    },
+    examples: ['roo-state rebuild --tasks-dir ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks', 'roo-state rebuild --extension-index --apply'],
+    async run(ctx) {
+      const p = ctx.progress('reading tasks')
+      const data = await ops
+        .rebuild(ctx.sel, { source: ctx.opts.source, regenerateExtensionIndex: ctx.opts['extension-index'], apply: ctx.opts.apply }, p.io)
+        .finally(p.done)
+      return { data, text: () => render.renderRebuild(data, ctx.cwd) }
+    },
+  },
+
+  cleanup: {
+    summary: 'free the space of obsolete checkpoints; conversations are never touched (dry run unless --apply)',
+    options: {
+      'older-than': { type: 'string', arg: 'DAYS', help: 'only tasks inactive for longer (default 30; 0 = any age)' },
+      'keep-last': { type: 'string', arg: 'N', help: 'never touch the N most recent tasks (default 10)' },
+      'completed-only': { type: 'boolean', help: 'only tasks that finished' },
+      'include-other': { type: 'boolean', help: 'also files that are neither conversation nor checkpoint' },
+      apply: O.apply,
+    },
+    examples: ['roo-state cleanup                      # what would be freed', 'roo-state cleanup --older-than 90 --keep-last 20 --apply'],
+    async run(ctx) {
+      const data = await ops.cleanup(ctx.sel, {
+        olderThanDays: int(ctx, 'older-than'),
+        keepLast: int(ctx, 'keep-last'),
+        completedOnly: ctx.opts['completed-only'],
+        includeOther: ctx.opts['include-other'],
+        apply: ctx.opts.apply,
+      }, ctx.io)
+      return { data, text: () => render.renderCleanup(data, ctx.cwd) }
+    },
+  },
+
+  migrate: {
+    args: '<from> <to>',
+    summary: 'move a tasks folder safely (rename, or copy + verify + swap); dry run unless --apply',
+    options: {
+      apply: O.apply,
+      'force-copy': { type: 'boolean', help: 'copy and verify even when a rename would do' },
+    },
+    examples: ['roo-state migrate ~/old/tasks /data/roo/tasks', 'roo-state migrate ~/old/tasks /data/roo/tasks --apply'],
+    minArgs: 2,
+    maxArgs: 2,
+    async run(ctx) {
+      const data = await ops.migrate(ctx.args[0], ctx.args[1], { apply: ctx.opts.apply, forceCopy: ctx.opts['force-copy'] }, ctx.cwd)
+      return { data, text: () => render.renderMigrate(data) }
+    },
+  },
+
+  'condense check': {
+    args: '<taskId>',
+    summary: 'what the extension would decide for this task\'s context (nothing, summarise, truncate) and what it would cost',
+    options: {
+      'context-window': { type: 'string', arg: 'N', help: 'the model\'s context window in tokens (required)' },
+      'max-tokens': { type: 'string', arg: 'N', help: 'the model\'s max output tokens (default: the extension\'s 8192)' },
+      threshold: { type: 'string', arg: 'PERCENT', help: 'auto-condense threshold (default 100)' },
+      'no-auto-condense': { type: 'boolean', help: 'auto-condense off (only truncation)' },
+      era: { type: 'string', arg: 'VERSION', help: 'rules of this release (default: guessed from the records)' },
+      'input-price': { type: 'string', arg: 'USD', help: 'price per million input tokens, to price the summary request' },
+      'output-price': { type: 'string', arg: 'USD', help: 'price per million output tokens' },
+      'summary-tokens': { type: 'string', arg: 'N', help: 'expected summary length, priced as output' },
+    },
+    examples: [
+      'roo-state condense check 019cd6ce-1c9e --context-window 200000',
+      'roo-state condense check ac8aa7b4 --tasks-dir ../shared/fixtures/legacy-tasks/real-tasks --context-window 128000 --input-price 3 --output-price 15 --summary-tokens 2000',
+    ],
+    minArgs: 1,
+    maxArgs: 1,
+    async run(ctx) {
+      if (ctx.opts['context-window'] === undefined) throw usageError('condense check needs --context-window N (the model\'s context window in tokens).')
+      const data = await ops.condenseCheck(ctx.sel, {
+        taskId: ctx.args[0],
+        contextWindow: int(ctx, 'context-window', { min: 1 }),
+        maxTokens: int(ctx, 'max-tokens', { min: 1 }),
+        threshold: int(ctx, 'threshold', { min: 1, max: 100 }),
+        autoCondense: !ctx.opts['no-auto-condense'],
+        era: ctx.opts.era,
+        inputPrice: number(ctx, 'input-price'),
+        outputPrice: number(ctx, 'output-price'),
+        summaryTokens: int(ctx, 'summary-tokens'),
+      }, ctx.io)
+      return { data, text: () => render.renderCondense(data) }
+    },
+  },
+
+  mcp: {
+    summary: 'run the MCP server over stdio (for Roo Code, Zoo Code, Claude and other MCP clients)',
+    options: {
+      'no-legacy': { type: 'boolean', help: 'do not list the legacy server\'s tool names (they stay callable)' },
+      'index-dir': O.indexDir,
+    },
+    examples: ['roo-state mcp', 'roo-state mcp --tasks-dir ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks'],
+    json: false,
+    async run(ctx) {
+      const { runServer } = await import('../mcp/server.mjs')
+      await runServer({
+        tasksDirs: ctx.sel.tasksDirs,
+        cacheDir: ctx.sel.cacheDir,
+        indexDir: ctx.opts['index-dir'] ? path.resolve(ctx.cwd, ctx.opts['index-dir']) : undefined,
+        listLegacy: !ctx.opts['no-legacy'],
+        cwd: ctx.cwd,
+      })
+      return { data: null, text: () => '', keepAlive: true }
+    },
+  },
+
+  demo: {
+    args: '[query]',
+    summary: 'the main job on the bundled fixtures: a task tree and a search, no network, no server',
+    examples: ['roo-state demo', 'roo-state demo "pourquoi le test d\'expiration du cache échoue"'],
+    async run(ctx) {
+      return demo(ctx)
+    },
+  },
+}
+
+/** Commands that take a subcommand word. */
+export const groups = {
+  cache: ['build'],
+  condense: ['check'],
+}
+
+async function demo(ctx) {
+  const storesRoot = path.join(packageRoot, 'fixtures', 'stores')
+  if (!fs.existsSync(storesRoot)) {
+    throw new RooStateError('INVALID_PATH', `The bundled fixtures are not here (${storesRoot}); the demo runs from a checkout of roo-state-core.`)
+  }
+  const all = fs
+    .readdirSync(storesRoot)
+    .map((n) => path.join(storesRoot, n, 'tasks'))
+    .filter((d) => fs.existsSync(d))
+    .sort()
+  const shown = ['stack-era-v3.20', 'history-item-v3.50'].map((n) => path.join(storesRoot, n, 'tasks'))
+  const tree = await ops.taskTree({ tasksDirs: shown, cwd: ctx.cwd }, { noCache: true }, ctx.io)
+  const query = ctx.args.length ? ctx.args.join(' ') : "pourquoi le test d'expiration du cache échoue"
+  const data = { tree, search: null }
+  let searchNote = ''
+  if (has('indexTasks') && has('searchTasksSemantic')) {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'roo-state-demo-'))
+    const indexDir = path.join(tmp, 'search')
+    try {
+      // An embedded store in a scratch folder: nothing leaves this machine.
+      const store = { kind: 'edge' }
+      const p = ctx.progress('indexing the fixtures')
+      const indexed = await ops.index({ tasksDirs: all, cwd: ctx.cwd }, { indexDir, store }, p.io).finally(p.done)
+      data.search = await ops.search({ tasksDirs: all, cwd: ctx.cwd }, { query, limit: 3, indexDir, store }, ctx.io)
+      data.search.indexed = indexed
+    } finally {
+      if (has('closeSearchIndex')) call('closeSearchIndex', indexDir)
+      fs.rmSync(tmp, { recursive: true, force: true })
+    }
+  } else {
+    searchNote = 'search: NOT_AVAILABLE: this build of roo-state-core has no indexTasks() / searchTasksSemantic() yet.'
+  }
+  return {
+    data,
+    text: () =>
+      [
+        '== roo-state tree (two of the bundled stores: links inferred from new_task messages, and stored links)',
+        '',
+        render.renderTree(tree, { width: ctx.width, cwd: ctx.cwd }),
+        '',
+        `== roo-state search (every bundled store, indexed in a scratch folder)`,
+        '',
+        data.search ? render.renderSearch(data.search) : searchNote,
+      ].join('\n'),
+  }
+}

@@ -1,0 +1,137 @@
+// Errors of the CLI and the MCP server: a stable code (the binding's, or one of ours), a sentence,
+// and what a person can do about it.
+
+/** Exit codes of the `roo-state` command. */
+export const EXIT = Object.freeze({
+  OK: 0,
+  /** The operation failed (I/O, damaged data, a failing service). */
+  FAILED: 1,
+  /** Bad command line or bad argument. */
+  USAGE: 2,
+  /** The task, store, path or index asked for does not exist (or the path was refused). */
+  NOT_FOUND: 3,
+  /** This build cannot do it (function not in the binding, feature or model missing). */
+  NOT_AVAILABLE: 4,
+  /** `diagnose` found the store unhealthy (ERROR; WARNING too with --strict). */
+  UNHEALTHY: 5,
+  /** Another process holds the cache, the index or the store; try again later. */
+  BUSY: 6,
+  /** Interrupted (Ctrl-C, or the caller's signal). */
+  ABORTED: 130,
+})
+
+const EXIT_BY_CODE = {
+  USAGE: EXIT.USAGE,
+  INVALID_ARGUMENT: EXIT.USAGE,
+  INVALID_CONFIG: EXIT.USAGE,
+  AMBIGUOUS_TASK_ID: EXIT.USAGE,
+  AMBIGUOUS_STORE: EXIT.USAGE,
+  DESTINATION_NOT_EMPTY: EXIT.USAGE,
+  TASK_NOT_FOUND: EXIT.NOT_FOUND,
+  INVALID_PATH: EXIT.NOT_FOUND,
+  NO_STORE: EXIT.NOT_FOUND,
+  NOT_INDEXED: EXIT.NOT_FOUND,
+  NOT_AVAILABLE: EXIT.NOT_AVAILABLE,
+  UNSUPPORTED: EXIT.NOT_AVAILABLE,
+  MODEL_MISSING: EXIT.NOT_AVAILABLE,
+  SEMANTIC_UNAVAILABLE: EXIT.NOT_AVAILABLE,
+  UNHEALTHY: EXIT.UNHEALTHY,
+  CACHE_LOCKED: EXIT.BUSY,
+  INDEX_BUSY: EXIT.BUSY,
+  ABORTED: EXIT.ABORTED,
+}
+
+/** What to do next, per code (the message already says what happened). */
+const HINTS = {
+  TASK_NOT_FOUND:
+    'List the task ids with `roo-state tree` (or `roo-state scan`); if the task is in another store, pass --tasks-dir.',
+  INVALID_PATH:
+    'Check the path. --tasks-dir takes a tasks/ folder or the storage folder that holds it; `roo-state discover` lists the stores found.',
+  NO_STORE:
+    'Pass --tasks-dir <folder>, or set ROO_STATE_STORAGE to the storage folder; `roo-state discover` shows every folder looked at.',
+  AMBIGUOUS_STORE: 'Choose one of the stores above with --tasks-dir.',
+  AMBIGUOUS_TASK_ID: 'Give more characters of the task id.',
+  NOT_AVAILABLE: 'Update the package (npm install roo-state-core@latest), or rebuild the addon (npm run build).',
+  NOT_INDEXED: 'Build the search index first: `roo-state index` (or add --index to the search).',
+  MODEL_MISSING:
+    'Install the local model with scripts/fetch-model.sh, or index with --embedder none (lexical search only).',
+  SEMANTIC_UNAVAILABLE: 'This index has no embedding vectors: search with --mode lexical, or re-index with a model.',
+  CACHE_LOCKED: 'Another roo-state process is writing the cache; wait for it to finish and try again.',
+  INDEX_BUSY: 'Another roo-state process is indexing; wait for it to finish and try again.',
+  STORE_FAILED:
+    'If another process (for instance a running `roo-state mcp`) holds the index open, stop it or use another --index-dir.',
+  DESTINATION_NOT_EMPTY: 'migrate moves into a new or empty folder: pick another destination.',
+  INVALID_ARGUMENT: 'See `roo-state <command> --help` for the arguments and examples.',
+  USAGE: 'See `roo-state --help` (or `roo-state <command> --help`).',
+  INVALID_CONFIG: 'The configuration was not changed; `roo-state export config get` shows the current one.',
+  STATE_DB_ERROR: 'The editor database could not be read; close the editor and try again.',
+  VERIFY_FAILED: 'Nothing was removed; read the message above, fix the cause and run the same command again.',
+  ABORTED: 'Interrupted before the end; run the command again to finish.',
+}
+
+/** The same, for a caller of the MCP tools (arguments instead of options). */
+const MCP_HINTS = {
+  ...HINTS,
+  TASK_NOT_FOUND: 'List the task ids with get_task_tree or list_tasks; if the task is in another store, give tasks_dir.',
+  INVALID_PATH: 'Check the path: tasks_dir takes a tasks/ folder or the storage folder holding it; discover_roo_storage lists the stores found.',
+  NO_STORE: 'Give tasks_dir, or start the server with --tasks-dir or ROO_STATE_STORAGE in its environment.',
+  AMBIGUOUS_STORE: 'Give tasks_dir: one of the stores above.',
+  NOT_INDEXED: 'Call index_tasks first.',
+  MODEL_MISSING: 'Install the local model on the server machine (scripts/fetch-model.sh) or search with mode "lexical".',
+  SEMANTIC_UNAVAILABLE: 'Search with mode "lexical", or re-index with a model.',
+  STORE_FAILED: 'If another process holds the search index open, stop it or start this server with --index-dir.',
+  INVALID_ARGUMENT: undefined,
+  USAGE: undefined,
+  INVALID_CONFIG: 'The configuration was not changed; configure_xml_export with action "get" shows the current one.',
+  ABORTED: undefined,
+}
+
+export class RooStateError extends Error {
+  /**
+   * @param {string} code stable code
+   * @param {string} message what happened, as a sentence
+   * @param {{hint?: string, details?: unknown}} [extra]
+   */
+  constructor(code, message, extra = {}) {
+    super(message)
+    this.name = 'RooStateError'
+    this.code = code
+    if (extra.hint) this.hint = extra.hint
+    if (extra.details !== undefined) this.details = extra.details
+  }
+}
+
+export function usageError(message) {
+  return new RooStateError('USAGE', message)
+}
+
+/**
+ * `{code, message, hint}` of any thrown value (binding errors carry `code`).
+ * @param {unknown} err
+ * @param {'cli'|'mcp'} [audience] whose words the hint uses
+ */
+export function describeError(err, audience = 'cli') {
+  const hints = audience === 'mcp' ? MCP_HINTS : HINTS
+  if (err && typeof err === 'object') {
+    let code = typeof err.code === 'string' && err.code ? err.code : 'FAILED'
+    let message = typeof err.message === 'string' && err.message ? err.message : String(err)
+    // Node's own errors (ENOENT, ERR_…) are not the binding's codes.
+    if (/^E[A-Z]+$/.test(code) || code.startsWith('ERR_')) {
+      if (code === 'ENOENT') code = 'INVALID_PATH'
+      else if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code.startsWith('ERR_PARSE_ARGS')) code = 'USAGE'
+      else code = 'IO_ERROR'
+    }
+    if (err.name === 'AbortError') code = 'ABORTED'
+    message = message.replace(/^[A-Z_]+: /, '')
+    const out = { code, message }
+    const hint = err.hint ?? hints[code]
+    if (hint) out.hint = hint
+    if (err.details !== undefined) out.details = err.details
+    return out
+  }
+  return { code: 'FAILED', message: String(err) }
+}
+
+export function exitCodeFor(code) {
+  return EXIT_BY_CODE[code] ?? EXIT.FAILED
+}

@@ -1,0 +1,102 @@
+// Small text helpers shared by the CLI and the MCP server's text answers.
+import path from 'node:path'
+
+/** `2026-03-10 08:12` (UTC) from an ISO string or ms; '' when there is no date. */
+export function shortDate(value) {
+  if (value === undefined || value === null || value === '') return ''
+  const d = typeof value === 'number' ? new Date(value) : new Date(String(value))
+  if (Number.isNaN(d.getTime())) return String(value)
+  return d.toISOString().slice(0, 16).replace('T', ' ')
+}
+
+/** First line of a text, whitespace folded, cut to `n` characters with an ellipsis. */
+export function oneLine(text, n = 80) {
+  if (text === undefined || text === null) return ''
+  const first = String(text).split(/\r?\n/).find((l) => l.trim() !== '') ?? ''
+  const folded = first.replace(/\s+/g, ' ').trim()
+  return cut(folded, n)
+}
+
+/** Cut to `n` code points with `…`. */
+export function cut(text, n) {
+  const chars = Array.from(text)
+  if (n <= 0 || chars.length <= n) return text
+  return `${chars.slice(0, Math.max(1, n - 1)).join('')}…`
+}
+
+/** A path shown relative to `cwd` when it lies inside it. */
+export function shownPath(p, cwd = process.cwd()) {
+  const rel = path.relative(cwd, p)
+  if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/')
+  return p
+}
+
+export function bytes(n) {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return '?'
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
+  let v = n
+  let i = 0
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024
+    i++
+  }
+  return i === 0 ? `${v} B` : `${v.toFixed(v >= 100 ? 0 : 1)} ${units[i]}`
+}
+
+export function plural(n, word, many = `${word}s`) {
+  return `${n} ${n === 1 ? word : many}`
+}
+
+/** A plain text table: rows of cells, left-aligned, two spaces between columns. */
+export function table(header, rows) {
+  const all = [header, ...rows].map((r) => r.map((c) => (c === undefined || c === null ? '' : String(c))))
+  const widths = header.map((_, i) => Math.max(...all.map((r) => Array.from(r[i] ?? '').length)))
+  return all
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i] - Array.from(c).length)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
+}
+
+/** How the parent link of a task was established, in words. */
+export function evidenceText(ev) {
+  if (!ev) return ''
+  let text
+  switch (ev.source) {
+    case 'history_item':
+      text = 'parent stored in history_item.json'
+      break
+    case 'child_ids':
+      text = "listed in the parent's childIds"
+      break
+    case 'task_metadata':
+      text = 'parent stored in task_metadata.json'
+      break
+    case 'instruction_prefix': {
+      const parts = []
+      if (ev.matchKind) parts.push(`${ev.matchKind} match`)
+      if (typeof ev.gapMs === 'number') parts.push(`${formatGap(ev.gapMs)} after the call`)
+      parts.push(`confidence ${Number(ev.confidence).toFixed(2)}`)
+      text = `inferred from the parent's new_task message (${parts.join(', ')})`
+      break
+    }
+    default:
+      text = `${ev.source} (confidence ${ev.confidence})`
+  }
+  if (ev.source !== 'instruction_prefix' && typeof ev.confidence === 'number' && ev.confidence < 1) {
+    text += ` (confidence ${ev.confidence.toFixed(2)})`
+  }
+  if (Array.isArray(ev.conflicts) && ev.conflicts.length) text += `; other candidates: ${ev.conflicts.join(', ')}`
+  return text
+}
+
+function formatGap(ms) {
+  const s = Math.round(ms / 1000)
+  if (Math.abs(s) < 60) return `${s}s`
+  const m = Math.round(s / 60)
+  if (Math.abs(m) < 60) return `${m}min`
+  return `${(m / 60).toFixed(1)}h`
+}

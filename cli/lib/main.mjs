@@ -1,0 +1,241 @@
+// Command line of `roo-state`: finds the command, parses its options, runs it, prints text or JSON,
+// and exits with a code that says what happened (errors.mjs EXIT).
+import path from 'node:path'
+import process from 'node:process'
+import { parseArgs } from 'node:util'
+import { core, has } from './binding.mjs'
+import { commands, groups } from './commands.mjs'
+import { EXIT, describeError, exitCodeFor, usageError } from './errors.mjs'
+
+/**
+ * @typedef {object} Command
+ * @property {string} summary
+ * @property {string} [args]
+ * @property {Record<string, {type: 'string'|'boolean', short?: string, multiple?: boolean, arg?: string, help: string}>} [options]
+ * @property {string[]} examples
+ * @property {number} [minArgs]
+ * @property {number} [maxArgs]
+ * @property {boolean} [json] false: --json does not apply
+ * @property {(ctx: object) => Promise<{data: unknown, text: () => string, raw?: boolean, exitCode?: number, keepAlive?: boolean}>} run
+ */
+
+const GLOBAL = {
+  'tasks-dir': { type: 'string', multiple: true, arg: 'DIR', help: 'work on this tasks folder (or the storage folder holding it); repeatable. Default: every store found on this machine, or ROO_STATE_STORAGE' },
+  'cache-dir': { type: 'string', arg: 'DIR', help: 'our skeleton cache (default ROO_STATE_CACHE_DIR, else the platform cache folder)' },
+  json: { type: 'boolean', help: 'print the result as JSON on standard output (for scripts)' },
+  quiet: { type: 'boolean', short: 'q', help: 'no progress bar' },
+  help: { type: 'boolean', short: 'h', help: 'show help (also: roo-state help <command>)' },
+}
+
+const ORDER = ['discover', 'scan', 'cache build', 'tree', 'show', 'export', 'export config', 'index', 'search', 'diagnose', 'rebuild', 'cleanup', 'migrate', 'condense check', 'mcp', 'demo']
+
+function optionUsage(name, spec) {
+  const short = spec.short ? `-${spec.short}, ` : ''
+  return `${short}--${name}${spec.type === 'string' ? ` ${spec.arg ?? 'VALUE'}` : ''}`
+}
+
+function optionLines(options) {
+  const entries = Object.entries(options)
+  const left = entries.map(([n, s]) => optionUsage(n, s))
+  const w = Math.max(...left.map((l) => l.length))
+  return entries.map(([, s], i) => `  ${left[i].padEnd(w)}  ${s.help}`).join('\n')
+}
+
+export function generalHelp() {
+  const w = Math.max(...ORDER.map((n) => `${n} ${commands[n].args ?? ''}`.trim().length))
+  const lines = ORDER.map((n) => `  ${`${n} ${commands[n].args ?? ''}`.trim().padEnd(w)}  ${commands[n].summary}`)
+  return `roo-state — the task history of Roo Code, Zoo Code, Cline and Kilo Code, from the command line and over MCP
+
+Usage: roo-state <command> [arguments] [options]
+
+Commands:
+${lines.join('\n')}
+
+Options of every command:
+${optionLines(GLOBAL)}
+
+Examples:
+  roo-state demo                                        # a tree and a search on the bundled fixtures
+  roo-state discover                                    # where the stores are
+  roo-state tree                                        # every conversation, with how each link was found
+  roo-state show 019cd6ce                               # one task (an id prefix is enough)
+  roo-state export md 019cd6ce -o conversation.md
+  roo-state search "why does the cache test fail" --index
+  roo-state cleanup --older-than 60                     # dry run: what would be freed
+  roo-state condense check 019cd6ce --context-window 200000
+  roo-state tree --tasks-dir fixtures/stores/stack-era-v3.20/tasks --json | jq '.stores[0].roots[0]'
+
+Environment:
+  ROO_STATE_STORAGE     storage folders to use instead of searching (path list)
+  ROO_STATE_CACHE_DIR   skeleton cache folder      ROO_STATE_DATA_DIR    search index root
+  ROO_STATE_CONFIG_DIR  export configuration       QDRANT_URL, EMBEDDING_*  optional search services
+
+Exit codes: 0 ok; 1 failed; 2 bad usage or argument; 3 not found or refused (task, store, path, index);
+4 not available in this build; 5 diagnose found the store unhealthy; 6 busy (another process
+holds the cache or index); 130 interrupted.
+
+roo-state <command> --help shows the options and examples of a command.`
+}
+
+export function commandHelp(name) {
+  const c = commands[name]
+  const opts = c.options && Object.keys(c.options).length ? `\nOptions:\n${optionLines(c.options)}\n` : ''
+  return `roo-state ${name}${c.args ? ` ${c.args}` : ''} [options]
+
+${c.summary[0].toUpperCase()}${c.summary.slice(1)}.
+${opts}
+Options of every command:
+${optionLines(GLOBAL)}
+
+Examples:
+${c.examples.map((e) => `  ${e}`).join('\n')}`
+}
+
+/** The command name and where its words are in argv. */
+function findCommand(argv) {
+  const words = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    if (a === '--') break
+    if (a === '--tasks-dir' || a === '--cache-dir') {
+      i++
+      continue
+    }
+    if (a.startsWith('-')) continue
+    words.push(i)
+    if (words.length === 2) break
+  }
+  if (!words.length) return null
+  const first = argv[words[0]]
+  const second = words.length > 1 ? argv[words[1]] : undefined
+  if (second !== undefined && commands[`${first} ${second}`]) {
+    return { name: `${first} ${second}`, at: words }
+  }
+  if (groups[first]) {
+    throw usageError(`${first} needs a subcommand: ${groups[first].map((g) => `${first} ${g}`).join(', ')}.`)
+  }
+  return { name: first, at: [words[0]] }
+}
+
+function makeProgress(enabled, signal) {
+  return (label) => {
+    if (!enabled) return { io: { signal }, done: () => {} }
+    let last = 0
+    let shown = false
+    const onProgress = ({ done, total }) => {
+      const now = Date.now()
+      if (done < total && now - last < 80) return
+      last = now
+      shown = true
+      const width = 28
+      const frac = total > 0 ? Math.min(1, done / total) : 0
+      const full = Math.round(frac * width)
+      process.stderr.write(`\r${label} ${'█'.repeat(full)}${'░'.repeat(width - full)} ${done}/${total}`)
+    }
+    return {
+      io: { signal, onProgress },
+      done: () => {
+        if (shown) process.stderr.write('\r\x1b[2K')
+      },
+    }
+  }
+}
+
+function printError(err, json) {
+  const e = describeError(err)
+  process.stderr.write(`roo-state: ${e.code}: ${e.message}\n`)
+  if (e.hint) process.stderr.write(`  ${e.hint}\n`)
+  if (json) process.stdout.write(`${JSON.stringify({ error: e }, null, 2)}\n`)
+  return exitCodeFor(e.code)
+}
+
+/** Run the command line; resolves to the exit code (null: keep running, as the MCP server does). */
+export async function main(argv, { cwd = process.cwd() } = {}) {
+  const json = argv.includes('--json')
+  let found
+  try {
+    if (argv.includes('--version') || argv.includes('-V')) {
+      process.stdout.write(`${has('version') ? core().version() : 'unknown'}\n`)
+      return EXIT.OK
+    }
+    found = findCommand(argv)
+    if (!found || found.name === 'help') {
+      const words = argv.filter((a) => !a.startsWith('-')).slice(1)
+      const topic = [words.slice(0, 2).join(' '), words[0]].find((t) => t && commands[t])
+      process.stdout.write(`${topic ? commandHelp(topic) : generalHelp()}\n`)
+      return found || argv.includes('--help') || argv.includes('-h') ? EXIT.OK : EXIT.USAGE
+    }
+    const command = commands[found.name]
+    if (!command) throw usageError(`Unknown command "${found.name}". Commands: ${ORDER.join(', ')}.`)
+    if (argv.includes('--help') || argv.includes('-h')) {
+      process.stdout.write(`${commandHelp(found.name)}\n`)
+      return EXIT.OK
+    }
+    const rest = argv.filter((_, i) => !found.at.includes(i))
+    const options = {}
+    for (const [n, s] of Object.entries({ ...GLOBAL, ...(command.options ?? {}) })) {
+      options[n] = { type: s.type, ...(s.short ? { short: s.short } : {}), ...(s.multiple ? { multiple: true } : {}) }
+    }
+    let parsed
+    try {
+      parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true })
+    } catch (err) {
+      const m = /'(-[^']*)'/.exec(err.message)
+      throw usageError(
+        err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && m
+          ? `${found.name} has no option ${m[1]}; see roo-state ${found.name} --help.`
+          : `${err.message.split('. ')[0]}; see roo-state ${found.name} --help.`,
+      )
+    }
+    const args = parsed.positionals
+    if (args.length < (command.minArgs ?? 0)) throw usageError(`${found.name} needs ${command.args}; see roo-state ${found.name} --help.`)
+    if (command.maxArgs !== undefined && args.length > command.maxArgs) {
+      throw usageError(`${found.name} takes ${command.args ?? 'no argument'}, got: ${args.map((a) => JSON.stringify(a)).join(' ')}.`)
+    }
+    const isMcp = found.name === 'mcp'
+    const controller = new AbortController()
+    let onSigint
+    if (!isMcp) {
+      let count = 0
+      onSigint = () => {
+        count++
+        if (count > 1) process.exit(EXIT.ABORTED)
+        process.stderr.write('\nroo-state: stopping… (Ctrl-C again to quit at once)\n')
+        controller.abort()
+      }
+      process.on('SIGINT', onSigint)
+    }
+    const values = parsed.values
+    const ctx = {
+      name: found.name,
+      args,
+      opts: values,
+      json: Boolean(values.json),
+      cwd,
+      sel: {
+        tasksDirs: values['tasks-dir'],
+        cwd,
+        cacheDir: values['cache-dir'] ? path.resolve(cwd, values['cache-dir']) : undefined,
+      },
+      io: { signal: controller.signal },
+      progress: makeProgress(Boolean(process.stderr.isTTY) && !values.quiet && !isMcp, controller.signal),
+      width: process.stdout.isTTY && process.stdout.columns ? Math.max(60, process.stdout.columns) : 100,
+    }
+    let result
+    try {
+      result = await command.run(ctx)
+    } finally {
+      if (onSigint) process.off('SIGINT', onSigint)
+    }
+    if (result.keepAlive) return null
+    if (ctx.json && command.json !== false) {
+      process.stdout.write(`${JSON.stringify(result.data, null, 2)}\n`)
+    } else {
+      const text = result.text()
+      if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+    }
+    return result.exitCode ?? EXIT.OK
+  } catch (err) {
+    return printError(err, json)
+  }
+}

@@ -1,0 +1,318 @@
+// Text renderings of the operations' results, for people (the CLI without --json, and the MCP
+// tools' text formats).
+import path from 'node:path'
+import { bytes, cut, evidenceText, oneLine, plural, shortDate, shownPath, table } from './format.mjs'
+
+const LINK_NAMES = {
+  historyItem: 'history_item.json',
+  childIds: 'childIds',
+  taskMetadata: 'task_metadata.json',
+  instructionPrefix: 'inferred from new_task messages',
+}
+
+/** The task tree: per store a header, then each conversation with two or three lines per task. */
+export function renderTree(data, opts = {}) {
+  const width = opts.width ?? 100
+  const cwd = opts.cwd ?? process.cwd()
+  const out = []
+  for (const store of data.stores) {
+    if (out.length) out.push('')
+    out.push(shownPath(store.tasksDir, cwd))
+    const m = store.metrics
+    const links = m
+      ? Object.entries(m.linksBySource)
+          .filter(([, n]) => n > 0)
+          .map(([k, n]) => `${n} ${LINK_NAMES[k] ?? k}`)
+      : []
+    const head = [`${plural(store.tasks, 'task')}`, `${plural(store.roots.length, 'conversation')}`]
+    if (links.length) head.push(`links: ${links.join(', ')}`)
+    if (m && m.ambiguous) head.push(`${m.ambiguous} ambiguous`)
+    if (m && m.orphans) head.push(`${plural(m.orphans, 'orphan')}`)
+    out.push(`${head.join(' · ')} · dates UTC`)
+    if (!store.roots.length) out.push('  (no task)')
+    for (const root of store.roots) {
+      out.push('')
+      node(root, '', '', true, width, data.focus, out)
+    }
+    const problems = (store.diagnostics ?? []).filter((d) => d.severity === 'error' || d.code === 'cache_unavailable')
+    if (problems.length) out.push('')
+    for (const d of problems) {
+      out.push(d.code === 'cache_unavailable' ? `note: ${d.message}` : `not shown: ${path.basename(d.file)}: ${d.message}`)
+    }
+  }
+  return out.join('\n')
+}
+
+function node(n, first, rest, isRoot, width, focus, out) {
+  const mark = focus === n.taskId ? '  ◀' : ''
+  const titleRoom = Math.max(20, width - Array.from(first).length - mark.length)
+  out.push(`${first}${oneLine(n.title ?? '(no title)', titleRoom)}${mark}`)
+  const dates = shortDate(n.createdAt)
+  const facts = [n.taskId, dates || 'no date', n.mode ?? 'no mode']
+  if (typeof n.messageCount === 'number') facts.push(plural(n.messageCount, 'message'))
+  if (n.isCompleted) facts.push('completed')
+  const pad = isRoot ? '  ' : '   '
+  out.push(`${rest}${pad}${facts.join(' · ')}`)
+  if (n.parentEvidence) out.push(`${rest}${pad}link: ${evidenceText(n.parentEvidence)}`)
+  else if (n.parentMissing) out.push(`${rest}${pad}link: parent ${n.parentTaskId} is not in this store`)
+  const kids = n.children ?? []
+  kids.forEach((c, i) => {
+    const last = i === kids.length - 1
+    node(c, `${rest}${last ? '└─ ' : '├─ '}`, `${rest}${last ? '   ' : '│  '}`, false, width, focus, out)
+  })
+}
+
+/** The tree as Markdown nested lists (get_task_tree's markdown format). */
+export function renderTreeMarkdown(data) {
+  const out = []
+  for (const store of data.stores) {
+    out.push(`## ${store.tasksDir}`, '')
+    const walk = (n, depth) => {
+      const ev = n.parentEvidence ? ` — ${evidenceText(n.parentEvidence)}` : ''
+      const here = data.focus === n.taskId ? ' **(this task)**' : ''
+      out.push(`${'  '.repeat(depth)}- **${oneLine(n.title ?? '(no title)', 120)}**${here} \`${n.taskId}\` ${shortDate(n.createdAt)} UTC, ${n.mode ?? 'no mode'}${ev}`)
+      for (const c of n.children ?? []) walk(c, depth + 1)
+    }
+    for (const r of store.roots) walk(r, 0)
+    out.push('')
+  }
+  return out.join('\n').trimEnd()
+}
+
+export function renderDiscover(d, cwd) {
+  const out = []
+  if (!d.locations.length) {
+    out.push('No task store found.')
+  } else {
+    out.push(
+      table(
+        ['source', 'editor', 'tasks', 'size', 'found', 'tasks folder'],
+        d.locations.map((l) => [l.source, l.editor ?? '-', l.taskCount, l.sizeBytes === null ? '-' : bytes(l.sizeBytes), l.kind, shownPath(l.tasksDir, cwd)]),
+      ),
+    )
+  }
+  for (const w of d.warnings) out.push(`warning: ${w}`)
+  out.push(`(${plural(d.searched.length, 'folder')} looked at; --json lists them)`)
+  return out.join('\n')
+}
+
+export function renderScan(data, cwd) {
+  const out = []
+  for (const store of data.stores) {
+    if (out.length) out.push('')
+    out.push(shownPath(store.tasksDir, cwd))
+    const rows = store.skeletons
+      .slice()
+      .sort((a, b) => (a.createdAtMs ?? 0) - (b.createdAtMs ?? 0) || a.taskId.localeCompare(b.taskId))
+      .map((s) => [
+        s.taskId,
+        shortDate(s.metadata.createdAt),
+        s.metadata.mode ?? '-',
+        s.metadata.messageCount,
+        s.metadata.actionCount,
+        s.childTasks.length,
+        s.diagnostics.filter((x) => x.severity !== 'info').length || '',
+        oneLine(s.metadata.title, 50),
+      ])
+    out.push(table(['task', 'created (UTC)', 'mode', 'msgs', 'tools', 'subtasks', 'problems', 'title'], rows))
+    out.push(`${store.skeletons.length} of ${plural(store.total, 'task folder')}${store.diagnostics.length ? '; without a skeleton or about the folder:' : ''}`)
+    for (const d of store.diagnostics) out.push(`  ${d.severity}: ${shownPath(d.file, cwd)}: ${d.message}`)
+  }
+  return out.join('\n')
+}
+
+export function renderShow(data, cwd) {
+  const s = data.skeleton
+  const m = s.metadata
+  const out = []
+  out.push(`${s.taskId}  ${oneLine(m.title ?? '(no title)', 100)}`)
+  out.push(`  folder     ${shownPath(data.taskDir, cwd)}`)
+  out.push(`  created    ${shortDate(m.createdAt)} UTC   last activity ${shortDate(m.lastActivity)} UTC`)
+  out.push(`  mode       ${m.mode ?? '-'}   workspace ${m.workspace ?? '-'}   source ${m.source}`)
+  out.push(`  counts     ${plural(m.messageCount, 'message')}, ${plural(m.actionCount, 'tool call')}, ${plural(s.apiTotals.requests, 'request')}, ${bytes(m.totalSize)}`)
+  out.push(`  tokens     in ${s.apiTotals.tokensIn}, out ${s.apiTotals.tokensOut}, cost $${s.apiTotals.totalCost.toFixed(4)}${s.isCompleted ? '   completed' : ''}`)
+  if (s.parentTaskId) out.push(`  parent     ${s.parentTaskId}${s.parentEvidence ? ` (${evidenceText(s.parentEvidence)})` : ''}`)
+  for (const c of s.childTasks) {
+    out.push(`  subtask    ${c.ts ? shortDate(c.ts) : '?'} [${c.mode ?? '?'}] ${oneLine(c.message, 80)}${c.childTaskId ? ` → ${c.childTaskId}` : ''}`)
+  }
+  for (const d of s.diagnostics) out.push(`  ${d.severity.padEnd(9)}  ${path.basename(d.file)}${d.path ? ` ${d.path}` : ''}: ${d.message}`)
+  return out.join('\n')
+}
+
+/** A conversation view (view_conversation_tree): every task with its messages and tool calls. */
+export function renderConversation(view, opts = {}) {
+  const truncate = opts.truncate ?? 0
+  const out = []
+  out.push(`Conversation view (${view.viewMode}, ${view.detailLevel}) of ${view.taskId} — ${plural(view.tasks.length, 'task')}`)
+  view.tasks.forEach((s, i) => {
+    const m = s.metadata
+    out.push('')
+    out.push(`${'#'.repeat(Math.min(6, 2))} ${i + 1}. ${oneLine(m.title ?? '(no title)', 120)}${s.taskId === view.taskId ? '  ◀' : ''}`)
+    out.push(`${s.taskId} · ${shortDate(m.createdAt)} → ${shortDate(m.lastActivity)} UTC · ${m.mode ?? 'no mode'} · ${plural(m.messageCount, 'message')} · ${plural(m.actionCount, 'tool call')}${s.isCompleted ? ' · completed' : ''}`)
+    if (s.parentTaskId) out.push(`parent ${s.parentTaskId}`)
+    let day = shortDate(m.createdAt).slice(0, 10)
+    // The time alone while the day stays the one shown last.
+    const when = (ts) => {
+      const full = shortDate(ts)
+      if (full.slice(0, 10) === day) return full.slice(11)
+      day = full.slice(0, 10)
+      return full
+    }
+    for (const item of s.sequence ?? []) {
+      if ('role' in item) {
+        const text = view.detailLevel === 'skeleton' ? oneLine(item.content, 160) : keepLines(item.content, truncate)
+        out.push(`[${when(item.timestamp)}] ${item.role === 'user' ? 'User' : 'Assistant'}: ${text}`)
+      } else {
+        const where = item.file_path ? ` ${item.file_path}` : ''
+        const status = item.status === 'success' ? 'ok' : item.status === 'failure' ? 'failed' : 'pending'
+        out.push(`[${when(item.timestamp)}]   ${item.type} ${item.name}${where} (${status})`)
+        if (view.detailLevel === 'full') out.push(`      ${cut(JSON.stringify(item.parameters), 2000)}`)
+      }
+    }
+  })
+  return out.join('\n')
+}
+
+/** Keep the first and last `n` lines of a text (0 = all). */
+function keepLines(text, n) {
+  const lines = String(text).split(/\r?\n/)
+  if (!n || lines.length <= 2 * n) return lines.join('\n    ')
+  return [...lines.slice(0, n), `… ${lines.length - 2 * n} lines …`, ...lines.slice(-n)].join('\n    ')
+}
+
+export function renderBuild(r, cwd) {
+  const out = [`cache: ${r.built} parsed, ${r.reused} reused, ${r.removed} removed, ${r.failed} failed${r.skipped ? `, ${r.skipped} left stale (other workspaces)` : ''} in ${Math.round(r.elapsedMs)} ms`]
+  for (const s of r.stores) {
+    const h = s.hierarchy
+    out.push(`  ${shownPath(s.tasksDir, cwd)}: ${plural(s.tasks, 'task')}${h ? `, ${plural(h.roots, 'root')}, ${Object.values(h.linksBySource).reduce((a, b) => a + b, 0)} links` : ''}${s.written ? '' : ' (unchanged)'} → ${s.cacheFile}`)
+  }
+  for (const d of r.diagnostics) out.push(`  ${d.severity}: ${d.message}`)
+  return out.join('\n')
+}
+
+export function renderExport(r, cwd) {
+  if (r.filePath) {
+    const out = [`wrote ${shownPath(r.filePath, cwd)} (${r.format}, ${bytes(r.bytes)}: ${plural(r.tasks, 'task')}, ${plural(r.messages, 'message')}, ${plural(r.actions, 'tool call')}${r.truncated ? `, ${r.truncated} cut` : ''})`]
+    for (const w of r.warnings) out.push(`warning: ${w}`)
+    return out.join('\n')
+  }
+  return r.content ?? ''
+}
+
+export function renderSearch(r) {
+  const out = []
+  if (r.indexed) {
+    const x = r.indexed
+    out.push(`index: ${plural(x.tasksSeen, 'task')} (${x.tasksIndexed} read, ${x.tasksUnchanged} unchanged), ${plural(x.chunksTotal, 'chunk')}, embedder ${x.embedder.model}`)
+  }
+  out.push(`"${r.query}" — ${plural(r.results.length, 'task')} (${r.mode}, ${r.embedder.model})`)
+  r.results.forEach((t, i) => {
+    out.push('')
+    out.push(`${i + 1}. ${oneLine(t.title ?? '(no title)', 90)}  [${t.score.toFixed(3)}]`)
+    out.push(`   ${t.taskId} · ${shortDate(t.createdAt)} UTC${t.workspace ? ` · ${t.workspace}` : ''}`)
+    for (const s of t.snippets.slice(0, 2)) out.push(`   ${shortDate(s.timestamp)}  ${oneLine(s.text, 140)}`)
+  })
+  for (const n of r.notes ?? []) out.push(`note: ${n}`)
+  return out.join('\n')
+}
+
+export function renderIndex(r) {
+  const out = [
+    `indexed ${plural(r.tasksSeen, 'task')}: ${r.tasksIndexed} read, ${r.tasksUnchanged} unchanged, ${r.tasksRemoved} removed; ${r.chunksEmbedded} chunks embedded, ${r.chunksDeleted} deleted, ${r.chunksTotal} in all`,
+    `embedder ${r.embedder.kind} (${r.embedder.model}${r.embedder.dimension ? `, ${r.embedder.dimension} dims` : ''}); store ${r.store.kind} at ${r.store.location}`,
+  ]
+  if (r.rebuilt) out.push(`rebuilt from scratch: ${r.rebuilt}`)
+  for (const f of r.failures) out.push(`failed: ${f.taskId}: ${f.message}`)
+  return out.join('\n')
+}
+
+/** The binding's advice in the words of this command line. */
+function cliWords(text) {
+  return String(text)
+    .replace(/run rebuildRooStateFromTasks with regenerateExtensionIndex/g, 'run `roo-state rebuild --extension-index`')
+    .replace(/run buildSkeletonCache/g, 'run `roo-state cache build`')
+}
+
+export function renderDiagnose(r, cwd) {
+  const out = [`status ${r.status}`]
+  // Reasons about a store are shown under it.
+  if (!r.locations.length) for (const reason of r.reasons) out.push(`  ${reason.status}: ${cliWords(reason.message)}`)
+  for (const l of r.locations) {
+    out.push('')
+    out.push(`${shownPath(l.tasksDir, cwd)} — ${l.status}${l.host ? ` (${l.host}${l.editor ? `, ${l.editor}` : ''})` : ''}`)
+    out.push(`  ${plural(l.taskCount, 'task')}; ${bytes(l.sizes.totalBytes)}: conversations ${bytes(l.sizes.conversationBytes)}, checkpoints ${bytes(l.sizes.checkpointBytes)}, other ${bytes(l.sizes.otherBytes)}`)
+    const bad = l.recentTasks.filter((t) => !t.ok)
+    out.push(`  recent tasks checked: ${l.recentTasks.length}, with problems: ${bad.length}`)
+    for (const t of bad) {
+      const f = t.files.find((x) => x.problems > 0 || (x.exists && !x.parses))
+      out.push(`    ${t.taskId}: ${f ? `${f.name}: ${String(f.firstProblem ?? 'does not parse').replace(/^: /, '')}` : 'missing files'}`)
+    }
+    const c = l.cache
+    out.push(`  cache: ${c.exists ? `built ${shortDate(c.builtAt)} UTC, ${c.entries} entries, ${c.stale} stale, ${c.missing} new, ${c.removed} deleted` : 'none'}${c.unusable ? ` (unusable: ${c.unusable})` : ''}`)
+    if (l.stateDb) {
+      const s = l.stateDb
+      out.push(`  state.vscdb: ${s.readable ? `${s.totalKeys} keys, extension ${bytes(s.extensionBytes)}` : `not readable${s.error ? `: ${s.error}` : ''}`}`)
+    }
+    for (const reason of l.reasons) out.push(`  ${reason.status}: ${cliWords(reason.message)}`)
+  }
+  return out.join('\n')
+}
+
+export function renderRebuild(r, cwd) {
+  const out = [
+    `${r.dryRun ? 'dry run (nothing written; --apply to rebuild)' : 'rebuilt'}: ${shownPath(r.tasksDir, cwd)}`,
+    `  ${plural(r.tasks, 'task')}, ${plural(r.skeletons, 'skeleton')}, ${plural(r.roots, 'root')}, ${plural(r.orphans, 'orphan')}`,
+  ]
+  for (const w of r.workspaces) out.push(`  ${String(w.tasks).padStart(5)}  ${w.workspace}`)
+  if (r.cache) out.push(`  cache ${r.cacheRebuilt ? 'rebuilt' : 'kept'}: ${r.cache.cacheFile}`)
+  const x = r.extensionIndex
+  if (x) {
+    out.push(`  extension index ${x.indexFile}: ${x.entries} entries, ${x.historyItemsCreated.length} history items created, ${x.historyItemsReplaced.length} replaced`)
+    for (const b of x.backups) out.push(`    backup ${b}`)
+  }
+  return out.join('\n')
+}
+
+export function renderCleanup(r, cwd) {
+  const out = [
+    r.dryRun
+      ? `dry run: ${bytes(r.bytes)} in ${plural(r.files, 'file')} of ${plural(r.tasksAffected, 'task')} would be freed; nothing was removed (--apply to remove)`
+      : `freed ${bytes(r.bytes)} in ${plural(r.files, 'file')} of ${plural(r.tasksAffected, 'task')}`,
+  ]
+  for (const s of r.stores) {
+    out.push(`  ${shownPath(s.tasksDir, cwd)}: ${s.tasksScanned} scanned, ${s.tasksAffected} affected, ${s.tasksKept} kept`)
+    for (const t of s.tasks) {
+      out.push(`    ${t.taskId}  ${bytes(t.bytes)}  ${t.paths.join(', ')}${t.error ? `  error: ${t.error}` : ''}`)
+    }
+  }
+  return out.join('\n')
+}
+
+export function renderMigrate(r) {
+  const out = [
+    r.alreadyDone
+      ? `already migrated: ${r.from} → ${r.to}`
+      : `${r.dryRun ? 'dry run (nothing moved; --apply to migrate)' : 'migrated'}: ${r.from} → ${r.to} by ${r.method}, ${plural(r.files, 'file')}, ${bytes(r.bytes)}`,
+  ]
+  for (const s of r.steps) out.push(`  ${s}`)
+  return out.join('\n')
+}
+
+export function renderCondense(r) {
+  const d = r.decision
+  const out = [
+    `task ${r.taskId}: ${r.apiMessages} API messages; rules of ${r.era === 'current' ? 'the current release' : `release ${r.era}`}; ${r.protocol} protocol`,
+    `usage so far: in ${r.usage.totalTokensIn}, out ${r.usage.totalTokensOut}, cache writes ${r.usage.totalCacheWrites ?? 0}, cache reads ${r.usage.totalCacheReads ?? 0}; cost $${r.usage.totalCost.toFixed(4)}`,
+    `context window ${r.settings.contextWindow}, max tokens ${r.settings.maxTokens ?? 'default (8192)'}, threshold ${d.effectiveThreshold.threshold}%${r.settings.autoCondense ? '' : ', auto-condense off'}`,
+    `context: ${d.prevContextTokens} tokens (${d.lastMessageTokens} for the newest message) = ${d.contextPercent.toFixed(1)}% of the window; allowed ${d.allowedTokens}`,
+    `decision: ${d.action}${d.truncateOnFailure ? ' (truncation if summarising fails)' : ''}`,
+  ]
+  if (r.summarizeRequest) {
+    const s = r.summarizeRequest
+    out.push(`summarising sends about ${s.inputTokens} tokens to the model${s.cost !== null ? `: $${s.cost.toFixed(4)} at ${s.pricing.inputPrice}/${s.pricing.outputPrice} USD per million${s.outputTokens ? ` with ${s.outputTokens} summary tokens` : ' (input only)'}` : ' (give --input-price to price it)'}`)
+  }
+  if (d.truncation) {
+    out.push(`truncation: ${d.truncation.messagesRemoved} messages hidden, about ${d.truncation.newContextTokensAfterTruncation} tokens visible afterwards`)
+  }
+  return out.join('\n')
+}

@@ -1,0 +1,158 @@
+// Which task stores a command works on, where a task lives, and the skeletons of a store.
+//
+// With --tasks-dir (or a `tasks_dir` tool argument) those folders are used; otherwise the stores are
+// discovered on this machine by the binding, which honours ROO_STATE_STORAGE (a path list that
+// replaces the automatic search).
+import fs from 'node:fs'
+import path from 'node:path'
+import { call, has } from './binding.mjs'
+import { RooStateError } from './errors.mjs'
+
+/** Names in tasks/ that are not tasks (the extension's index, our and its leftovers). */
+function isTaskName(name) {
+  return !name.startsWith('_') && !name.startsWith('.')
+}
+
+function isDir(p) {
+  try {
+    return fs.statSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A tasks/ folder from what a person typed: the tasks folder itself, or the storage folder that
+ * holds it.
+ */
+export function normalizeTasksDir(input, cwd = process.cwd()) {
+  if (typeof input !== 'string' || input.trim() === '') {
+    throw new RooStateError('INVALID_ARGUMENT', 'The tasks folder is empty.')
+  }
+  const abs = path.resolve(cwd, input)
+  if (!isDir(abs)) {
+    throw new RooStateError('INVALID_PATH', `There is no folder at ${abs}.`)
+  }
+  if (path.basename(abs) !== 'tasks' && isDir(path.join(abs, 'tasks'))) return path.join(abs, 'tasks')
+  return abs
+}
+
+/**
+ * The tasks folders to work on.
+ * @param {{tasksDirs?: string[], cwd?: string}} sel explicit folders (else discovery)
+ * @param {{single?: boolean}} [opts] single: exactly one store is needed
+ * @returns {Promise<string[]>}
+ */
+export async function resolveStores(sel, opts = {}) {
+  const explicit = (sel.tasksDirs ?? []).filter((d) => d !== undefined && d !== null)
+  let dirs
+  if (explicit.length) {
+    dirs = [...new Set(explicit.map((d) => normalizeTasksDir(d, sel.cwd)))]
+  } else {
+    const found = await call('discoverStorage', { measureSize: false })
+    dirs = found.locations.map((l) => l.tasksDir)
+    if (!dirs.length) {
+      const where = found.searched.length ? ` Looked in: ${found.searched.join(', ')}.` : ''
+      throw new RooStateError('NO_STORE', `No Roo Code, Zoo Code, Cline or Kilo Code task store was found on this machine.${where}`)
+    }
+  }
+  if (opts.single && dirs.length > 1) {
+    throw new RooStateError('AMBIGUOUS_STORE', `Several task stores were found; this needs one:\n  ${dirs.join('\n  ')}`, {
+      details: { stores: dirs },
+    })
+  }
+  return dirs
+}
+
+/**
+ * Where a task lives: an exact id, a unique id prefix, or a path to a task folder.
+ * @returns {Promise<{taskId: string, tasksDir: string, taskDir: string}>}
+ */
+export async function findTask(sel, idOrPath) {
+  if (typeof idOrPath !== 'string' || idOrPath.trim() === '') {
+    throw new RooStateError('INVALID_ARGUMENT', 'A task id is needed.')
+  }
+  const wanted = idOrPath.trim()
+  // A path to a task folder (anything with a separator that exists).
+  if (/[\\/]/.test(wanted)) {
+    const abs = path.resolve(sel.cwd ?? process.cwd(), wanted)
+    if (isDir(abs)) return { taskId: path.basename(abs), tasksDir: path.dirname(abs), taskDir: abs }
+    throw new RooStateError('TASK_NOT_FOUND', `There is no task folder at ${abs}.`)
+  }
+  const stores = await resolveStores(sel)
+  for (const tasksDir of stores) {
+    const taskDir = path.join(tasksDir, wanted)
+    if (isTaskName(wanted) && isDir(taskDir)) return { taskId: wanted, tasksDir, taskDir }
+  }
+  const matches = []
+  const needle = wanted.toLowerCase()
+  for (const tasksDir of stores) {
+    let names = []
+    try {
+      names = fs.readdirSync(tasksDir)
+    } catch {
+      continue
+    }
+    for (const name of names) {
+      if (isTaskName(name) && name.toLowerCase().startsWith(needle) && isDir(path.join(tasksDir, name))) {
+        matches.push({ taskId: name, tasksDir, taskDir: path.join(tasksDir, name) })
+      }
+    }
+  }
+  if (matches.length === 1) return matches[0]
+  if (matches.length > 1) {
+    const shown = matches.slice(0, 10).map((m) => m.taskId)
+    throw new RooStateError('AMBIGUOUS_TASK_ID', `"${wanted}" is the start of ${matches.length} task ids: ${shown.join(', ')}${matches.length > 10 ? ', …' : ''}.`, {
+      details: { candidates: matches.map((m) => m.taskId) },
+    })
+  }
+  throw new RooStateError('TASK_NOT_FOUND', `No task "${wanted}" in ${stores.length === 1 ? stores[0] : `the ${stores.length} stores (${stores.join(', ')})`}.`)
+}
+
+/**
+ * Skeleton headers of one store, linked to their parents: from our cache (built or refreshed
+ * first; only changed tasks are read) when the binding has it and `noCache` is not set, else from a
+ * scan with the hierarchy pass.
+ * @returns {Promise<{tasksDir: string, source: 'cache'|'scan', skeletons: any[], metrics: any, diagnostics: any[]}>}
+ */
+export async function storeSkeletons(tasksDir, opts = {}) {
+  const { cacheDir, noCache, onProgress, signal, workspace } = opts
+  const notes = []
+  if (!noCache && has('buildSkeletonCache') && has('loadSkeletons')) {
+    try {
+      const built = await call('buildSkeletonCache', { tasksDir, cacheDir, onProgress, signal })
+      const loaded = await call('loadSkeletons', { tasksDir, cacheDir, workspace })
+      const store = built.stores.find((s) => s.tasksDir === tasksDir) ?? built.stores[0]
+      return {
+        tasksDir,
+        source: 'cache',
+        skeletons: loaded.skeletons,
+        metrics: store?.hierarchy ?? null,
+        diagnostics: [...built.diagnostics, ...loaded.diagnostics],
+      }
+    } catch (err) {
+      // A cache that cannot be written (read-only home, held by a stuck writer…) must not stop a
+      // read: the folders are scanned instead, and the reason is kept.
+      if (err?.code === 'ABORTED' || (err?.code === 'INVALID_PATH' && !fs.existsSync(tasksDir))) throw err
+      notes.push({
+        file: cacheDir ?? '',
+        path: '',
+        code: 'cache_unavailable',
+        severity: 'warning',
+        message: `the skeleton cache could not be used (${err?.code ?? 'FAILED'}: ${err?.message ?? err}); the task folders were read directly`,
+      })
+    }
+  }
+  const scan = await call('scanTasks', tasksDir, {
+    onProgress,
+    signal,
+    hierarchy: workspace ? { workspaceFilter: workspace } : {},
+  })
+  return {
+    tasksDir,
+    source: 'scan',
+    skeletons: scan.skeletons,
+    metrics: scan.hierarchy ?? null,
+    diagnostics: [...notes, ...scan.diagnostics],
+  }
+}

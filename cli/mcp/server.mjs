@@ -1,0 +1,213 @@
+// `roo-state mcp`: the MCP server over stdio, with the official TypeScript SDK.
+//
+// Nothing but JSON-RPC goes to stdout: console output is sent to stderr before anything else runs,
+// and log lines carry "INFO" (Roo Code shows other stderr lines as server errors). Tool inputs are
+// checked against their JSON Schemas; failures come back as tool errors (isError) carrying the
+// binding's code. Long calls report `notifications/progress` when the client sent a progressToken,
+// and the request's AbortSignal (fired by `notifications/cancelled`) goes to the binding.
+import { createRequire } from 'node:module'
+import process from 'node:process'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { call, has } from '../lib/binding.mjs'
+import { describeError } from '../lib/errors.mjs'
+import { internal, legacy, tools } from './tools.mjs'
+import { validate } from './validate.mjs'
+
+const require = createRequire(import.meta.url)
+const pkg = require('../../package.json')
+
+/** Answers longer than this are cut (as the legacy server did), with a note saying so. */
+export const MAX_OUTPUT = 300_000
+
+function log(message) {
+  process.stderr.write(`roo-state mcp INFO: ${message}\n`)
+}
+
+function cutText(text, max) {
+  if (text.length <= max) return text
+  return `${text.slice(0, max)}\n\n[… answer cut at ${max} of ${text.length} characters; narrow the request or write to a file (filePath)]`
+}
+
+/**
+ * JSON of `value` within `max` characters, still valid JSON: the largest arrays are shortened
+ * (halved until it fits) and each cut is listed under `_truncated` with its path and lengths.
+ */
+export function fitJson(value, max) {
+  let text = JSON.stringify(value, null, 2)
+  if (text.length <= max) return text
+  const copy = JSON.parse(JSON.stringify(value))
+  const cuts = new Map()
+  for (let round = 0; round < 64 && text.length > max; round++) {
+    let best = null
+    const visit = (node, at) => {
+      if (Array.isArray(node)) {
+        if (node.length > 1) {
+          const size = JSON.stringify(node).length
+          if (!best || size > best.size) best = { node, at, size }
+        }
+        node.forEach((x, i) => visit(x, `${at}[${i}]`))
+      } else if (node && typeof node === 'object') {
+        for (const [k, v] of Object.entries(node)) visit(v, at ? `${at}.${k}` : k)
+      }
+    }
+    visit(copy, '')
+    if (!best) break
+    const total = cuts.get(best.at)?.total ?? best.node.length
+    best.node.length = Math.floor(best.node.length / 2)
+    cuts.set(best.at, { path: best.at || '(root)', kept: best.node.length, total })
+    const withNote = Array.isArray(copy) ? { items: copy, _truncated: [...cuts.values()] } : { ...copy, _truncated: [...cuts.values()] }
+    text = JSON.stringify(withNote, null, 2)
+  }
+  return text.length <= max ? text : cutText(text, max)
+}
+
+/** A tool's result as MCP content. */
+function toContent(out, max) {
+  if (typeof out === 'string') return [{ type: 'text', text: cutText(out, max) }]
+  if (out && typeof out === 'object' && Array.isArray(out.blocks)) return out.blocks.map((b) => ({ type: 'text', text: cutText(b, max) }))
+  if (out && typeof out === 'object' && typeof out.text === 'string' && Object.keys(out).every((k) => k === 'text' || k === 'maxLength')) {
+    return [{ type: 'text', text: cutText(out.text, out.maxLength ?? max) }]
+  }
+  return [{ type: 'text', text: fitJson(out, max) }]
+}
+
+function toolError(err) {
+  const e = describeError(err, 'mcp')
+  const text = `${e.code}: ${e.message}${e.hint ? `\n${e.hint}` : ''}`
+  return { isError: true, content: [{ type: 'text', text }], _meta: { code: e.code } }
+}
+
+/** Progress of one request as notifications: increasing, at most every 100 ms, and the last one. */
+function progressSender(extra, token) {
+  if (token === undefined || token === null) return undefined
+  let last = -1
+  let lastAt = 0
+  const send = ({ done, total }) => {
+    if (send.finished || extra.signal.aborted || done <= last) return
+    const now = Date.now()
+    if (done < total && now - lastAt < 100) return
+    last = done
+    lastAt = now
+    extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, total } })
+      .catch(() => {})
+  }
+  // Set when the request is answered: no notification may follow the answer.
+  send.finished = false
+  return send
+}
+
+/**
+ * The server, not yet connected.
+ * @param {{tasksDirs?: string[], cacheDir?: string, indexDir?: string, listLegacy?: boolean, cwd?: string}} opts
+ */
+export function createServer(opts = {}) {
+  const byName = new Map()
+  for (const t of tools) byName.set(t.name, { kind: 'tool', tool: t })
+  for (const l of legacy) byName.set(l.name, { kind: 'legacy', alias: l })
+  const toolsByName = new Map(tools.map((t) => [t.name, t]))
+
+  const listed = [
+    ...tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })),
+    ...(opts.listLegacy === false
+      ? []
+      : legacy.filter((l) => l.listed).map((l) => ({ name: l.name, description: l.description, inputSchema: l.inputSchema }))),
+  ]
+
+  const ctxBase = {
+    sel: { tasksDirs: opts.tasksDirs, cwd: opts.cwd ?? process.cwd(), cacheDir: opts.cacheDir },
+    server: { indexDir: opts.indexDir, embedder: undefined },
+  }
+
+  const server = new Server(
+    { name: 'roo-state', title: 'roo-state (roo-state-core)', version: pkg.version },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'Task history of Roo Code, Zoo Code, Cline and Kilo Code: the task tree with the evidence of each link (get_task_tree), a conversation\'s messages (view_conversation_tree), exports (export_*), search (index_tasks then search_tasks_semantic), and maintenance (diagnose_roo_state, rebuild_roo_state_from_tasks, cleanup_obsolete_checkpoints: dry runs unless dry_run is false).',
+    },
+  )
+
+  server.onerror = (err) => log(`ignored a message that is not valid JSON-RPC: ${err?.message ?? err}`)
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }))
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name
+    const entry = byName.get(name)
+    if (!entry) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}". Tools: ${listed.map((t) => t.name).join(', ')}.`)
+    }
+    const started = Date.now()
+    const args = request.params.arguments ?? {}
+    try {
+      let tool
+      let toolArgs
+      let via = ''
+      if (entry.kind === 'legacy') {
+        const problems = validate(entry.alias.inputSchema, args)
+        if (problems.length) return toolError({ code: 'INVALID_ARGUMENT', message: `Invalid arguments for ${name}: ${problems.join('; ')}.` })
+        const mapped = entry.alias.map(args)
+        via = ` (as ${mapped.tool})`
+        if (internal[mapped.tool]) {
+          return { content: toContent(await internal[mapped.tool](mapped.args, { ...ctxBase }), MAX_OUTPUT) }
+        }
+        tool = toolsByName.get(mapped.tool)
+        toolArgs = mapped.args
+      } else {
+        tool = entry.tool
+        toolArgs = args
+      }
+      const problems = validate(tool.inputSchema, toolArgs)
+      if (problems.length) return toolError({ code: 'INVALID_ARGUMENT', message: `Invalid arguments for ${name}${via}: ${problems.join('; ')}.` })
+      const onProgress = progressSender(extra, request.params._meta?.progressToken)
+      try {
+        const out = await tool.run(toolArgs, { ...ctxBase, io: { signal: extra.signal, onProgress } })
+        return { content: toContent(out, MAX_OUTPUT) }
+      } finally {
+        if (onProgress) onProgress.finished = true
+      }
+    } catch (err) {
+      const e = describeError(err, 'mcp')
+      if (extra.signal.aborted || e.code === 'ABORTED') log(`${name} cancelled (${e.code}) after ${Date.now() - started} ms`)
+      else log(`${name} failed: ${e.code}: ${e.message}`)
+      return toolError(err)
+    }
+  })
+
+  return server
+}
+
+/** Run the server on stdin/stdout until the client goes away. */
+export async function runServer(opts = {}) {
+  // stdout belongs to the protocol.
+  const toStderr = (...args) => process.stderr.write(`${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}\n`)
+  console.log = toStderr
+  console.info = toStderr
+  console.debug = toStderr
+  console.warn = toStderr
+
+  const server = createServer(opts)
+  const transport = new StdioServerTransport()
+  let closing = false
+  const shutdown = async () => {
+    if (closing) return
+    closing = true
+    try {
+      await server.close()
+    } catch {
+      // already closed
+    }
+    if (has('closeSearchIndex')) call('closeSearchIndex')
+    process.exit(0)
+  }
+  process.stdin.on('end', shutdown)
+  process.stdin.on('close', shutdown)
+  process.on('SIGTERM', shutdown)
+  process.on('SIGINT', shutdown)
+  await server.connect(transport)
+  const stores = opts.tasksDirs?.length ? opts.tasksDirs.join(', ') : process.env.ROO_STATE_STORAGE ? `ROO_STATE_STORAGE (${process.env.ROO_STATE_STORAGE})` : 'the stores found on this machine'
+  log(`roo-state ${pkg.version} serving ${tools.length} tools over stdio; stores: ${stores}`)
+}
