@@ -58,6 +58,15 @@ impl Default for OpenAiCompatibleConfig {
     }
 }
 
+/// Install the process-wide rustls provider (ring) once; reqwest is built without its own.
+fn ensure_tls_provider() {
+    static ONCE: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    ONCE.get_or_init(|| {
+        // Fails only when another part of the process installed one first, which serves as well.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
 /// The HTTP provider.
 #[derive(Debug, Clone)]
 pub struct OpenAiCompatibleProvider {
@@ -71,12 +80,15 @@ impl OpenAiCompatibleProvider {
         let mut problem = None;
         if config.base_url.trim().is_empty() || config.model.trim().is_empty() {
             problem = Some("the provider needs a baseUrl and a model".to_owned());
-        } else if config.base_url.starts_with("https:") && !cfg!(feature = "tls") {
-            problem = Some(
-                "this build has no TLS: use an http:// endpoint (a local server) or build roo-condense with the `tls` feature"
-                    .to_owned(),
-            );
+        } else if !(config.base_url.starts_with("http://")
+            || config.base_url.starts_with("https://"))
+        {
+            problem = Some(format!(
+                "the provider baseUrl must start with http:// or https://, not `{}`",
+                config.base_url
+            ));
         }
+        ensure_tls_provider();
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_millis(config.connect_timeout_ms.max(1)))
             .build()

@@ -261,17 +261,29 @@ async fn a_cancelled_call_stops() {
 }
 
 #[tokio::test]
-async fn https_without_tls_is_a_clear_error() {
-    let p = OpenAiCompatibleProvider::new(OpenAiCompatibleConfig {
-        base_url: "https://example.invalid/v1".into(),
+async fn https_endpoints_are_supported_and_bad_schemes_are_clear_errors() {
+    // An https endpoint builds a working client: the call fails on the connection (nothing
+    // listens on port 1), not on a missing TLS stack.
+    let https = OpenAiCompatibleProvider::new(OpenAiCompatibleConfig {
+        base_url: "https://127.0.0.1:1/v1".into(),
+        model: "m".into(),
+        max_retries: 0,
+        ..OpenAiCompatibleConfig::default()
+    });
+    let r = summarize_conversation(&options(), &https, &CancelToken::new())
+        .await
+        .unwrap();
+    let error = r.error.unwrap();
+    assert!(!error.contains("TLS"), "{error}");
+    assert!(!error.contains("baseUrl"), "{error}");
+
+    let ftp = OpenAiCompatibleProvider::new(OpenAiCompatibleConfig {
+        base_url: "ftp://127.0.0.1/v1".into(),
         model: "m".into(),
         ..OpenAiCompatibleConfig::default()
     });
-    if cfg!(feature = "tls") {
-        return;
-    }
-    let r = summarize_conversation(&options(), &p, &CancelToken::new())
+    let r = summarize_conversation(&options(), &ftp, &CancelToken::new())
         .await
         .unwrap();
-    assert!(r.error.unwrap().contains("no TLS"));
+    assert!(r.error.unwrap().contains("must start with http"));
 }

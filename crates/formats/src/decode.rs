@@ -168,36 +168,44 @@ fn escape_at(bytes: &[u8], at: usize) -> Option<u16> {
 /// are only meaningful inside strings, and every escape is consumed as a unit, so `\\udead`
 /// (an escaped backslash followed by text) is left alone.
 pub fn sanitize_surrogate_escapes(bytes: &mut [u8], diags: &mut Diags) -> usize {
+    // Only `\u` sequences matter, so they are searched for directly (JSON text is full of other
+    // escapes). A `\u` is an escape when its backslash ends a run of an odd number of backslashes;
+    // the runs never reach back into a consumed escape (those end with a hex digit or `u`).
+    let finder = memchr::memmem::Finder::new(b"\\u");
     let mut replaced = 0usize;
     let mut pos = 0usize;
-    while let Some(offset) = memchr::memchr(b'\\', &bytes[pos..]) {
+    while let Some(offset) = finder.find(&bytes[pos..]) {
         let at = pos + offset;
-        match bytes.get(at + 1) {
-            Some(b'u') => {
-                let Some(unit) = escape_at(bytes, at) else {
-                    pos = at + 2;
-                    continue;
-                };
-                if (0xD800..0xDC00).contains(&unit) {
-                    let pairs_with_low = escape_at(bytes, at + 6)
-                        .is_some_and(|next| (0xDC00..0xE000).contains(&next));
-                    if pairs_with_low {
-                        pos = at + 12;
-                    } else {
-                        bytes[at + 2..at + 6].copy_from_slice(b"fffd");
-                        replaced += 1;
-                        pos = at + 6;
-                    }
-                } else if (0xDC00..0xE000).contains(&unit) {
-                    bytes[at + 2..at + 6].copy_from_slice(b"fffd");
-                    replaced += 1;
-                    pos = at + 6;
-                } else {
-                    pos = at + 6;
-                }
+        let run = bytes[..=at]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if run % 2 == 0 {
+            // An escaped backslash followed by a plain `u`.
+            pos = at + 2;
+            continue;
+        }
+        let Some(unit) = escape_at(bytes, at) else {
+            pos = at + 2;
+            continue;
+        };
+        if (0xD800..0xDC00).contains(&unit) {
+            let pairs_with_low =
+                escape_at(bytes, at + 6).is_some_and(|next| (0xDC00..0xE000).contains(&next));
+            if pairs_with_low {
+                pos = at + 12;
+            } else {
+                bytes[at + 2..at + 6].copy_from_slice(b"fffd");
+                replaced += 1;
+                pos = at + 6;
             }
-            Some(_) => pos = at + 2,
-            None => break,
+        } else if (0xDC00..0xE000).contains(&unit) {
+            bytes[at + 2..at + 6].copy_from_slice(b"fffd");
+            replaced += 1;
+            pos = at + 6;
+        } else {
+            pos = at + 6;
         }
     }
     if replaced > 0 {
@@ -219,6 +227,70 @@ mod tests {
         let mut d = Diags::for_file("t.json");
         let s = decode_json_bytes(bytes.to_vec(), &mut d);
         (s, d.into_vec().into_iter().map(|d| d.code).collect())
+    }
+
+    /// The byte-at-a-time implementation the search above replaced, kept as the reference.
+    fn sanitize_reference(bytes: &mut [u8]) -> usize {
+        let mut replaced = 0usize;
+        let mut pos = 0usize;
+        while let Some(offset) = memchr::memchr(b'\\', &bytes[pos..]) {
+            let at = pos + offset;
+            match bytes.get(at + 1) {
+                Some(b'u') => {
+                    let Some(unit) = escape_at(bytes, at) else {
+                        pos = at + 2;
+                        continue;
+                    };
+                    if (0xD800..0xDC00).contains(&unit) {
+                        let pairs_with_low = escape_at(bytes, at + 6)
+                            .is_some_and(|next| (0xDC00..0xE000).contains(&next));
+                        if pairs_with_low {
+                            pos = at + 12;
+                        } else {
+                            bytes[at + 2..at + 6].copy_from_slice(b"fffd");
+                            replaced += 1;
+                            pos = at + 6;
+                        }
+                    } else if (0xDC00..0xE000).contains(&unit) {
+                        bytes[at + 2..at + 6].copy_from_slice(b"fffd");
+                        replaced += 1;
+                        pos = at + 6;
+                    } else {
+                        pos = at + 6;
+                    }
+                }
+                Some(_) => pos = at + 2,
+                None => break,
+            }
+        }
+        replaced
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// The `\u` search gives the same bytes and count as the reference scan.
+        #[test]
+        fn sanitize_matches_reference(parts in proptest::collection::vec(proptest::prop_oneof![
+            proptest::strategy::Just("\\".to_owned()),
+            proptest::strategy::Just("\\u".to_owned()),
+            proptest::strategy::Just("u".to_owned()),
+            proptest::strategy::Just("\\ud83d".to_owned()),
+            proptest::strategy::Just("\\ude00".to_owned()),
+            proptest::strategy::Just("\\uDBFF".to_owned()),
+            proptest::strategy::Just("\\u0041".to_owned()),
+            proptest::strategy::Just("\\\\".to_owned()),
+            proptest::strategy::Just("\"".to_owned()),
+            "[0-9a-fA-FxX]{0,4}",
+        ], 0..24)) {
+            let text = parts.concat();
+            let mut fast = text.clone().into_bytes();
+            let mut slow = text.into_bytes();
+            let mut d = Diags::for_file("t");
+            let n_fast = sanitize_surrogate_escapes(&mut fast, &mut d);
+            let n_slow = sanitize_reference(&mut slow);
+            proptest::prop_assert_eq!(n_fast, n_slow);
+            proptest::prop_assert_eq!(fast, slow);
+        }
     }
 
     #[test]

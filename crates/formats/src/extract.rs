@@ -7,6 +7,7 @@
 //! call seen in three places counts once, while two siblings given the same text count twice.
 
 use crate::api::{ApiMessage, Block, Role};
+use crate::api_head::{ApiHead, HeadBlock};
 use crate::text;
 use crate::ui::{ApiReqInfo, Ask, ClineMessage, MessageKind, Payload, Say};
 use serde::{Deserialize, Serialize};
@@ -311,17 +312,7 @@ impl Extractor {
         let user_like = msg.is_role(&Role::User) || msg.is_role(&Role::Tool);
         if assistant {
             for t in msg.texts() {
-                for call in text::xml_new_tasks(t) {
-                    self.sightings.push(Sighting {
-                        ts,
-                        mode: call.mode,
-                        mode_is_slug: true,
-                        message: call.message,
-                        todos: call.todos.map(Value::String),
-                        source: ChildSource::XmlText,
-                        child_task_id: None,
-                    });
-                }
+                self.xml_text(ts, t);
             }
         }
         for block in msg.blocks() {
@@ -338,25 +329,7 @@ impl Extractor {
                         ChildSource::ToolCall
                     };
                     if name == "new_task" || name == "newTask" {
-                        let message = input
-                            .get("message")
-                            .or_else(|| input.get("content"))
-                            .and_then(Value::as_str)
-                            .unwrap_or_default();
-                        if !message.trim().is_empty() {
-                            if let Some(id) = id {
-                                self.tool_use_ids.insert(id.clone(), self.sightings.len());
-                            }
-                            self.sightings.push(Sighting {
-                                ts,
-                                mode: input.get("mode").and_then(Value::as_str).map(str::to_owned),
-                                mode_is_slug: true,
-                                message: message.to_owned(),
-                                todos: input.get("todos").cloned(),
-                                source,
-                                child_task_id: None,
-                            });
-                        }
+                        self.new_task_call(ts, id.as_ref(), input, source);
                     }
                     self.api_tool_calls.push(ToolCall {
                         ts,
@@ -374,38 +347,116 @@ impl Extractor {
                     tool_use_id,
                     content,
                     ..
-                } if user_like => {
-                    if let Some(child) = delegated_in(content.as_ref()) {
-                        self.delegations.push((tool_use_id.clone(), child));
-                    }
-                }
+                } if user_like => self.delegation(tool_use_id.as_ref(), content.as_ref()),
                 Block::ToolResultPart {
                     tool_call_id,
                     output,
                     ..
-                } if user_like => {
-                    if let Some(child) = delegated_in(output.as_ref()) {
-                        self.delegations.push((tool_call_id.clone(), child));
-                    }
-                }
+                } if user_like => self.delegation(tool_call_id.as_ref(), output.as_ref()),
                 _ => {}
             }
         }
         if user_like {
             for t in msg.texts() {
-                if let Some((mode, message)) = text::new_task_result_header(t) {
-                    if !message.trim().is_empty() {
-                        self.sightings.push(Sighting {
-                            ts,
-                            mode: Some(mode.to_owned()),
-                            mode_is_slug: false,
-                            message: message.to_owned(),
-                            todos: None,
-                            source: ChildSource::ResultHeader,
-                            child_task_id: None,
-                        });
-                    }
+                self.result_header(ts, t);
+            }
+        }
+    }
+
+    /// Feed the head of one API history message ([`ApiHead`]): the same subtasks and delegations
+    /// as [`Extractor::api`] on the whole message, texts decoded only when a marker may be in
+    /// them. Tool calls are not recorded (a head has no sequence to show them in).
+    pub fn api_head(&mut self, head: &ApiHead) {
+        let ts = head.ts;
+        let assistant = head.role == Some(Role::Assistant);
+        let user_like = matches!(head.role, Some(Role::User | Role::Tool));
+        if assistant {
+            for t in &head.texts {
+                if t.may_contain("<new_task>") {
+                    self.xml_text(ts, &t.get());
                 }
+            }
+        }
+        for block in &head.blocks {
+            match block {
+                HeadBlock::NewTask { id, input, source } => {
+                    self.new_task_call(ts, id.as_ref(), input, *source)
+                }
+                HeadBlock::Result { id, content } if user_like => {
+                    self.delegation(id.as_ref(), Some(&content.get()))
+                }
+                HeadBlock::Result { .. } => {}
+            }
+        }
+        if user_like {
+            for t in &head.texts {
+                if t.may_contain("[new_task in ") {
+                    self.result_header(ts, &t.get());
+                }
+            }
+        }
+    }
+
+    fn xml_text(&mut self, ts: Option<i64>, t: &str) {
+        for call in text::xml_new_tasks(t) {
+            self.sightings.push(Sighting {
+                ts,
+                mode: call.mode,
+                mode_is_slug: true,
+                message: call.message,
+                todos: call.todos.map(Value::String),
+                source: ChildSource::XmlText,
+                child_task_id: None,
+            });
+        }
+    }
+
+    fn new_task_call(
+        &mut self,
+        ts: Option<i64>,
+        id: Option<&String>,
+        input: &Value,
+        source: ChildSource,
+    ) {
+        let message = input
+            .get("message")
+            .or_else(|| input.get("content"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if !message.trim().is_empty() {
+            if let Some(id) = id {
+                self.tool_use_ids.insert(id.clone(), self.sightings.len());
+            }
+            self.sightings.push(Sighting {
+                ts,
+                mode: input.get("mode").and_then(Value::as_str).map(str::to_owned),
+                mode_is_slug: true,
+                message: message.to_owned(),
+                todos: input.get("todos").cloned(),
+                source,
+                child_task_id: None,
+            });
+        }
+    }
+
+    fn delegation(&mut self, id: Option<&String>, content: Option<&Value>) {
+        if let Some(child) = delegated_in(content) {
+            self.delegations.push((id.cloned(), child));
+        }
+    }
+
+    fn result_header(&mut self, ts: Option<i64>, t: &str) {
+        if let Some((mode, message)) = text::new_task_result_header(t) {
+            if !message.trim().is_empty() {
+                self.sightings.push(Sighting {
+                    ts,
+                    mode: Some(mode.to_owned()),
+                    mode_is_slug: false,
+                    message: message.to_owned(),
+                    todos: None,
+                    source: ChildSource::ResultHeader,
+                    child_task_id: None,
+                });
             }
         }
     }

@@ -64,6 +64,54 @@ impl<'de, F: FnMut(usize, &RawValue)> Visitor<'de> for EachElement<'_, F> {
     }
 }
 
+struct StrictElements<'f, T, F> {
+    each: &'f mut F,
+    count: &'f mut usize,
+    element: std::marker::PhantomData<T>,
+}
+
+impl<'de, T: Deserialize<'de>, F: FnMut(T)> Visitor<'de> for StrictElements<'_, T, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(element) = seq.next_element::<T>()? {
+            (self.each)(element);
+            *self.count += 1;
+        }
+        Ok(())
+    }
+}
+
+/// The one-pass read of a well-formed plain array: each element is read straight from `text` by a
+/// strict `T` (no raw copy first). `Ok(n)` when the text is exactly an array whose `n` elements
+/// all read as `T` — then [`read_array`] would have found a plain, complete array of `n` elements
+/// and reported nothing. `Err(k)` otherwise, after `k` elements were handed over: the caller then
+/// reads the text with [`read_array`], skipping the first `k` elements.
+pub fn read_array_strict<'de, T: Deserialize<'de>>(
+    text: &'de str,
+    mut each: impl FnMut(T),
+) -> Result<usize, usize> {
+    let trimmed = text.trim_start();
+    if !trimmed.starts_with('[') {
+        return Err(0);
+    }
+    let mut count = 0usize;
+    let mut de = serde_json::Deserializer::from_str(trimmed);
+    let result = (&mut de).deserialize_seq(StrictElements {
+        each: &mut each,
+        count: &mut count,
+        element: std::marker::PhantomData,
+    });
+    match result.and_then(|()| de.end()) {
+        Ok(()) => Ok(count),
+        Err(_) => Err(count),
+    }
+}
+
 fn describe(err: &serde_json::Error) -> String {
     format!("line {} column {}: {}", err.line(), err.column(), err)
 }
@@ -377,6 +425,38 @@ pub fn read_object(text: &str, diags: &mut Diags) -> Option<serde_json::Map<Stri
             None
         }
     }
+}
+
+/// Deepest nesting of arrays and objects in a JSON text (strings skipped). A strict reader that
+/// skips or borrows parts of a value (which `serde_json` does without a depth limit) checks this to
+/// stay within the 128 levels that building a `Value` allows.
+pub(crate) fn max_nesting(raw: &str) -> usize {
+    let bytes = raw.as_bytes();
+    let (mut depth, mut max, mut i) = (0usize, 0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // Skip the string: to the next quote that is not escaped.
+                i += 1;
+                while let Some(off) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                    i += off;
+                    if bytes[i] == b'\\' {
+                        i += 2;
+                    } else {
+                        break;
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    max
 }
 
 /// A short name for the JSON type of a value, for messages.

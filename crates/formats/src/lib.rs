@@ -5,6 +5,7 @@
 //! panics on bytes read from disk. No regular expression is used on this path.
 
 pub mod api;
+pub mod api_head;
 pub mod decode;
 pub mod diag;
 pub mod extract;
@@ -16,10 +17,11 @@ pub mod text;
 pub mod ui;
 
 pub use api::{ApiHistory, ApiMessage, Block, Content, ContentBlock, HistoryFormat, Role};
+pub use api_head::{ApiHead, HeadBlock, LazyText, LazyValue};
 pub use diag::{DiagCode, Diagnostic, Diags, Read, Severity};
 pub use history::{FileInContext, HistoryIndex, HistoryItem, TaskMetadata};
 pub use read::{
-    for_each_api_message, for_each_ui_message, read_api_history, read_history_index,
-    read_history_item, read_task_metadata, read_ui_messages, StreamSummary,
+    for_each_api_head, for_each_api_message, for_each_ui_message, read_api_history,
+    read_history_index, read_history_item, read_task_metadata, read_ui_messages, StreamSummary,
 };
 pub use ui::{Ask, ClineMessage, MessageKind, Payload, Say, SayTool};

@@ -5,11 +5,12 @@
 //! single element besides.
 
 use crate::api::{ApiHistory, ApiMessage, HistoryFormat};
+use crate::api_head::{ApiHead, StrictHead};
 use crate::decode::decode_json_bytes;
 use crate::diag::{DiagCode, Diagnostic, Diags, Read, Severity};
 use crate::history::{HistoryIndex, HistoryItem, TaskMetadata};
-use crate::json::{read_array, read_object, ArrayStats, Shape};
-use crate::ui::{unusual_kind, ClineMessage};
+use crate::json::{read_array, read_array_strict, read_object, ArrayStats, Shape};
+use crate::ui::{unusual_kind, ClineMessage, Strict};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
@@ -134,17 +135,8 @@ pub fn for_each_ui_message(path: &Path, mut f: impl FnMut(usize, ClineMessage)) 
     let mut nulls = 0usize;
     let mut unusual: BTreeMap<(&'static str, String, bool), usize> = BTreeMap::new();
     let mut element_diags = Diags::for_file(diags.file());
-    let stats = read_array(&text, &["messages"], &mut diags, |index, raw| {
-        let msg =
-            match ClineMessage::from_json(raw.get(), &format!("[{index}]"), &mut element_diags) {
-                Some(m) => m,
-                None => {
-                    // null or not an object: counted and reported like any other element.
-                    let value = serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null);
-                    let _ = element_object(index, value, &mut element_diags, &mut nulls);
-                    return;
-                }
-            };
+    // One pass when the file is a well-formed array of well-formed records (the usual case).
+    let fast = read_array_strict(&text, |Strict(msg)| {
         if let Some((field, value, retired)) = unusual_kind(&msg) {
             *unusual
                 .entry((field, value.to_owned(), retired))
@@ -152,6 +144,43 @@ pub fn for_each_ui_message(path: &Path, mut f: impl FnMut(usize, ClineMessage)) 
         }
         f(kept, msg);
         kept += 1;
+    });
+    let (stats, skip) = match fast {
+        Ok(elements) => (
+            Some(ArrayStats {
+                shape: Shape::Array,
+                elements,
+                incomplete: false,
+            }),
+            elements,
+        ),
+        Err(done) => (None, done),
+    };
+    let stats = stats.unwrap_or_else(|| {
+        read_array(&text, &["messages"], &mut diags, |index, raw| {
+            if index < skip {
+                // Handed over by the one-pass read already.
+                return;
+            }
+            let msg =
+                match ClineMessage::from_json(raw.get(), &format!("[{index}]"), &mut element_diags)
+                {
+                    Some(m) => m,
+                    None => {
+                        // null or not an object: counted and reported like any other element.
+                        let value = serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null);
+                        let _ = element_object(index, value, &mut element_diags, &mut nulls);
+                        return;
+                    }
+                };
+            if let Some((field, value, retired)) = unusual_kind(&msg) {
+                *unusual
+                    .entry((field, value.to_owned(), retired))
+                    .or_default() += 1;
+            }
+            f(kept, msg);
+            kept += 1;
+        })
     });
     drop(text);
     diags.extend(element_diags.into_vec());
@@ -204,6 +233,61 @@ pub fn for_each_api_message(
     path: &Path,
     mut f: impl FnMut(usize, ApiMessage),
 ) -> (StreamSummary, Option<(HistoryFormat, Option<i64>)>) {
+    stream_api(path, false, |element, kept, diags, nulls| {
+        let ApiElement::Raw(index, raw) = element else {
+            return None;
+        };
+        let value = serde_json::from_str::<Value>(raw).unwrap_or(Value::Null);
+        let map = element_object(index, value, diags, nulls)?;
+        f(
+            kept,
+            ApiMessage::from_object(map, &format!("[{index}]"), diags),
+        );
+        Some(())
+    })
+}
+
+/// As [`for_each_api_message`], handing over only what a skeleton header uses of each message
+/// ([`ApiHead`]): read by the strict fast path when the message is well formed, else built from
+/// the tolerant reading, so the heads, counts and diagnostics are those of the full reader.
+pub fn for_each_api_head(
+    path: &Path,
+    mut f: impl FnMut(usize, ApiHead<'_>),
+) -> (StreamSummary, Option<(HistoryFormat, Option<i64>)>) {
+    stream_api(path, true, |element, kept, diags, nulls| {
+        let (index, raw) = match element {
+            ApiElement::Head(head) => {
+                f(kept, head);
+                return Some(());
+            }
+            ApiElement::Raw(index, raw) => (index, raw),
+        };
+        if let Some(head) = ApiHead::from_json(raw) {
+            f(kept, head);
+            return Some(());
+        }
+        let value = serde_json::from_str::<Value>(raw).unwrap_or(Value::Null);
+        let map = element_object(index, value, diags, nulls)?;
+        let msg = ApiMessage::from_object(map, &format!("[{index}]"), diags);
+        f(kept, ApiHead::from_message(msg));
+        Some(())
+    })
+}
+
+/// An element of the API history: read as a head by the one-pass read, or its raw text.
+enum ApiElement<'t> {
+    Head(ApiHead<'t>),
+    Raw(usize, &'t str),
+}
+
+/// The shared streaming of the API history: `element(element, kept, diags, nulls)` returns `Some`
+/// when the element was kept. With `heads`, a well-formed array of well-formed messages is read in
+/// one pass, straight into heads.
+fn stream_api(
+    path: &Path,
+    heads: bool,
+    mut element: impl FnMut(ApiElement<'_>, usize, &mut Diags, &mut usize) -> Option<()>,
+) -> (StreamSummary, Option<(HistoryFormat, Option<i64>)>) {
     let mut diags = Diags::for_file(path.display().to_string());
     let Some(text) = read_text(path, &mut diags) else {
         return (
@@ -218,17 +302,36 @@ pub fn for_each_api_message(
     let mut kept = 0usize;
     let mut nulls = 0usize;
     let mut element_diags = Diags::for_file(diags.file());
-    let stats = read_array(&text, &["messages"], &mut diags, |index, raw| {
-        let value = serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null);
-        let Some(map) = element_object(index, value, &mut element_diags, &mut nulls) else {
-            return;
-        };
-        f(
-            kept,
-            ApiMessage::from_object(map, &format!("[{index}]"), &mut element_diags),
-        );
-        kept += 1;
-    });
+    let fast = if heads {
+        read_array_strict(&text, |StrictHead(head)| {
+            if element(ApiElement::Head(head), kept, &mut element_diags, &mut nulls).is_some() {
+                kept += 1;
+            }
+        })
+    } else {
+        Err(0)
+    };
+    let stats = match fast {
+        Ok(elements) => ArrayStats {
+            shape: Shape::Array,
+            elements,
+            incomplete: false,
+        },
+        Err(skip) => read_array(&text, &["messages"], &mut diags, |index, raw| {
+            // The first `skip` elements were handed over by the one-pass read already.
+            if index >= skip
+                && element(
+                    ApiElement::Raw(index, raw.get()),
+                    kept,
+                    &mut element_diags,
+                    &mut nulls,
+                )
+                .is_some()
+            {
+                kept += 1;
+            }
+        }),
+    };
     drop(text);
     diags.extend(element_diags.into_vec());
     report_nulls(nulls, &mut diags);

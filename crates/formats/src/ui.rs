@@ -246,7 +246,7 @@ impl ClineMessage {
 /// generic value first. Anything unusual (a field of the wrong type, a missing `ask`/`say`, a
 /// nested object that needs a diagnostic) makes it give up, and the caller falls back to
 /// [`ClineMessage::from_object`], which yields the same message plus the diagnostics.
-struct Strict(ClineMessage);
+pub(crate) struct Strict(pub(crate) ClineMessage);
 
 impl<'de> serde::Deserialize<'de> for Strict {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -532,7 +532,27 @@ struct UsagePeek<'a> {
     cancel_reason: Option<std::borrow::Cow<'a, str>>,
 }
 
+#[derive(serde::Deserialize)]
+struct RequestPeek<'a> {
+    #[serde(borrow)]
+    request: Option<std::borrow::Cow<'a, str>>,
+}
+
 impl ApiReqInfo {
+    /// `request` of an `api_req_*` text, without building the rest: the same as
+    /// `ApiReqInfo::parse(text).and_then(|r| r.request)`.
+    pub fn parse_request(text: &str) -> Option<String> {
+        match serde_json::from_str::<RequestPeek>(text) {
+            // Skipped fields are not depth-limited as a `Value` is: deep texts take the full path.
+            Ok(p)
+                if text.trim_start().starts_with('{') && crate::json::max_nesting(text) <= 100 =>
+            {
+                p.request.map(|c| c.into_owned())
+            }
+            _ => ApiReqInfo::parse(text).and_then(|r| r.request),
+        }
+    }
+
     /// The usage fields of an `api_req_*` text, without copying the (often large) `request`.
     /// `request`, `streamingFailedMessage` and unknown fields are left empty.
     pub fn parse_usage(text: &str) -> Option<Self> {

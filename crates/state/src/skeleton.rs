@@ -10,7 +10,8 @@ use roo_formats::read::names;
 use roo_formats::text;
 use roo_formats::ui::{Ask, ClineMessage, MessageKind, Say};
 use roo_formats::{
-    for_each_api_message, for_each_ui_message, read_history_item, read_task_metadata,
+    for_each_api_head, for_each_api_message, for_each_ui_message, read_history_item,
+    read_task_metadata,
 };
 use roo_formats::{HistoryItem, TaskMetadata};
 use serde::{Deserialize, Serialize};
@@ -481,8 +482,7 @@ pub fn analyze_task(
                 if let Some(req) = msg
                     .text
                     .as_deref()
-                    .and_then(roo_formats::ui::ApiReqInfo::parse)
-                    .and_then(|r| r.request)
+                    .and_then(roo_formats::ui::ApiReqInfo::parse_request)
                 {
                     first_request = Some(req);
                 }
@@ -548,8 +548,29 @@ pub fn analyze_task(
         actions: 0,
     };
     if has_api {
-        let (summary, format) =
-            for_each_api_message(&task_dir.join(names::API_HISTORY), |_, msg| {
+        let api_path = task_dir.join(names::API_HISTORY);
+        let (summary, format) = if !opts.include_sequence && ui_has_conversation {
+            // A header whose counts come from the UI record: only the heads of the messages are
+            // needed (the extraction's tool calls and the API sequence go unused).
+            for_each_api_head(&api_path, |_, head| {
+                if let Some(ts) = head.ts {
+                    api_min = Some(api_min.map_or(ts, |m| m.min(ts)));
+                    api_max = Some(api_max.map_or(ts, |m| m.max(ts)));
+                }
+                extractor.api_head(&head);
+                if head.role == Some(Role::User) {
+                    for t in &head.texts {
+                        // Once the first text is known, only environment details still count.
+                        if first_user_text.is_none()
+                            || (env_text.is_none() && t.may_contain("<environment_details>"))
+                        {
+                            user_text(&t.get(), &mut env_text, &mut first_user_text);
+                        }
+                    }
+                }
+            })
+        } else {
+            for_each_api_message(&api_path, |_, msg| {
                 if let Some(ts) = msg.ts {
                     api_min = Some(api_min.map_or(ts, |m| m.min(ts)));
                     api_max = Some(api_max.map_or(ts, |m| m.max(ts)));
@@ -557,22 +578,14 @@ pub fn analyze_task(
                 extractor.api(&msg);
                 if msg.is_role(&Role::User) {
                     for t in msg.texts() {
-                        // Older tasks hold the environment details in the same string as the task.
-                        if env_text.is_none() && t.contains("<environment_details>") {
-                            env_text = Some(t.to_owned());
-                        }
-                        if text::is_environment_details(t) {
-                            continue;
-                        }
-                        if first_user_text.is_none() && !t.trim().is_empty() {
-                            first_user_text = Some(text::unwrap_user_text(t).to_owned());
-                        }
+                        user_text(t, &mut env_text, &mut first_user_text);
                     }
                 }
                 if !ui_has_conversation {
                     api_sequence(&mut api_seq, &msg);
                 }
-            });
+            })
+        };
         files.api_history = summary.exists();
         files.api_messages = summary.kept as u32;
         files.api_format = format.map(|(f, _)| match f {
@@ -736,6 +749,20 @@ pub fn analyze_task(
         last_activity_ms: last,
         diagnostics,
     })
+}
+
+/// What a user text of the API history says of the task: the environment details (older tasks
+/// hold them in the same string as the task) and the first text the user wrote.
+fn user_text(t: &str, env_text: &mut Option<String>, first_user_text: &mut Option<String>) {
+    if env_text.is_none() && t.contains("<environment_details>") {
+        *env_text = Some(t.to_owned());
+    }
+    if text::is_environment_details(t) {
+        return;
+    }
+    if first_user_text.is_none() && !t.trim().is_empty() {
+        *first_user_text = Some(text::unwrap_user_text(t).to_owned());
+    }
 }
 
 /// Sequence items from an API message (used when there is no UI record).

@@ -100,3 +100,70 @@ proptest! {
         prop_assert!(s.is_ok());
     }
 }
+
+/// Every task directory under `root` (one level of `tasks/` folders or task folders).
+fn task_dirs_under(root: &Path, out: &mut Vec<(String, PathBuf)>) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if !p.is_dir() {
+            continue;
+        }
+        let has_task_file = [
+            "ui_messages.json",
+            "claude_messages.json",
+            "api_conversation_history.json",
+            "history_item.json",
+            "task_metadata.json",
+        ]
+        .iter()
+        .any(|f| p.join(f).exists());
+        if has_task_file {
+            out.push((e.file_name().to_string_lossy().into_owned(), p));
+        } else {
+            task_dirs_under(&p, out);
+        }
+    }
+}
+
+/// A header reads the API history through its fast head path; the full skeleton through the
+/// whole messages. Apart from `sequence`, they must be the same skeleton: on every fixture of
+/// every era, damaged ones included, and on a generated store of every era with its traps.
+#[test]
+fn headers_equal_full_skeletons_without_sequence() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = Vec::new();
+    task_dirs_under(&manifest.join("../../../shared/fixtures"), &mut dirs);
+    task_dirs_under(&manifest.join("../../fixtures"), &mut dirs);
+    let corpus = tempfile::tempdir().expect("tempdir");
+    roo_corpus::generate(
+        corpus.path(),
+        &roo_corpus::CorpusSpec {
+            tasks: 300,
+            seed: 7,
+            eras: roo_corpus::Era::ALL.to_vec(),
+            target_bytes: Some(3 * 1024 * 1024),
+            traps: true,
+            strip_stored_links: false,
+            workspaces: 4,
+        },
+    )
+    .expect("corpus");
+    task_dirs_under(corpus.path(), &mut dirs);
+    assert!(dirs.len() > 300, "{} task directories", dirs.len());
+    let mut with_api = 0usize;
+    for (id, dir) in &dirs {
+        let head = analyze_task(id, dir, &header());
+        let full = analyze_task(id, dir, &AnalyzeOptions::default()).map(|mut s| {
+            s.sequence = None;
+            s
+        });
+        if head.as_ref().is_ok_and(|s| s.files.api_history) {
+            with_api += 1;
+        }
+        assert_eq!(head, full, "{}", dir.display());
+    }
+    assert!(with_api > 300, "{with_api} tasks with an API history");
+}
