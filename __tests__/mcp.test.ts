@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { core, repoRoot, tempDir } from './helpers'
+import { repoRoot, tempDir } from './helpers'
 
 // `roo-state mcp` end to end: the server runs as a child process and the SDK's own Client drives
 // it over stdio, as Roo Code, Zoo Code or Claude would.
@@ -13,7 +13,6 @@ import { core, repoRoot, tempDir } from './helpers'
 const cli = path.join(repoRoot, 'cli', 'roo-state.mjs')
 const fixtures = path.join(repoRoot, 'fixtures', 'stores')
 const storeDir = (name: string) => path.join(fixtures, name, 'tasks')
-const has = (name: string) => typeof (core as unknown as Record<string, unknown>)[name] === 'function'
 
 const V350 = 'history-item-v3.50'
 const ROOT = '019cd6ce-1c9e-7be9-a324-5dcc53ca83b6'
@@ -218,7 +217,7 @@ describe('each seed tool on the fixtures', () => {
     await okJson('configure_xml_export', { action: 'reset' })
   })
 
-  it.runIf(has('indexTasks') && has('searchTasksSemantic'))('index_tasks then search_tasks_semantic', async () => {
+  it('index_tasks then search_tasks_semantic', async () => {
     await fails('search_tasks_semantic', { query: 'cache' }, 'NOT_INDEXED')
     const progress: number[] = []
     const indexed = await client.callTool({ name: 'index_tasks', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) })
@@ -242,10 +241,6 @@ describe('each seed tool on the fixtures', () => {
     expect(again.tasksIndexed).toBe(0)
   })
 
-  it.skipIf(has('indexTasks') && has('searchTasksSemantic'))('index_tasks and search_tasks_semantic answer NOT_AVAILABLE until the binding has them', async () => {
-    await fails('index_tasks', {}, 'NOT_AVAILABLE')
-    await fails('search_tasks_semantic', { query: 'cache' }, 'NOT_AVAILABLE')
-  })
 
   it('diagnose_roo_state', async () => {
     const r = await okJson('diagnose_roo_state', { recent: 2 })

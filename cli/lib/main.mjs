@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util'
 import { core, has } from './binding.mjs'
 import { commands, groups } from './commands.mjs'
 import { EXIT, describeError, exitCodeFor, usageError } from './errors.mjs'
+import { bytes } from './format.mjs'
 
 /**
  * @typedef {object} Command
@@ -27,7 +28,7 @@ const GLOBAL = {
   help: { type: 'boolean', short: 'h', help: 'show help (also: roo-state help <command>)' },
 }
 
-const ORDER = ['discover', 'scan', 'cache build', 'tree', 'show', 'export', 'export config', 'index', 'search', 'diagnose', 'rebuild', 'cleanup', 'migrate', 'condense check', 'mcp', 'demo']
+const ORDER = ['discover', 'scan', 'cache build', 'tree', 'show', 'export', 'export config', 'index', 'search', 'models fetch', 'models status', 'diagnose', 'rebuild', 'cleanup', 'migrate', 'condense check', 'mcp', 'demo']
 
 function optionUsage(name, spec) {
   const short = spec.short ? `-${spec.short}, ` : ''
@@ -61,6 +62,7 @@ Examples:
   roo-state show 019cd6ce                               # one task (an id prefix is enough)
   roo-state export md 019cd6ce -o conversation.md
   roo-state search "why does the cache test fail" --index
+  roo-state models fetch                                # the local model, for search by meaning
   roo-state cleanup --older-than 60                     # dry run: what would be freed
   roo-state condense check 019cd6ce --context-window 200000
   roo-state tree --tasks-dir fixtures/stores/stack-era-v3.20/tasks --json | jq '.stores[0].roots[0]'
@@ -69,6 +71,7 @@ Environment:
   ROO_STATE_STORAGE     storage folders to use instead of searching (path list)
   ROO_STATE_CACHE_DIR   skeleton cache folder      ROO_STATE_DATA_DIR    search index root
   ROO_STATE_CONFIG_DIR  export configuration       QDRANT_URL, EMBEDDING_*  optional search services
+  ROO_SEARCH_MODEL_DIR  local model folder         ROO_MODEL_INDEX_URL   package index for models fetch
 
 Exit codes: 0 ok; 1 failed; 2 bad usage or argument; 3 not found or refused (task, store, path, index);
 4 not available in this build; 5 diagnose found the store unhealthy; 6 busy (another process
@@ -118,7 +121,7 @@ function findCommand(argv) {
 }
 
 function makeProgress(enabled, signal) {
-  return (label) => {
+  return (label, { bytes: inBytes = false } = {}) => {
     if (!enabled) return { io: { signal }, done: () => {} }
     let last = 0
     let shown = false
@@ -130,7 +133,8 @@ function makeProgress(enabled, signal) {
       const width = 28
       const frac = total > 0 ? Math.min(1, done / total) : 0
       const full = Math.round(frac * width)
-      process.stderr.write(`\r${label} ${'█'.repeat(full)}${'░'.repeat(width - full)} ${done}/${total}`)
+      const count = inBytes ? `${bytes(done)} / ${total > 0 ? bytes(total) : '?'}` : `${done}/${total}`
+      process.stderr.write(`\r${label} ${'█'.repeat(full)}${'░'.repeat(width - full)} ${count}\x1b[K`)
     }
     return {
       io: { signal, onProgress },

