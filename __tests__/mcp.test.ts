@@ -311,6 +311,18 @@ describe('legacy names', () => {
     expect(rebuild.extensionIndex).toBeTruthy()
     await fails('roosync_indexing', { action: 'reset' }, 'INVALID_ARGUMENT')
   })
+
+  it('view_task_details, get_raw_conversation, the BOM tools, reset_qdrant_collection, export_conversation_csv', async () => {
+    const viewed = text(await ok('view_task_details', { task_id: CHILD, action_index: 0 }))
+    expect(viewed).toContain(CHILD)
+    const raw = await okJson('get_raw_conversation', { taskId: CHILD })
+    expect(raw.taskId).toBe(CHILD)
+    expect(raw.sequence.length).toBeGreaterThan(0)
+    expect(['OK', 'WARNING']).toContain((await okJson('diagnose_conversation_bom', {})).status)
+    await fails('repair_conversation_bom', { dry_run: true }, 'NOT_AVAILABLE')
+    await fails('reset_qdrant_collection', {}, 'INVALID_ARGUMENT')
+    expect(text(await ok('export_conversation_csv', {}))).toMatch(/^taskId,/)
+  })
 })
 
 describe('errors', () => {

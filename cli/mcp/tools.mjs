@@ -722,6 +722,32 @@ export const legacy = [
   { name: 'index_task_semantic', listed: false, inputSchema: loose({ task_id: { type: 'string' } }), map: () => ({ tool: 'index_tasks', args: {} }) },
   { name: 'rebuild_task_index', listed: false, inputSchema: loose({ dry_run: { type: 'boolean' } }), map: rebuildIndex },
   { name: 'debug_analyze_conversation', listed: false, inputSchema: loose({ taskId: { type: 'string' } }, ['taskId']), map: (a) => ({ tool: 'get_task_details', args: { task_id: a.taskId } }) },
+  {
+    name: 'view_task_details',
+    listed: false,
+    inputSchema: loose({ task_id: { type: 'string' }, action_index: { type: 'integer', minimum: 0 }, truncate: { type: 'integer', minimum: 0 } }, ['task_id']),
+    // The whole task with every tool call and its parameters; action_index is not needed to reach one.
+    map: (a) => ({ tool: 'view_conversation_tree', args: strip({ task_id: a.task_id, view_mode: 'single', detail_level: 'full', truncate: a.truncate }) }),
+  },
+  {
+    name: 'get_raw_conversation',
+    listed: false,
+    inputSchema: loose({ taskId: { type: 'string' } }, ['taskId']),
+    // The typed reading of the task's files (every message and tool call), not their bytes.
+    map: (a) => ({ tool: 'get_task_details', args: { task_id: a.taskId, include_sequence: true } }),
+  },
+  {
+    name: 'reset_qdrant_collection',
+    listed: false,
+    inputSchema: loose({ confirm: { type: 'boolean' } }),
+    map: (a) => {
+      if (a.confirm !== true) throw new RooStateError('INVALID_ARGUMENT', 'reset drops the whole search index: call it again with confirm: true.')
+      return { tool: 'index_tasks', args: { rebuild: true } }
+    },
+  },
+  { name: 'diagnose_conversation_bom', listed: false, inputSchema: loose({}), map: () => maintenance('diagnose_bom', {}) },
+  { name: 'repair_conversation_bom', listed: false, inputSchema: loose({ dry_run: { type: 'boolean' } }), map: () => maintenance('repair_bom', {}) },
+  { name: 'export_conversation_csv', listed: false, inputSchema: loose({ filePath: { type: 'string' } }), map: (a) => exportData({ ...a, target: 'conversation', format: 'csv' }) },
   { name: 'search_tasks_by_content', listed: false, inputSchema: loose({ search_query: { type: 'string' } }, ['search_query']), map: (a) => searchArgs(a) },
   { name: 'list_conversations', listed: false, inputSchema: loose({ limit: { type: 'integer', minimum: 1 } }), map: listConversations },
   { name: 'get_current_task', listed: false, inputSchema: loose({ workspace: { type: 'string' } }), map: currentTask },
