@@ -20,16 +20,24 @@ use std::time::Instant;
 
 const DIMS: usize = 384;
 
-/// A deterministic in-process embedder: hashed terms, unit length (stands in for a model when
-/// only the store is measured).
+/// A deterministic in-process embedder (stands in for a model when only the store is measured):
+/// each term maps to a pseudo-random dense direction seeded by its hash, and a text is the unit
+/// sum of its terms' directions. Texts sharing terms point alike, and every dimension is used, as
+/// with a real sentence model (vectors with a few non-zero dimensions, full of ties, are a worst
+/// case for the HNSW graph build that no model produces).
 struct HashEmbedder;
 
 fn hash_embedding(text: &str, dims: usize) -> Vec<f32> {
     let mut v = vec![0f32; dims];
     for t in roo_search::lexical::terms(text) {
-        let h = xxhash_rust::xxh3::xxh3_64(t.as_bytes());
-        v[(h % dims as u64) as usize] += 1.0;
-        v[((h >> 20) % dims as u64) as usize] += 0.5;
+        let mut state = xxhash_rust::xxh3::xxh3_64(t.as_bytes()) | 1;
+        for x in v.iter_mut() {
+            // xorshift64: a cheap, repeatable stream per term.
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            *x += (state >> 40) as f32 / (1u64 << 23) as f32 - 1.0;
+        }
     }
     roo_search::embed::normalize(&mut v);
     v
