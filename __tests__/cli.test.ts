@@ -258,6 +258,7 @@ describe('--json on every command', () => {
     expect(again.tasksIndexed).toBe(0)
     const missing = json(['search', 'anything', '--tasks-dir', rel(V350), '--index-dir', path.join(work, 'no-index')], 3)
     expect(missing.error.code).toBe('NOT_INDEXED')
+    expect(missing.error.message).toContain('run `roo-state index` first')
   })
 
 

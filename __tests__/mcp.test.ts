@@ -218,7 +218,7 @@ describe('each seed tool on the fixtures', () => {
   })
 
   it('index_tasks then search_tasks_semantic', async () => {
-    await fails('search_tasks_semantic', { query: 'cache' }, 'NOT_INDEXED')
+    expect(await fails('search_tasks_semantic', { query: 'cache' }, 'NOT_INDEXED')).toContain('run index_tasks first')
     const progress: number[] = []
     const indexed = await client.callTool({ name: 'index_tasks', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) })
     expect(indexed.isError).toBeFalsy()

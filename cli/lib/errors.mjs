@@ -127,6 +127,8 @@ export function describeError(err, audience = 'cli') {
     }
     if (err.name === 'AbortError') code = 'ABORTED'
     message = message.replace(/^[A-Z_]+: /, '')
+    // The binding names its functions; at a prompt or to an MCP client, name what they call.
+    message = message.replace(/\bindexTasks\b/g, audience === 'mcp' ? 'index_tasks' : '`roo-state index`')
     const out = { code, message }
     const hint = err.hint ?? hints[code]
     if (hint) out.hint = hint

@@ -219,7 +219,7 @@ export function renderSearch(r) {
 export function renderIndex(r) {
   const out = [
     `indexed ${plural(r.tasksSeen, 'task')}: ${r.tasksIndexed} read, ${r.tasksUnchanged} unchanged, ${r.tasksRemoved} removed; ${r.chunksEmbedded} chunks embedded, ${r.chunksDeleted} deleted, ${r.chunksTotal} in all`,
-    `embedder ${r.embedder.kind} (${r.embedder.model}${r.embedder.dimension ? `, ${r.embedder.dimension} dims` : ''}); store ${r.store.kind} at ${r.store.location}`,
+    `embedder ${r.embedder.kind} (${r.embedder.model}${r.embedder.dimension ? `, ${r.embedder.dimension} dims` : ''}); store: ${r.store.location}`,
   ]
   if (r.rebuilt) out.push(`rebuilt from scratch: ${r.rebuilt}`)
   for (const f of r.failures) out.push(`failed: ${f.taskId}: ${f.message}`)
