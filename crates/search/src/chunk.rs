@@ -14,8 +14,7 @@
 use roo_formats::text;
 use roo_formats::ui::ForeignMessage;
 use roo_formats::{
-    for_each_api_message, for_each_ui_message, Ask, Block, ClineMessage, MessageKind, Payload,
-    Role, Say,
+    for_each_api_message, for_each_ui_message, Ask, ClineMessage, MessageKind, Payload, Role, Say,
 };
 use std::path::Path;
 use uuid::Uuid;
@@ -137,13 +136,7 @@ pub fn extract_dialogue(task_dir: &Path) -> Dialogue {
         }
         // Anthropic-era completion and follow-up tool calls carry what the assistant said.
         for block in msg.blocks() {
-            if let Block::ToolUse { name, input, .. }
-            | Block::ToolCall {
-                tool_name: name,
-                input,
-                ..
-            } = &block.block
-            {
+            if let Some((name, input)) = block.tool_use() {
                 if let Some(said) = spoken_tool_input(name, input) {
                     parts.push(said);
                 }

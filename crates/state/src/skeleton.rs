@@ -3,7 +3,7 @@
 //! extraction) rather than guessed.
 
 use crate::time::iso_from_ms;
-use roo_formats::api::{ApiMessage, Block, Role};
+use roo_formats::api::{ApiMessage, Role};
 use roo_formats::diag::{DiagCode, Diagnostic, Severity};
 use roo_formats::extract::{ApiTotals, Extractor, NewTaskInstruction, ToolCall};
 use roo_formats::read::names;
@@ -787,16 +787,10 @@ fn api_sequence(seq: &mut SequenceBuilder, msg: &ApiMessage) {
         seq.message(role, &texts.join("\n\n"), msg.ts);
     }
     for block in msg.blocks() {
-        if let Block::ToolUse { name, input, .. }
-        | Block::ToolCall {
-            tool_name: name,
-            input,
-            ..
-        } = &block.block
-        {
+        if let Some((name, input)) = block.tool_use() {
             let call = ToolCall {
                 ts: msg.ts,
-                name: name.clone(),
+                name: name.to_owned(),
                 kind: if name == "execute_command" {
                     "command"
                 } else {
