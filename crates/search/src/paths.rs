@@ -1,4 +1,4 @@
-//! Where things live: the data directory, the index directory, the extensions' task folders.
+//! Where things live: the data directory, the index directory, the task folders found.
 
 use std::path::PathBuf;
 
@@ -44,50 +44,16 @@ pub fn default_index_dir() -> PathBuf {
     data_dir().join("search")
 }
 
-/// Extension ids whose global storage holds a `tasks/` folder.
-const EXTENSION_IDS: [&str; 4] = [
-    "rooveterinaryinc.roo-cline",
-    "zoocodeorganization.zoo-code",
-    "saoudrizwan.claude-dev",
-    "kilocode.kilo-code",
-];
-
-/// The `tasks/` folders of the extensions found under the usual VS Code user directories.
+/// The `tasks/` folders of every store storage discovery finds on this machine
+/// (`ROO_STATE_STORAGE` when set; else every extension under every editor, custom storage paths
+/// and server installs), as the other entry points see them.
 pub fn discover_tasks_dirs() -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = Vec::new();
-    let editors = ["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"];
-    let config_base = if cfg!(windows) {
-        env_path("APPDATA")
-    } else if cfg!(target_os = "macos") {
-        home().map(|h| h.join("Library").join("Application Support"))
-    } else {
-        env_path("XDG_CONFIG_HOME").or_else(|| home().map(|h| h.join(".config")))
-    };
-    if let Some(base) = config_base {
-        for e in editors {
-            roots.push(base.join(e).join("User").join("globalStorage"));
-        }
-    }
-    if let Some(h) = home() {
-        for server in [".vscode-server", ".vscode-server-insiders"] {
-            roots.push(
-                h.join(server)
-                    .join("data")
-                    .join("User")
-                    .join("globalStorage"),
-            );
-        }
-    }
-    let mut found = Vec::new();
-    for root in roots {
-        for id in EXTENSION_IDS {
-            let tasks = root.join(id).join("tasks");
-            if tasks.is_dir() {
-                found.push(tasks);
-            }
-        }
-    }
-    found
+    use roo_store::discover::{discover_storage, DiscoverOptions};
+    discover_storage(&roo_store::HostEnv::current(), &DiscoverOptions::default())
+        .locations
+        .into_iter()
+        .map(|l| PathBuf::from(l.tasks_dir))
+        .collect()
 }
 
 /// This machine's name.
