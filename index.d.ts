@@ -1145,6 +1145,40 @@ export declare function combineApiRequests(messages: ClineMessage[]): ClineMessa
 export declare function combineCommandSequences(messages: ClineMessage[]): ClineMessage[]
 
 /**
+ * `<conversation>` XML (schemas/conversation.xsd): the root and the given children, linked by
+ * their `parentTaskId`.
+ */
+export declare function compatConversationXml(rootJson: string, childrenJson: string, options?: CompatXmlOptions | undefined | null): string
+
+/** `<projectExport>` XML (schemas/project.xsd) of the given skeletons of one workspace. */
+export declare function compatProjectXml(skeletonsJson: string, projectPath: string, options?: CompatXmlOptions | undefined | null): string
+
+/**
+ * The core reconstruction over legacy-shaped tasks. `tasksJson` is a JSON array of
+ * `{ taskId, parentTaskId?, truncatedInstruction?, createdAt?, createdAtMs?, lastActivity?,
+ * lastActivityMs?, workspace?, dataSource?, childTaskInstructionPrefixes?,
+ * instructions?: [{ message, timestamp? }] }`; the answer is a JSON string
+ * `{ links: [{ taskId, parentTaskId?, source?, confidence?, matchKind?, rootTaskId? }], metrics, skipped }`.
+ */
+export declare function compatReconstructLegacy(tasksJson: string, workspaceFilter?: string | undefined | null): Promise<string>
+
+/** `<task>` XML (schemas/task.xsd) of one legacy-shaped skeleton given as JSON text. */
+export declare function compatTaskXml(skeletonJson: string, options?: CompatXmlOptions | undefined | null): string
+
+export interface CompatXmlOptions {
+  /** Indented output (default true). */
+  prettyPrint?: boolean
+  /** Whole message content (default false: the first 100 characters and `...`). */
+  includeContent?: boolean
+  /** Levels of a conversation (the root is level 1); none: all. */
+  maxDepth?: number
+  /** Project: keep conversations active on or after this ISO date. */
+  startDate?: string
+  /** Project: keep conversations started on or before this ISO date. */
+  endDate?: string
+}
+
+/**
  * `computeInstructionPrefix(text, k = 192)`, bit-identical to the legacy server's normalisation
  * (compatibility mode: keeps old cache keys valid).
  */

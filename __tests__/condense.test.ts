@@ -3,9 +3,10 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { core, readJson, realTasks, PARENT } from './helpers'
+import { ALLOWED_TOKENS_BOUNDARIES, commandSequence, contextDefaults, fiveEndingEmpty, LONG_CONTEXT, PRICES, summaryStream, TIKTOKEN_TEXT_CASES, WILL_MANAGE_CONTEXT_CASES } from './condense-cases'
 import type { ApiMessage, ClineMessage, ManageContextOptions } from '../index.js'
 
-const prices = { inputPrice: 3, outputPrice: 15, cacheWritesPrice: 3.75, cacheReadsPrice: 0.3 }
+const prices = PRICES
 
 const u = (content: string, ts: number): ApiMessage => ({ role: 'user', content, ts })
 const a = (content: string, ts: number): ApiMessage => ({ role: 'assistant', content, ts })
@@ -15,11 +16,7 @@ const conversation = (n: number): ApiMessage[] =>
 /** A handler like the extension's tests use: a fixed stream and a fixed token count. */
 function mockHandler(opts: { chunks?: unknown[]; throws?: string; count?: number } = {}) {
   const calls: Array<{ systemPrompt: string; messages: Array<{ role: string; content: unknown }>; metadata: unknown }> = []
-  const chunks = opts.chunks ?? [
-    { type: 'text', text: 'This is ' },
-    { type: 'text', text: 'a summary' },
-    { type: 'usage', inputTokens: 0, outputTokens: 150, totalCost: 0.05 },
-  ]
+  const chunks = opts.chunks ?? summaryStream()
   return {
     calls,
     handler: {
@@ -66,7 +63,7 @@ describe('cost (§10 cases 1–8)', () => {
   })
 
   it('long-context pricing and service tiers', () => {
-    const lc = { thresholdTokens: 272000, inputPriceMultiplier: 2, outputPriceMultiplier: 1.5, cacheWritesPriceMultiplier: 2, cacheReadsPriceMultiplier: 2 }
+    const lc = LONG_CONTEXT
     expect(core.calculateApiCostOpenAI({ ...prices, longContextPricing: lc }, 272000, 1000, undefined, 100000).totalCost).toBeCloseTo(0.561, 9)
     const b = { inputPrice: 2.5, outputPrice: 15, cacheWritesPrice: 5, cacheReadsPrice: 0.25, longContextPricing: lc }
     expect(core.calculateApiCostOpenAI(b, 300000, 1000, 20000, 100000).totalCost).toBeCloseTo(1.1725, 9)
@@ -77,10 +74,7 @@ describe('cost (§10 cases 1–8)', () => {
 
 describe('tokens (§10 cases 9–10)', () => {
   it('tiktoken and countTokens', async () => {
-    expect(await core.tiktoken([])).toBe(0)
-    expect(await core.tiktoken([{ type: 'text', text: '' }])).toBe(0)
-    expect(await core.tiktoken([{ type: 'text' }])).toBe(0)
-    expect(await core.tiktoken([{ type: 'text', text: 'Hello world' }])).toBe(3)
+    for (const [content, expected] of TIKTOKEN_TEXT_CASES) expect([content, await core.tiktoken(content)]).toEqual([content, expected])
     const image = (data?: string) => ({ type: 'image', source: data === undefined ? { type: 'base64' } : { type: 'base64', media_type: 'image/png', data } })
     expect(await core.tiktoken([image('X'.repeat(1000))])).toBe(48)
     expect(await core.countTokens([image('A'.repeat(96))])).toBe(15)
@@ -126,22 +120,10 @@ describe('truncation (§10 cases 11–16)', () => {
   })
 })
 
-const fiveWithEmptyLast = (): ApiMessage[] => [u('First message', 1), a('Second message', 2), u('Third message', 3), a('Fourth message', 4), u('', 5)]
+const fiveWithEmptyLast = (): ApiMessage[] => fiveEndingEmpty()
 
 function manageOptions(totalTokens: number, extra: Partial<ManageContextOptions> = {}): ManageContextOptions {
-  return {
-    messages: fiveWithEmptyLast(),
-    totalTokens,
-    contextWindow: 100000,
-    maxTokens: 30000,
-    autoCondenseContext: false,
-    autoCondenseContextPercent: 100,
-    systemPrompt: 'System prompt',
-    taskId: 'task',
-    profileThresholds: {},
-    currentProfileId: 'default',
-    ...extra,
-  }
+  return { ...contextDefaults(), messages: fiveWithEmptyLast(), totalTokens, systemPrompt: 'System prompt', ...extra }
 }
 
 describe('manageContext / willManageContext (§10 cases 17–22)', () => {
@@ -156,13 +138,7 @@ describe('manageContext / willManageContext (§10 cases 17–22)', () => {
   })
 
   it('18: allowedTokens boundaries', async () => {
-    const cases: Array<[number, number | undefined, number, number]> = [
-      [100000, 50000, 39999, 50001],
-      [100000, undefined, 81807, 81809],
-      [50000, 10000, 34999, 40001],
-      [200000, 30000, 149999, 170001],
-    ]
-    for (const [contextWindow, maxTokens, below, above] of cases) {
+    for (const [contextWindow, maxTokens, below, above] of ALLOWED_TOKENS_BOUNDARIES) {
       expect((await core.manageContext(manageOptions(below, { contextWindow, maxTokens }))).messagesRemoved).toBeUndefined()
       expect((await core.manageContext(manageOptions(above, { contextWindow, maxTokens }))).messagesRemoved).toBe(2)
     }
@@ -201,16 +177,9 @@ describe('manageContext / willManageContext (§10 cases 17–22)', () => {
   })
 
   it('21: willManageContext', () => {
-    const w = (totalTokens: number, autoCondenseContext: boolean, autoCondenseContextPercent: number, profileThresholds: Record<string, number> = {}, lastMessageTokens = 0) =>
-      core.willManageContext({ totalTokens, contextWindow: 100000, maxTokens: 30000, autoCondenseContext, autoCondenseContextPercent, profileThresholds, currentProfileId: 'p1', lastMessageTokens })
-    expect(w(60000, true, 50)).toBe(true)
-    expect(w(40000, true, 50)).toBe(false)
-    expect(w(60001, false, 100)).toBe(true)
-    expect(w(59999, false, 100)).toBe(false)
-    expect(w(55000, true, 80, { p1: 50 })).toBe(true)
-    expect(w(55000, true, 80, { p1: -1 })).toBe(false)
-    expect(w(49000, true, 50, {}, 0)).toBe(false)
-    expect(w(49000, true, 50, {}, 2000)).toBe(true)
+    for (const { expected, ...c } of WILL_MANAGE_CONTEXT_CASES) {
+      expect([c, core.willManageContext({ ...c, contextWindow: 100000, maxTokens: 30000, currentProfileId: 'p1' })]).toEqual([c, expected])
+    }
   })
 
   it('22: tokens after truncation; the decision agrees', async () => {
@@ -318,11 +287,7 @@ describe('metrics and the rest (§10 cases 39–46)', () => {
   })
 
   it('combineCommandSequences, mergeConsecutiveApiMessages, getModelMaxOutputTokens, events', () => {
-    const combined = core.combineCommandSequences([
-      { type: 'ask', ask: 'command', text: 'ls', ts: 1 },
-      { type: 'ask', ask: 'command_output', text: 'file1.txt', ts: 2 },
-      { type: 'ask', ask: 'command_output', text: 'file2.txt', ts: 3 },
-    ])
+    const combined = core.combineCommandSequences(commandSequence())
     expect(combined).toHaveLength(1)
     expect(combined[0].text).toBe('ls\nOutput:file1.txt\nfile2.txt')
     const merged = core.mergeConsecutiveApiMessages([u('A', 1), { role: 'user', content: [{ type: 'text', text: 'B' }], ts: 2 }, a('C', 3)])

@@ -97,7 +97,9 @@ pub fn calculate_api_cost_openai(
 ) -> ApiCostResult {
     let cw = or_zero(cache_creation_input_tokens);
     let cr = or_zero(cache_read_input_tokens);
-    let non_cached = (input_tokens - cw - cr).max(0.0);
+    // `Math.max(0, x)`: a NaN count stays NaN (f64::max would give 0).
+    let diff = input_tokens - cw - cr;
+    let non_cached = if diff.is_nan() { diff } else { diff.max(0.0) };
     let effective = apply_long_context_pricing(info, input_tokens, service_tier);
     ApiCostResult {
         total_input_tokens: input_tokens,
@@ -400,4 +402,26 @@ pub fn is_context_management_event(value: Option<&Value>) -> bool {
     value
         .and_then(Value::as_str)
         .is_some_and(|s| CONTEXT_MANAGEMENT_EVENTS.contains(&s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prices() -> ModelInfo {
+        serde_json::from_value(serde_json::json!({
+            "inputPrice": 3, "outputPrice": 15, "cacheWritesPrice": 3.75, "cacheReadsPrice": 0.3
+        }))
+        .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_nan_input_count_gives_a_nan_cost_as_math_max_does() {
+        let r = calculate_api_cost_openai(&prices(), f64::NAN, 500.0, None, None, None);
+        assert!(r.total_input_tokens.is_nan());
+        assert!(r.total_cost.is_nan());
+        // Cache larger than the input still clamps the uncached part to 0.
+        let clamped = calculate_api_cost_openai(&prices(), 10.0, 0.0, Some(100.0), None, None);
+        assert_eq!(clamped.total_cost, (3.75 / 1_000_000.0) * 100.0);
+    }
 }

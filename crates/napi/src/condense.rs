@@ -106,21 +106,25 @@ pub fn count_tokens_sync(content: Value) -> napi::Result<f64> {
     ts_args_type = "modelInfo: ModelPricing, inputTokens: number, outputTokens: number, cacheCreationInputTokens?: number | null, cacheReadInputTokens?: number | null",
     ts_return_type = "ApiCostResult"
 )]
-pub fn calculate_api_cost_anthropic(
+pub fn calculate_api_cost_anthropic<'env>(
+    env: &'env Env,
     model_info: Value,
     input_tokens: f64,
     output_tokens: f64,
     cache_creation_input_tokens: Option<f64>,
     cache_read_input_tokens: Option<f64>,
-) -> napi::Result<Value> {
+) -> napi::Result<Object<'env>> {
     let info: roo_condense::ModelInfo = parse("modelInfo", model_info)?;
-    to_js(&roo_condense::calculate_api_cost_anthropic(
-        &info,
-        input_tokens,
-        output_tokens,
-        cache_creation_input_tokens,
-        cache_read_input_tokens,
-    ))
+    cost_object(
+        env,
+        &roo_condense::calculate_api_cost_anthropic(
+            &info,
+            input_tokens,
+            output_tokens,
+            cache_creation_input_tokens,
+            cache_read_input_tokens,
+        ),
+    )
 }
 
 /// `calculateApiCostOpenAI(modelInfo, inputTokens, outputTokens, cacheWrites?, cacheReads?,
@@ -130,23 +134,40 @@ pub fn calculate_api_cost_anthropic(
     ts_args_type = "modelInfo: ModelPricing, inputTokens: number, outputTokens: number, cacheCreationInputTokens?: number | null, cacheReadInputTokens?: number | null, serviceTier?: 'default' | 'flex' | 'priority' | string | null",
     ts_return_type = "ApiCostResult"
 )]
-pub fn calculate_api_cost_openai(
+pub fn calculate_api_cost_openai<'env>(
+    env: &'env Env,
     model_info: Value,
     input_tokens: f64,
     output_tokens: f64,
     cache_creation_input_tokens: Option<f64>,
     cache_read_input_tokens: Option<f64>,
     service_tier: Option<String>,
-) -> napi::Result<Value> {
+) -> napi::Result<Object<'env>> {
     let info: roo_condense::ModelInfo = parse("modelInfo", model_info)?;
-    to_js(&roo_condense::calculate_api_cost_openai(
-        &info,
-        input_tokens,
-        output_tokens,
-        cache_creation_input_tokens,
-        cache_read_input_tokens,
-        service_tier.as_deref(),
-    ))
+    cost_object(
+        env,
+        &roo_condense::calculate_api_cost_openai(
+            &info,
+            input_tokens,
+            output_tokens,
+            cache_creation_input_tokens,
+            cache_read_input_tokens,
+            service_tier.as_deref(),
+        ),
+    )
+}
+
+/// The cost as a plain JS object whose numbers are set directly, so `NaN` and `Infinity` (a `NaN`
+/// token count, as JavaScript arithmetic would give) stay numbers instead of becoming `null`.
+fn cost_object<'env>(
+    env: &'env Env,
+    r: &roo_condense::ApiCostResult,
+) -> napi::Result<Object<'env>> {
+    let mut o = Object::new(env)?;
+    o.set("totalInputTokens", r.total_input_tokens)?;
+    o.set("totalOutputTokens", r.total_output_tokens)?;
+    o.set("totalCost", r.total_cost)?;
+    Ok(o)
 }
 
 /// `parseApiPrice(price)`: a per-token price string → USD per million tokens.

@@ -6,6 +6,8 @@
 
 #![deny(clippy::all)]
 
+pub mod compat_export;
+pub mod compat_hierarchy;
 pub mod condense;
 pub mod export;
 pub mod hierarchy;

@@ -1,0 +1,813 @@
+/**
+ * The 46 acceptance cases of specs/extension-formats.md §10, each called through
+ * `roo-state-core/compat/extension` with the extension's call shapes (positional arguments where
+ * the extension's functions take them, option objects where they take those, `await` only where the
+ * extension's functions are async). One `it` per case, named `case N`.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import fs from 'node:fs'
+import path from 'node:path'
+import { createRequire } from 'node:module'
+import type * as Ext from '../../compat/extension/index.js'
+import type { ApiHandler, ApiMessage, ApiStreamChunk, ClineMessage, ContentBlockParam, HistoryItem, ModelInfo } from '../../compat/extension/index.js'
+import { core, tempDir } from '../helpers'
+import { ALLOWED_TOKENS_BOUNDARIES, commandSequence, contextDefaults, LONG_CONTEXT, PRICES, summaryStream, TIKTOKEN_TEXT_CASES, WILL_MANAGE_CONTEXT_CASES } from '../condense-cases'
+
+const require = createRequire(import.meta.url)
+const ext: typeof Ext = require('../../compat/extension/index.js')
+
+// ------------------------------------------------------------------ fixtures of this file
+
+const prices: ModelInfo = PRICES
+const longContext = LONG_CONTEXT
+
+const user = (content: ApiMessage['content'], ts?: number, extra: Partial<ApiMessage> = {}): ApiMessage => ({ role: 'user', content, ...(ts === undefined ? {} : { ts }), ...extra })
+const assistant = (content: ApiMessage['content'], ts?: number, extra: Partial<ApiMessage> = {}): ApiMessage => ({ role: 'assistant', content, ...(ts === undefined ? {} : { ts }), ...extra })
+const summaryMsg = (text: string, ts: number, condenseId: string, extra: Partial<ApiMessage> = {}): ApiMessage =>
+  user([{ type: 'text', text }], ts, { isSummary: true, condenseId, ...extra })
+
+/** n alternating messages, user first, ts 1..n. */
+const turns = (n: number): ApiMessage[] =>
+  Array.from({ length: n }, (_, i) => (i % 2 === 0 ? user(`Turn ${i + 1} from the user`, i + 1) : assistant(`Turn ${i + 1} from the model`, i + 1)))
+
+interface Recorded {
+  systemPrompt: string
+  messages: Array<{ role: string; content: string | ContentBlockParam[] }>
+  metadata: unknown
+}
+
+/**
+ * An API handler of the extension's shape. `count` fixes what `countTokens` returns; without it
+ * the handler counts as the extension's providers do (tiktoken, here through compat).
+ */
+function makeHandler(opts: { chunks?: ApiStreamChunk[]; throws?: string; count?: number } = {}) {
+  const calls: Recorded[] = []
+  const counted: ContentBlockParam[][] = []
+  const chunks: ApiStreamChunk[] = opts.chunks ?? summaryStream()
+  const handler: ApiHandler = {
+    async *createMessage(systemPrompt, messages, metadata) {
+      calls.push({ systemPrompt, messages, metadata })
+      for (const c of chunks) yield c
+      if (opts.throws) throw new Error(opts.throws)
+    },
+    getModel: () => ({ id: 'test-model', info: { contextWindow: 100000, supportsImages: true } }),
+    async countTokens(content) {
+      counted.push(content)
+      return opts.count ?? ext.countTokens(content)
+    },
+  }
+  return { handler, calls, counted }
+}
+
+const textOf = (m: ApiMessage): string =>
+  typeof m.content === 'string' ? m.content : (m.content ?? []).map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n')
+
+// ------------------------------------------------------------------ cost
+
+describe('cost (src/shared/cost.ts)', () => {
+  it('case 1: Anthropic (1000, 500) → 0.0105', () => {
+    expect(ext.calculateApiCostAnthropic(prices, 1000, 500)).toEqual({ totalInputTokens: 1000, totalOutputTokens: 500, totalCost: 0.0105 })
+  })
+
+  it('case 2: Anthropic with cache writes → 0.018000000000000002', () => {
+    const r = ext.calculateApiCostAnthropic(prices, 1000, 500, 2000)
+    expect(r.totalCost).toBe(0.018000000000000002)
+    expect(r.totalInputTokens).toBe(3000)
+  })
+
+  it('case 3: Anthropic with cache reads → 0.0114', () => {
+    const r = ext.calculateApiCostAnthropic(prices, 1000, 500, undefined, 3000)
+    expect(r.totalCost).toBe(0.0114)
+    expect(r.totalInputTokens).toBe(4000)
+  })
+
+  it('case 4: Anthropic with both, without prices, without cache prices', () => {
+    const both = ext.calculateApiCostAnthropic(prices, 1000, 500, 2000, 3000)
+    expect([both.totalCost, both.totalInputTokens]).toEqual([0.0189, 6000])
+    const none = ext.calculateApiCostAnthropic({ contextWindow: 200000 }, 1000, 500, 2000, 3000)
+    expect([none.totalCost, none.totalInputTokens]).toEqual([0, 6000])
+    const noCache = ext.calculateApiCostAnthropic({ contextWindow: 200000, inputPrice: 3, outputPrice: 15 }, 1000, 500, 2000, 3000)
+    expect([noCache.totalCost, noCache.totalInputTokens]).toEqual([0.0105, 6000])
+  })
+
+  it('case 5: OpenAI counts cache inside the input', () => {
+    const w = ext.calculateApiCostOpenAI(prices, 3000, 500, 2000)
+    expect([w.totalCost, w.totalInputTokens]).toEqual([0.018000000000000002, 3000])
+    expect(ext.calculateApiCostOpenAI(prices, 4000, 500, undefined, 3000).totalCost).toBe(0.0114)
+    expect(ext.calculateApiCostOpenAI(prices, 6000, 500, 2000, 3000).totalCost).toBe(0.0189)
+    expect(ext.calculateApiCostOpenAI({ contextWindow: 1 }, 1000, 500, 2000, 3000)).toEqual({ totalInputTokens: 1000, totalOutputTokens: 500, totalCost: 0 })
+    expect(ext.calculateApiCostOpenAI(prices, 0, 0).totalCost).toBe(0)
+  })
+
+  it('case 6: long context, at the threshold → no surcharge (0.561)', () => {
+    const r = ext.calculateApiCostOpenAI({ ...prices, longContextPricing: longContext }, 272000, 1000, undefined, 100000)
+    expect(r.totalCost).toBe(0.561)
+  })
+
+  it('case 7: long context above the threshold → 1.1725 (f64 1.1724999999999999)', () => {
+    const info: ModelInfo = { inputPrice: 2.5, outputPrice: 15, cacheWritesPrice: 5, cacheReadsPrice: 0.25, longContextPricing: longContext }
+    const r = ext.calculateApiCostOpenAI(info, 300000, 1000, 20000, 100000)
+    expect(r.totalCost).toBeCloseTo(1.1725, 12)
+    expect(r.totalCost).toBe(1.1724999999999999)
+  })
+
+  it('case 8: long context limited to other service tiers → 1.08', () => {
+    const info: ModelInfo = { inputPrice: 5, outputPrice: 30, cacheReadsPrice: 0.5, longContextPricing: { ...longContext, appliesToServiceTiers: ['default', 'flex'] } }
+    expect(ext.calculateApiCostOpenAI(info, 300000, 1000, undefined, 100000, 'priority').totalCost).toBe(1.08)
+    // The same call on a listed tier pays the surcharge.
+    expect(ext.calculateApiCostOpenAI(info, 300000, 1000, undefined, 100000, 'flex').totalCost).toBeGreaterThan(1.08)
+  })
+})
+
+// ------------------------------------------------------------------ tokens
+
+describe('token counting (src/utils/tiktoken.ts, countTokens.ts)', () => {
+  it('case 9: empty, missing text, "Hello world" → 3', async () => {
+    for (const [content, expected] of TIKTOKEN_TEXT_CASES) expect([content, await ext.tiktoken(content)]).toEqual([content, expected])
+    expect(await ext.countTokens([{ type: 'text', text: 'Hello world' }], { useWorker: false })).toBe(3)
+  })
+
+  it('case 10: images count ceil(sqrt(data.length)) × 1.5, 300 × 1.5 without data', async () => {
+    const image = (data?: string): ContentBlockParam => ({
+      type: 'image',
+      source: data === undefined ? { type: 'base64', media_type: 'image/png' } : { type: 'base64', media_type: 'image/png', data },
+    })
+    expect(await ext.tiktoken([image('X'.repeat(1000))])).toBe(48)
+    const png1x1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+    expect(png1x1).toHaveLength(96)
+    expect(await ext.countTokens([image(png1x1)])).toBe(15)
+    expect(await ext.countTokens([image()])).toBe(450)
+  })
+})
+
+// ------------------------------------------------------------------ truncation
+
+describe('truncateConversation (src/core/context-management)', () => {
+  it('case 11: 3 messages, frac 0.5 → nothing removed, the same array', () => {
+    const msgs = turns(3)
+    const r = ext.truncateConversation(msgs, 0.5, 'task-1')
+    expect(r.messagesRemoved).toBe(0)
+    expect(r.messages).toBe(msgs)
+    expect(r.messages.some((m) => m.isTruncationMarker)).toBe(false)
+    expect(typeof r.truncationId).toBe('string')
+  })
+
+  it('case 12: 5 messages, frac 0.5 → 2 tagged, marker at 3', () => {
+    const msgs = turns(5)
+    const r = ext.truncateConversation(msgs, 0.5, 'task-1')
+    expect(r.messagesRemoved).toBe(2)
+    expect(r.messages.map((m) => (m.isTruncationMarker ? `marker:${m.role}` : m.truncationParent === r.truncationId ? 'hidden' : 'kept'))).toEqual([
+      'kept',
+      'hidden',
+      'hidden',
+      'marker:user',
+      'kept',
+      'kept',
+    ])
+    expect(r.messages[3].truncationId).toBe(r.truncationId)
+    expect(r.messages[5]).not.toHaveProperty('truncationParent')
+    // Untouched messages are the caller's objects; the input is not modified.
+    expect(r.messages[0]).toBe(msgs[0])
+    expect(r.messages[4]).toBe(msgs[3])
+    expect(msgs[1].truncationParent).toBeUndefined()
+  })
+
+  it('case 13: 7 messages, frac 0.3 → 0 removed; frac 0 → the input', () => {
+    expect(ext.truncateConversation(turns(7), 0.3, 'task-1').messagesRemoved).toBe(0)
+    const msgs = turns(7)
+    const r = ext.truncateConversation(msgs, 0, 'task-1')
+    expect(r.messagesRemoved).toBe(0)
+    expect(r.messages).toEqual(turns(7))
+  })
+
+  it('case 14: 4 messages, frac 1 → 2 removed, marker at 3, last untagged', () => {
+    const r = ext.truncateConversation(turns(4), 1, 'task-1')
+    expect(r.messagesRemoved).toBe(2)
+    expect(r.messages).toHaveLength(5)
+    expect(r.messages[3].isTruncationMarker).toBe(true)
+    expect(r.messages[4].truncationParent).toBeUndefined()
+  })
+
+  it('case 15: 11 messages → marker text and ts, effective history, cleanup', () => {
+    const msgs: ApiMessage[] = [user('Initial task', 1000)]
+    for (let i = 1; i <= 10; i++) msgs.push(i % 2 === 1 ? assistant(`Reply ${i}`, 1000 + 100 * i) : user(`Follow-up ${i}`, 1000 + 100 * i))
+    const r = ext.truncateConversation(msgs, 0.5, 'task-1')
+    expect(r.messagesRemoved).toBe(4)
+    expect(r.messages.filter((m) => m.truncationParent === r.truncationId)).toHaveLength(4)
+    expect(r.messages[5].content).toContain('Sliding window truncation')
+    expect(r.messages[5]).toEqual({
+      role: 'user',
+      content: '[Sliding window truncation: 4 messages hidden to reduce context]',
+      ts: 1499,
+      isTruncationMarker: true,
+      truncationId: r.truncationId,
+    })
+    const effective = ext.getEffectiveApiHistory(r.messages)
+    expect([effective.length, effective[0].content, effective[1].isTruncationMarker]).toEqual([8, 'Initial task', true])
+    expect(effective[0]).toEqual(msgs[0])
+    const withoutMarker = r.messages.filter((m) => !m.isTruncationMarker)
+    expect(ext.getEffectiveApiHistory(withoutMarker)).toHaveLength(11)
+    const cleaned = ext.cleanupAfterTruncation(withoutMarker)
+    expect(cleaned.every((m) => m.truncationParent === undefined)).toBe(true)
+  })
+
+  it('case 16: 12 messages → 4; 2 messages → 0; 3 messages at frac 1 → marker last', () => {
+    const twelve = [user('Initial task', 1), ...turns(11).map((m) => ({ ...m, ts: (m.ts ?? 0) + 1 }))]
+    expect(ext.truncateConversation(twelve, 0.5, 'task-1').messagesRemoved).toBe(4)
+    expect(ext.truncateConversation(turns(2), 0.5, 'task-1').messagesRemoved).toBe(0)
+    const r = ext.truncateConversation(turns(3), 1.0, 'task-1')
+    expect(r.messagesRemoved).toBe(2)
+    expect(r.messages).toHaveLength(4)
+    expect(r.messages[3].isTruncationMarker).toBe(true)
+    expect(r.messages[0].truncationParent).toBeUndefined()
+  })
+})
+
+// ------------------------------------------------------------------ manageContext / willManageContext
+
+const SYSTEM_PROMPT = 'You are a careful engineer working in a repository of TypeScript services.'
+
+function contextOptions(totalTokens: number, apiHandler: ApiHandler, extra: Partial<Ext.ContextManagementOptions> = {}): Ext.ContextManagementOptions {
+  return { ...contextDefaults(), totalTokens, apiHandler, systemPrompt: SYSTEM_PROMPT, ...extra }
+}
+
+describe('manageContext / willManageContext (src/core/context-management)', () => {
+  it('case 17: below the limit nothing; above it truncation', async () => {
+    const { handler } = makeHandler()
+    const o = contextOptions(59999, handler)
+    const none = await ext.manageContext(o)
+    expect(none).toEqual({ messages: o.messages, summary: '', cost: 0, prevContextTokens: 59999 })
+    expect(none.messages).toBe(o.messages)
+    for (const total of [60001, 69999, 70001]) {
+      const r = await ext.manageContext(contextOptions(total, handler))
+      expect(r).toMatchObject({ messagesRemoved: 2, summary: '', cost: 0, prevContextTokens: total })
+      expect(r.messages).toHaveLength(6)
+    }
+  })
+
+  it('case 18: allowedTokens boundaries', async () => {
+    const { handler } = makeHandler()
+    for (const [contextWindow, maxTokens, below, above] of ALLOWED_TOKENS_BOUNDARIES) {
+      const kept = await ext.manageContext(contextOptions(below, handler, { contextWindow, maxTokens }))
+      expect(kept.truncationId).toBeUndefined()
+      expect(kept.prevContextTokens).toBe(below)
+      const cut = await ext.manageContext(contextOptions(above, handler, { contextWindow, maxTokens }))
+      expect(cut.messagesRemoved).toBe(2)
+    }
+  })
+
+  it('case 19: auto-condense at the global threshold calls the summary as an automatic trigger', async () => {
+    // Counts as the providers do, so the empty newest message adds 0 (a fixed count would add it to the total).
+    const m = makeHandler()
+    const env = '<environment_details>\n# Current Time\n2026-01-02T03:04:05Z\n</environment_details>'
+    const o = contextOptions(60000, m.handler, { autoCondenseContext: true, autoCondenseContextPercent: 50, environmentDetails: env })
+    const r = await ext.manageContext(o)
+    expect(m.calls).toHaveLength(1)
+    // The conversation went to the handler, with the extension's summary system prompt.
+    const sent = m.calls[0].messages.map((x) => (typeof x.content === 'string' ? x.content : JSON.stringify(x.content))).join('\n')
+    expect(sent).toContain('First message')
+    expect(sent).toContain('Fourth message')
+    expect(r.prevContextTokens).toBe(60000)
+    expect(r.summary).toBe('This is a summary')
+    // isAutomaticTrigger: the environment details follow the summary.
+    const last = r.messages[r.messages.length - 1]
+    expect(last.isSummary).toBe(true)
+    expect(textOf(last)).toContain('# Current Time')
+    const quiet = makeHandler()
+    const o2 = contextOptions(40000, quiet.handler, { autoCondenseContext: true, autoCondenseContextPercent: 50 })
+    expect(await ext.manageContext(o2)).toEqual({ messages: o2.messages, summary: '', cost: 0, prevContextTokens: 40000 })
+    expect(quiet.calls).toHaveLength(0)
+  })
+
+  it('case 20: profile thresholds and the truncation fallback', async () => {
+    let m = makeHandler()
+    await ext.manageContext(contextOptions(65000, m.handler, { autoCondenseContext: true, profileThresholds: { p1: 60 }, currentProfileId: 'p1' }))
+    expect(m.calls).toHaveLength(1)
+    m = makeHandler()
+    await ext.manageContext(contextOptions(80000, m.handler, { autoCondenseContext: true, autoCondenseContextPercent: 75, profileThresholds: { p1: -1 }, currentProfileId: 'p1' }))
+    expect(m.calls).toHaveLength(1)
+    m = makeHandler()
+    const untouched = await ext.manageContext(
+      contextOptions(50000, m.handler, { autoCondenseContext: true, autoCondenseContextPercent: 80, profileThresholds: { other: 40 }, currentProfileId: 'p1' }),
+    )
+    expect(m.calls).toHaveLength(0)
+    expect(untouched.summary).toBe('')
+    const failing = makeHandler({ chunks: [], throws: 'upstream 500' })
+    const r = await ext.manageContext(contextOptions(70001, failing.handler, { autoCondenseContext: true }))
+    expect(failing.calls).toHaveLength(1)
+    expect(r.error).toBe('Condensing API call failed: upstream 500')
+    expect(r.messagesRemoved).toBe(2)
+    expect(r.messages).toHaveLength(6)
+    expect(r).not.toHaveProperty('errorKey')
+    m = makeHandler()
+    await ext.manageContext(contextOptions(70001, m.handler))
+    expect(m.calls).toHaveLength(0)
+  })
+
+  it('case 21: willManageContext', () => {
+    expect(WILL_MANAGE_CONTEXT_CASES).toHaveLength(8)
+    for (const { expected, ...c } of WILL_MANAGE_CONTEXT_CASES) {
+      expect([c, ext.willManageContext({ ...c, contextWindow: 100000, maxTokens: 30000, currentProfileId: 'p1' })]).toEqual([c, expected])
+    }
+  })
+
+  it('case 22: tokens after truncation lie between the system prompt and the previous context', async () => {
+    const { handler, counted } = makeHandler()
+    const r = await ext.manageContext(contextOptions(70001, handler))
+    const systemOnly = await ext.countTokens([{ type: 'text', text: SYSTEM_PROMPT }])
+    expect(systemOnly).toBeGreaterThan(0)
+    expect(r.newContextTokensAfterTruncation).toBeGreaterThanOrEqual(systemOnly)
+    expect(r.newContextTokensAfterTruncation).toBeLessThan(r.prevContextTokens)
+    // The counts went through the handler's countTokens, as in the extension.
+    expect(counted.some((c) => c.length === 1 && c[0].text === SYSTEM_PROMPT)).toBe(true)
+  })
+})
+
+// ------------------------------------------------------------------ effective history
+
+describe('effective history, cleanup, nesting (src/core/condense)', () => {
+  it('case 23: a fresh-start summary hides everything before it', () => {
+    const base = [
+      user('First', 1, { condenseParent: 'X' }),
+      assistant('Second', 2, { condenseParent: 'X' }),
+      user('Third', 3, { condenseParent: 'X' }),
+      summaryMsg('Summary', 4, 'X'),
+    ]
+    expect(ext.getEffectiveApiHistory(base)).toEqual([base[3]])
+    const more = [...base, assistant('New response after summary', 5), user('New user message', 6)]
+    expect(ext.getEffectiveApiHistory(more)).toHaveLength(3)
+    const plain = turns(4)
+    expect(ext.getEffectiveApiHistory(plain)).toEqual(plain)
+    const orphaned = base.slice(0, 3)
+    expect(ext.getEffectiveApiHistory(orphaned)).toHaveLength(3)
+  })
+
+  it('case 24: condenseParent after the summary is not checked (rewind)', () => {
+    const msgs = [
+      user('First message', 1, { condenseParent: 'c-1' }),
+      assistant('First response', 2, { condenseParent: 'c-1' }),
+      user('Second message', 3, { condenseParent: 'c-1' }),
+      summaryMsg('Summary of the work', 4, 'c-1'),
+      user('Third message', 5, { condenseParent: 'c-1' }),
+      assistant('Third response', 6, { condenseParent: 'c-1' }),
+    ]
+    const effective = ext.getEffectiveApiHistory(msgs)
+    expect(effective.map(textOf)).toEqual(['Summary of the work', 'Third message', 'Third response'])
+  })
+
+  it('case 25: tool results whose call is before the summary are dropped', () => {
+    const toolUse = (id: string): ContentBlockParam => ({ type: 'tool_use', id, name: 'read_file', input: { path: 'a.ts' } })
+    const toolResult = (id: string): ContentBlockParam => ({ type: 'tool_result', tool_use_id: id, content: 'contents' })
+    const s = summaryMsg('Summary', 3, 'c1')
+    const orphan = [user('Hello', 1, { condenseParent: 'c1' }), assistant([toolUse('tool-orphan')], 2, { condenseParent: 'c1' }), s, user([toolResult('tool-orphan')], 4)]
+    expect(ext.getEffectiveApiHistory(orphan)).toEqual([s])
+    const mixed = [...orphan.slice(0, 3), assistant([toolUse('tool-valid')], 4), user([toolResult('tool-orphan'), toolResult('tool-valid')], 5)]
+    const effective = ext.getEffectiveApiHistory(mixed)
+    expect(effective).toHaveLength(3)
+    expect(effective[2].content).toEqual([toolResult('tool-valid')])
+    const withText = [...orphan.slice(0, 3), user([{ type: 'text', text: 'Please continue' }, toolResult('tool-orphan')], 4)]
+    expect(ext.getEffectiveApiHistory(withText)[1].content).toEqual([{ type: 'text', text: 'Please continue' }])
+  })
+
+  it('case 26: a truncation inside the summary range', () => {
+    const s = summaryMsg('Summary', 2, 'c1')
+    const marker = user('[Sliding window truncation: 1 messages hidden to reduce context]', 4, { isTruncationMarker: true, truncationId: 't1' })
+    const after = user('After truncation', 5)
+    const msgs = [user('First', 1, { condenseParent: 'c1' }), s, assistant('Response', 3, { truncationParent: 't1' }), marker, after]
+    expect(ext.getEffectiveApiHistory(msgs)).toEqual([s, marker, after])
+  })
+
+  it('case 27: nested summaries', () => {
+    const s1 = summaryMsg('Summary one', 399, 'c1', { condenseParent: 'c2' })
+    const s2 = summaryMsg('Summary two', 599, 'c2')
+    const msgs = [
+      user('Build the API', 100, { condenseParent: 'c1' }),
+      assistant('Done', 200, { condenseParent: 'c1' }),
+      s1,
+      user('Add a database', 400, { condenseParent: 'c2' }),
+      assistant('Added', 500, { condenseParent: 'c2' }),
+      s2,
+      assistant('Database added', 600),
+      user('Now test it', 700),
+    ]
+    const effective = ext.getEffectiveApiHistory(msgs)
+    expect(effective).toHaveLength(3)
+    expect(effective[0]).toEqual(s2)
+    expect(ext.getMessagesSinceLastSummary(effective)).toEqual(effective)
+    const s3 = summaryMsg('Summary three', 900, 'c3')
+    const triple = [...msgs.map((m) => (m.condenseParent ? m : { ...m, condenseParent: 'c3' })), s3, user('Current work', 1000)]
+    expect(ext.getEffectiveApiHistory(triple).map(textOf)).toEqual(['Summary three', 'Current work'])
+  })
+
+  it('case 28: cleanupAfterTruncation', () => {
+    const s = summaryMsg('S', 3, 'c-valid')
+    const marker = user('[Sliding window truncation: 2 messages hidden to reduce context]', 6, { isTruncationMarker: true, truncationId: 't-valid' })
+    const cleaned = ext.cleanupAfterTruncation([user('a', 1, { condenseParent: 'c-gone' }), user('b', 2, { condenseParent: 'c-valid' }), s])
+    expect(cleaned[0]).not.toHaveProperty('condenseParent')
+    expect(cleaned[1].condenseParent).toBe('c-valid')
+    const t = ext.cleanupAfterTruncation([user('a', 4, { truncationParent: 't-gone' }), user('b', 5, { truncationParent: 't-valid' }), marker])
+    expect(t[0]).not.toHaveProperty('truncationParent')
+    expect(t[1].truncationParent).toBe('t-valid')
+    const mixed = ext.cleanupAfterTruncation([user('a', 1, { condenseParent: 'c-gone', truncationParent: 't-gone' }), user('b', 2, { condenseParent: 'c-valid', truncationParent: 't-valid' }), s, marker])
+    expect([mixed[0].condenseParent, mixed[0].truncationParent]).toEqual([undefined, undefined])
+    expect([mixed[1].condenseParent, mixed[1].truncationParent]).toEqual(['c-valid', 't-valid'])
+    const untagged = turns(4)
+    expect(ext.cleanupAfterTruncation(untagged)).toEqual(untagged)
+  })
+
+  it('case 29: getMessagesSinceLastSummary', () => {
+    const plain = turns(3)
+    expect(ext.getMessagesSinceLastSummary(plain)).toEqual(plain)
+    const one = [user('u1', 1), assistant('a2', 2), user('summary', 3, { isSummary: true }), assistant('a4', 4), user('u5', 5)]
+    const since = ext.getMessagesSinceLastSummary(one)
+    expect(since.map((m) => m.ts)).toEqual([3, 4, 5])
+    expect(since[0]).toBe(one[2])
+    const two = [user('u1', 1), user('s1', 2, { isSummary: true }), assistant('a3', 3), user('s2', 4, { isSummary: true }), assistant('a5', 5)]
+    expect(ext.getMessagesSinceLastSummary(two).map((m) => m.ts)).toEqual([4, 5])
+    expect(ext.getMessagesSinceLastSummary([])).toEqual([])
+  })
+})
+
+// ------------------------------------------------------------------ summarizeConversation
+
+describe('summarizeConversation (src/core/condense)', () => {
+  it('case 30: one message → not enough messages, no call', async () => {
+    const m = makeHandler({ count: 100 })
+    const msgs = [user('Only message', 1)]
+    const r = await ext.summarizeConversation({ messages: msgs, apiHandler: m.handler, systemPrompt: SYSTEM_PROMPT, taskId: 'task-1' })
+    expect(r.messages).toBe(msgs)
+    expect([r.cost, r.summary, r.newContextTokens]).toEqual([0, '', undefined])
+    expect(r.error).toBe('Not enough messages to condense context')
+    expect(m.calls).toHaveLength(0)
+  })
+
+  it('case 31: seven messages → a user summary appended, everything tagged', async () => {
+    const m = makeHandler({ count: 100 })
+    const msgs = turns(7)
+    const r = await ext.summarizeConversation({ messages: msgs, apiHandler: m.handler, systemPrompt: SYSTEM_PROMPT, taskId: 'task-1' })
+    expect(r.error).toBeUndefined()
+    expect(r.messages).toHaveLength(8)
+    expect(r.messages.slice(0, 7).every((x) => x.condenseParent === r.condenseId)).toBe(true)
+    const last = r.messages[7]
+    expect(last).toMatchObject({ role: 'user', isSummary: true, condenseId: r.condenseId, ts: 8 })
+    const content = last.content as ContentBlockParam[]
+    expect(content).toHaveLength(1)
+    expect(content[0].type).toBe('text')
+    expect(content[0].text).toContain('## Conversation Summary')
+    expect(content[0].text).toContain('This is a summary')
+    expect(ext.getEffectiveApiHistory(r.messages)).toEqual([last])
+    expect([r.cost, r.summary, r.newContextTokens]).toEqual([0.05, 'This is a summary', 100])
+    expect(msgs[0].condenseParent).toBeUndefined()
+  })
+
+  it('case 32: command blocks of the first message become Active Workflows', async () => {
+    const msgs = turns(5)
+    msgs[0] = user('Hello <command name="prr">/prr #123</command>', 1)
+    const r = await ext.summarizeConversation({ messages: msgs, apiHandler: makeHandler({ count: 100 }).handler, systemPrompt: SYSTEM_PROMPT, taskId: 'task-1' })
+    const content = r.messages[r.messages.length - 1].content as ContentBlockParam[]
+    expect(content).toHaveLength(2)
+    expect(content[1].text).toContain('<system-reminder>')
+    expect(content[1].text).toContain('Active Workflows')
+    expect(content[1].text).toContain('<command name="prr">')
+    const plain = await ext.summarizeConversation({ messages: turns(5), apiHandler: makeHandler({ count: 100 }).handler, systemPrompt: SYSTEM_PROMPT, taskId: 'task-1' })
+    const one = plain.messages[plain.messages.length - 1].content as ContentBlockParam[]
+    expect(one).toHaveLength(1)
+    expect(String(one[0].text)).not.toContain('<system-reminder>')
+  })
+
+  it('case 33: an empty summary, an invalid handler', async () => {
+    const msgs = turns(5)
+    const empty = await ext.summarizeConversation({
+      messages: msgs,
+      apiHandler: makeHandler({ chunks: [{ type: 'usage', inputTokens: 10, outputTokens: 0, totalCost: 0.02 }] }).handler,
+      systemPrompt: SYSTEM_PROMPT,
+      taskId: 'task-1',
+    })
+    expect(empty.messages).toBe(msgs)
+    expect([empty.cost, empty.summary, empty.newContextTokens]).toEqual([0.02, '', undefined])
+    expect(empty.error).toBe('Failed to condense context')
+    const invalid = { getModel: () => ({ id: 'x', info: {} }), countTokens: async () => 0 } as unknown as ApiHandler
+    const bad = await ext.summarizeConversation({ messages: msgs, apiHandler: invalid, systemPrompt: SYSTEM_PROMPT, taskId: 'task-1' })
+    expect(bad.cost).toBe(0)
+    expect(bad.error).toBe('API handler for condensing context is invalid')
+  })
+
+  it('case 34: a summary among the last two → condensed recently', async () => {
+    const msgs = [user('First message with /command', 1), user('Previous summary', 2, { isSummary: true })]
+    const m = makeHandler()
+    const r = await ext.summarizeConversation({ messages: msgs, apiHandler: m.handler, systemPrompt: SYSTEM_PROMPT, taskId: 'task-1' })
+    expect(r.error).toBe('Context was condensed recently; skipping this attempt')
+    expect(r.messages).toBe(msgs)
+    expect(m.calls).toHaveLength(0)
+  })
+
+  it('case 35: the request (system prompt, instructions, custom prompt)', async () => {
+    const msgs = [user('Initial ask', 1), ...turns(4).map((x) => ({ ...x, ts: (x.ts ?? 0) + 1 }))]
+    const m = makeHandler({ count: 100 })
+    await ext.summarizeConversation({ messages: msgs, apiHandler: m.handler, systemPrompt: SYSTEM_PROMPT, taskId: 'task-1' })
+    const req = m.calls[0]
+    expect(req.systemPrompt).toContain('You are a helpful AI assistant tasked with summarizing conversations.')
+    expect(req.systemPrompt).toContain('CRITICAL: This is a summarization-only request')
+    expect(req.systemPrompt).toContain('CRITICAL: This summarization request is a SYSTEM OPERATION')
+    const lastReq = req.messages[req.messages.length - 1]
+    expect(lastReq.role).toBe('user')
+    expect(lastReq.content).toContain('Your task is to create a detailed summary of the conversation')
+    expect(JSON.stringify(req.messages)).toContain('Initial ask')
+    const custom = makeHandler({ count: 100 })
+    await ext.summarizeConversation({ messages: msgs, apiHandler: custom.handler, systemPrompt: SYSTEM_PROMPT, taskId: 'task-1', customCondensingPrompt: 'Summarise in three bullet points.' })
+    expect(custom.calls[0].messages[custom.calls[0].messages.length - 1].content).toBe('Summarise in three bullet points.')
+    const blank = makeHandler({ count: 100 })
+    await ext.summarizeConversation({ messages: msgs, apiHandler: blank.handler, systemPrompt: SYSTEM_PROMPT, taskId: 'task-1', customCondensingPrompt: '  ' })
+    expect(blank.calls[0].messages[blank.calls[0].messages.length - 1].content).toContain('Your task is to create a detailed summary of the conversation')
+  })
+
+  it('case 36: toolUseToText and toolResultToText', () => {
+    expect(ext.toolUseToText({ type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'test.ts', encoding: 'utf-8' } })).toBe('[Tool Use: read_file]\npath: test.ts\nencoding: utf-8')
+    expect(ext.toolUseToText({ type: 'tool_use', id: 't2', name: 'execute_command', input: 'ls -la' })).toBe('[Tool Use: execute_command]\nls -la')
+    expect(ext.toolUseToText({ type: 'tool_use', id: 't3', name: 'some_tool', input: {} })).toBe('[Tool Use: some_tool]\n')
+    expect(ext.toolResultToText({ type: 'tool_result', tool_use_id: 't1', content: 'File contents here' })).toBe('[Tool Result]\nFile contents here')
+    expect(ext.toolResultToText({ type: 'tool_result', tool_use_id: 't1', content: 'File not found', is_error: true })).toBe('[Tool Result (Error)]\nFile not found')
+    expect(
+      ext.toolResultToText({ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'First line' }, { type: 'text', text: 'Second line' }] }),
+    ).toBe('[Tool Result]\nFirst line\nSecond line')
+    expect(
+      ext.toolResultToText({
+        type: 'tool_result',
+        tool_use_id: 't1',
+        content: [{ type: 'text', text: 'Screenshot:' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }],
+      }),
+    ).toBe('[Tool Result]\nScreenshot:\n[Image]')
+    expect(ext.toolResultToText({ type: 'tool_result', tool_use_id: 't1' })).toBe('[Tool Result]')
+  })
+
+  it('case 37: extractCommandBlocks', () => {
+    const m = user('Run <command name="prr">/prr #123</command> then <command name="mode">/mode code</command> please', 1)
+    expect(ext.extractCommandBlocks(m)).toBe('<command name="prr">/prr #123</command>\n<command name="mode">/mode code</command>')
+    expect(ext.extractCommandBlocks(user('no commands here', 1))).toBe('')
+  })
+
+  it('case 38: injectSyntheticToolResults', () => {
+    const call = (id: string): ContentBlockParam => ({ type: 'tool_use', id, name: 'attempt_completion', input: { result: 'done' } })
+    const orphan = ext.injectSyntheticToolResults([user('Go', 1), assistant([call('call-1')], 2)])
+    expect(orphan).toHaveLength(3)
+    expect(orphan[2].role).toBe('user')
+    expect(orphan[2].content).toEqual([{ type: 'tool_result', tool_use_id: 'call-1', content: 'Context condensation triggered. Tool execution deferred.' }])
+    const answered = [
+      user('Go', 1),
+      assistant([call('a'), call('b')], 2),
+      user([{ type: 'tool_result', tool_use_id: 'a', content: 'ok' }], 3),
+      assistant('next', 4),
+      user([{ type: 'tool_result', tool_use_id: 'b', content: 'ok' }], 5),
+    ]
+    expect(ext.injectSyntheticToolResults(answered)).toEqual(answered)
+    expect(ext.injectSyntheticToolResults([])).toEqual([])
+  })
+})
+
+// ------------------------------------------------------------------ metrics, merging, models, store, events
+
+const apiReq = (info: Record<string, unknown>, ts = 1): ClineMessage => ({ type: 'say', say: 'api_req_started', text: JSON.stringify(info), ts })
+const condenseRecord = (cost: number, newContextTokens: number, ts = 1): ClineMessage => ({
+  type: 'say',
+  say: 'condense_context',
+  ts,
+  contextCondense: { summary: 'summary', cost, newContextTokens, prevContextTokens: 1000 },
+})
+
+describe('metrics, merging, models, history store, events', () => {
+  it('case 39: getApiMetrics sums records; the context is the last one', () => {
+    const first = apiReq({ tokensIn: 100, tokensOut: 200, cacheWrites: 5, cacheReads: 10, cost: 0.005 })
+    expect(ext.getApiMetrics([first])).toEqual({ totalTokensIn: 100, totalTokensOut: 200, totalCacheWrites: 5, totalCacheReads: 10, totalCost: 0.005, contextTokens: 300 })
+    const second = apiReq({ tokensIn: 50, tokensOut: 150, cacheWrites: 3, cacheReads: 7, cost: 0.003 }, 2)
+    expect(ext.getApiMetrics([first, second])).toEqual({ totalTokensIn: 150, totalTokensOut: 350, totalCacheWrites: 8, totalCacheReads: 17, totalCost: 0.008, contextTokens: 200 })
+  })
+
+  it('case 40: condensation records', () => {
+    expect(ext.getApiMetrics([condenseRecord(0.002, 500), condenseRecord(0.003, 400, 2)])).toMatchObject({ totalCost: 0.005, contextTokens: 400 })
+    expect(ext.getApiMetrics([apiReq({ tokensIn: 100, tokensOut: 200 }), condenseRecord(0.001, 500, 2)]).contextTokens).toBe(500)
+    expect(
+      ext.getApiMetrics([condenseRecord(0.001, 500), apiReq({ tokensIn: 100, tokensOut: 200 }, 2), condenseRecord(0.001, 400, 3), apiReq({ tokensIn: 50, tokensOut: 150 }, 4)]).contextTokens,
+    ).toBe(200)
+  })
+
+  it('case 41: partial, null, invalid and no records', () => {
+    const partial = [apiReq({ tokensIn: 100 }), apiReq({ tokensOut: 200 }, 2), apiReq({ cacheWrites: 5 }, 3), apiReq({ cacheReads: 10 }, 4), apiReq({ cost: 0.005 }, 5)]
+    expect(ext.getApiMetrics(partial)).toEqual({ totalTokensIn: 100, totalTokensOut: 200, totalCacheWrites: 5, totalCacheReads: 10, totalCost: 0.005, contextTokens: 200 })
+    expect(ext.getApiMetrics([apiReq({ tokensIn: null, tokensOut: null, cacheWrites: null, cacheReads: null, cost: null })]).contextTokens).toBe(0)
+    const invalid = ext.getApiMetrics([{ type: 'say', say: 'api_req_started', text: '{"tokensIn": 100', ts: 1 }])
+    expect([invalid.totalTokensIn, invalid.totalTokensOut, invalid.totalCost, invalid.contextTokens]).toEqual([0, 0, 0, 0])
+    const none = ext.getApiMetrics([])
+    expect(none).toEqual({ totalTokensIn: 0, totalTokensOut: 0, totalCacheWrites: undefined, totalCacheReads: undefined, totalCost: 0, contextTokens: 0 })
+    expect(Object.keys(none)).toEqual(['totalTokensIn', 'totalTokensOut', 'totalCacheWrites', 'totalCacheReads', 'totalCost', 'contextTokens'])
+  })
+
+  it('case 42: combineCommandSequences', () => {
+    const combined = ext.combineCommandSequences(commandSequence())
+    expect(combined).toHaveLength(1)
+    expect(combined[0].text).toBe(`ls\n${ext.COMMAND_OUTPUT_STRING}file1.txt\nfile2.txt`)
+    const request = { serverName: 'docs-server', toolName: 'lookup', arguments: { q: 'napi' } }
+    const mcp = ext.combineCommandSequences([
+      { type: 'ask', ask: 'use_mcp_server', text: JSON.stringify(request), ts: 10 },
+      { type: 'say', say: 'mcp_server_response', text: 'Response data', ts: 11 },
+    ])
+    expect(mcp).toHaveLength(1)
+    expect(mcp[0].text).toBe(JSON.stringify({ ...request, response: 'Response data' }))
+  })
+
+  it('case 43: mergeConsecutiveApiMessages', () => {
+    const merged = ext.mergeConsecutiveApiMessages([user('A', 1), user([{ type: 'text', text: 'B' }], 2), assistant('C', 3)])
+    expect(merged).toHaveLength(2)
+    expect(merged[0].content).toEqual([{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }])
+    const intoSummary = ext.mergeConsecutiveApiMessages([user('Summary', 1, { isSummary: true }), user('After', 2)])
+    expect(intoSummary).toHaveLength(1)
+    expect(intoSummary[0].isSummary).toBe(true)
+    expect(intoSummary[0].content).toEqual([{ type: 'text', text: 'Summary' }, { type: 'text', text: 'After' }])
+    expect(ext.mergeConsecutiveApiMessages([user('Before', 1), user('Summary', 2, { isSummary: true })])).toHaveLength(2)
+  })
+
+  it('case 44: getModelMaxOutputTokens', () => {
+    const max = ext.getModelMaxOutputTokens
+    expect(max({ modelId: 'claude-3-7-sonnet', model: { maxTokens: 8192, contextWindow: 200000 } })).toBe(8192)
+    const budget: ModelInfo = { contextWindow: 200000, maxTokens: 64000, requiredReasoningBudget: true }
+    expect(max({ modelId: 'claude-3-7-sonnet:thinking', model: budget, settings: { modelMaxTokens: 32000 } })).toBe(32000)
+    expect(max({ modelId: 'claude-3-7-sonnet:thinking', model: budget, settings: { modelMaxTokens: 4000 } })).toBe(4000)
+    expect(max({ modelId: 'claude-3-7-sonnet:thinking', model: budget, settings: {} })).toBe(ext.DEFAULT_HYBRID_REASONING_MODEL_MAX_TOKENS)
+    expect(max({ modelId: 'some-local-model', model: { contextWindow: 200000 } })).toBe(ext.ANTHROPIC_DEFAULT_MAX_TOKENS)
+    expect(max({ modelId: 'claude-sonnet-4', model: { contextWindow: 200000, maxTokens: 64000, supportsReasoningBudget: true }, settings: { enableReasoningEffort: false } })).toBe(8192)
+    expect(max({ modelId: 'gemini-2.5-pro', model: { contextWindow: 1048576, maxTokens: 65535, supportsReasoningBudget: true } })).toBe(65535)
+    expect(max({ modelId: 'gpt-4', model: { contextWindow: 100000, maxTokens: 50000 } })).toBe(20000)
+    expect(max({ modelId: 'gpt-4', model: { contextWindow: 100000, maxTokens: 20000 } })).toBe(20000)
+    for (const modelId of ['gpt-5', 'gpt-5-mini', 'GPT-5-Codex', 'openai/gpt-5.1']) {
+      expect(max({ modelId, model: { contextWindow: 200000, maxTokens: 128000 } })).toBe(128000)
+    }
+    expect(max({ modelId: 'gpt-4.1', model: { contextWindow: 200000, maxTokens: 128000 } })).toBe(40000)
+  })
+
+  describe('case 45: TaskHistoryStore', () => {
+    const stores: Ext.TaskHistoryStore[] = []
+    afterEach(() => {
+      for (const s of stores.splice(0)) s.dispose()
+    })
+    const item = (id: string, ts: number, extra: Partial<HistoryItem> = {}): HistoryItem => ({
+      id,
+      number: 1,
+      ts,
+      task: `Task ${id}`,
+      tokensIn: 0,
+      tokensOut: 0,
+      totalCost: 0,
+      ...extra,
+    })
+
+    it('case 45: getAll order, upsert merge, index flush, migration', async () => {
+      const root = tempDir('compat-ext-store-')
+      const store = new ext.TaskHistoryStore(root)
+      stores.push(store)
+      await store.initialize()
+      await store.initialized
+      await store.upsert(item('old', 1000))
+      await store.upsert(item('new', 3000))
+      await store.upsert(item('mid', 2000))
+      expect(store.getAll().map((i) => i.id)).toEqual(['new', 'mid', 'old'])
+
+      await store.upsert(item('parent', 4000, { tokensIn: 500, tokensOut: 200 }))
+      await store.upsert({ id: 'parent', ts: 4000, status: 'delegated', delegatedToId: 'child-1', awaitingChildId: 'child-1', childIds: ['child-1'] })
+      const parent = store.get('parent')!
+      expect([parent.tokensIn, parent.tokensOut, parent.status, parent.childIds]).toEqual([500, 200, 'delegated', ['child-1']])
+      const onDisk = JSON.parse(fs.readFileSync(path.join(root, 'tasks', 'parent', 'history_item.json'), 'utf8'))
+      expect(onDisk).toMatchObject({ tokensIn: 500, tokensOut: 200, status: 'delegated' })
+
+      await store.flushIndex()
+      const index = JSON.parse(fs.readFileSync(path.join(root, 'tasks', '_index.json'), 'utf8'))
+      expect(index.version).toBe(1)
+      expect(index.entries.map((e: HistoryItem) => e.id)).toEqual(['parent', 'new', 'mid', 'old'])
+
+      fs.mkdirSync(path.join(root, 'tasks', 'kept'), { recursive: true })
+      fs.writeFileSync(path.join(root, 'tasks', 'kept', 'history_item.json'), JSON.stringify(item('kept', 500, { task: 'Original task text', tokensIn: 999 })))
+      await store.migrateFromGlobalState([item('no-folder', 100), item('kept', 500, { task: 'Replacement text', tokensIn: 1 })])
+      expect(fs.existsSync(path.join(root, 'tasks', 'no-folder'))).toBe(false)
+      expect(store.get('no-folder')).toBeUndefined()
+      const kept = JSON.parse(fs.readFileSync(path.join(root, 'tasks', 'kept', 'history_item.json'), 'utf8'))
+      expect([kept.task, kept.tokensIn]).toEqual(['Original task text', 999])
+
+      // A second store starts from the index and the folders.
+      const again = new ext.TaskHistoryStore(root)
+      stores.push(again)
+      await again.initialize()
+      expect(again.getAll().map((i) => i.id)).toEqual(['parent', 'new', 'mid', 'old', 'kept'])
+    })
+  })
+
+  it('case 46: isContextManagementEvent', () => {
+    for (const v of ['condense_context', 'condense_context_error', 'sliding_window_truncation']) expect(ext.isContextManagementEvent(v)).toBe(true)
+    for (const v of ['text', 'error', null, undefined]) expect(ext.isContextManagementEvent(v)).toBe(false)
+    expect(ext.CONTEXT_MANAGEMENT_EVENTS).toHaveLength(3)
+  })
+})
+
+// ------------------------------------------------------------------ the module itself
+
+describe('compat/extension as a module', () => {
+  it('the ESM entry exports the same functions as the CommonJS one', async () => {
+    const esm = (await import('../../compat/extension/index.mjs' as string)) as typeof Ext
+    const names = Object.keys(ext).sort()
+    expect(Object.keys(esm).filter((k) => k !== 'default').sort()).toEqual(names)
+    for (const k of names) expect((esm as Record<string, unknown>)[k]).toBe((ext as Record<string, unknown>)[k])
+  })
+
+  it('constants agree with the native rules', () => {
+    expect(core.getAllowedTokens(100000)).toBe(100000 * (1 - ext.TOKEN_BUFFER_PERCENTAGE) - ext.ANTHROPIC_DEFAULT_MAX_TOKENS)
+    expect(core.getEffectiveThreshold(80, { p: ext.MIN_CONDENSE_THRESHOLD }, 'p').threshold).toBe(ext.MIN_CONDENSE_THRESHOLD)
+    expect(core.getEffectiveThreshold(80, { p: ext.MAX_CONDENSE_THRESHOLD }, 'p').threshold).toBe(ext.MAX_CONDENSE_THRESHOLD)
+    expect(core.getEffectiveThreshold(80, { p: ext.MIN_CONDENSE_THRESHOLD - 1 }, 'p').threshold).toBe(80)
+    expect(ext.N_MESSAGES_TO_KEEP).toBe(3)
+  })
+
+  it('sync functions are sync, async ones return promises', () => {
+    expect(ext.truncateConversation(turns(3), 0.5, 't')).not.toBeInstanceOf(Promise)
+    expect(ext.getApiMetrics([])).not.toBeInstanceOf(Promise)
+    expect(ext.calculateApiCostOpenAI(prices, 1, 1)).not.toBeInstanceOf(Promise)
+    const p = ext.countTokens([])
+    expect(p).toBeInstanceOf(Promise)
+    return p
+  })
+
+  it('async functions reject on bad input instead of throwing', async () => {
+    const bad = 'not blocks' as unknown as ContentBlockParam[]
+    let thrown: unknown
+    let promise: Promise<number> | undefined
+    try {
+      promise = ext.countTokens(bad)
+    } catch (e) {
+      thrown = e
+    }
+    expect(thrown).toBeUndefined()
+    await expect(promise).rejects.toThrow(/INVALID_ARGUMENT/)
+    await expect(ext.tiktoken(bad)).rejects.toThrow(/INVALID_ARGUMENT/)
+    await expect(ext.countTokens(undefined as unknown as ContentBlockParam[])).rejects.toThrow(TypeError)
+  })
+
+  it('a null entry in the history is truncated as the extension spreads it', () => {
+    const msgs = [user('a', 1), null as unknown as ApiMessage, assistant('b', 2), user('c', 3), assistant('d', 4), user('e', 5)]
+    const r = ext.truncateConversation(msgs, 0.5, 't')
+    expect(r.messagesRemoved).toBe(2)
+    expect(r.messages[1]).toEqual({ truncationParent: r.truncationId })
+    expect(r.messages[3].isTruncationMarker).toBe(true)
+    expect(r.messages[4]).toBe(msgs[3])
+  })
+
+  it('sync functions given undefined throw a TypeError naming the argument', () => {
+    const none = undefined as unknown as ApiMessage[]
+    for (const f of [ext.getEffectiveApiHistory, ext.getMessagesSinceLastSummary, ext.cleanupAfterTruncation, ext.injectSyntheticToolResults]) {
+      expect(() => f(none)).toThrow(TypeError)
+      expect(() => f(none)).toThrow('INVALID_ARGUMENT: messages: expected an array, got undefined')
+    }
+    expect(() => ext.truncateConversation(none, 0.5, 't')).toThrow(TypeError)
+    expect(() => ext.getApiMetrics(undefined as unknown as ClineMessage[])).toThrow(TypeError)
+  })
+
+  it('token counts that are not numbers follow JavaScript arithmetic (NaN stays a number)', () => {
+    const r = ext.calculateApiCostAnthropic(prices, undefined as unknown as number, 500)
+    expect(Number.isNaN(r.totalCost)).toBe(true)
+    expect(Number.isNaN(r.totalInputTokens)).toBe(true)
+    expect(ext.calculateApiCostAnthropic(prices, null as unknown as number, 0).totalCost).toBe(0)
+    // Math.max(0, NaN) is NaN in the OpenAI formula too.
+    expect(Number.isNaN(ext.calculateApiCostOpenAI(prices, undefined as unknown as number, 500).totalCost)).toBe(true)
+  })
+
+  it('an invalid profile threshold warns as the extension does', async () => {
+    const warnings: unknown[] = []
+    const original = console.warn
+    console.warn = (...args: unknown[]) => void warnings.push(args.join(' '))
+    try {
+      const r = await ext.manageContext(contextOptions(1000, makeHandler().handler, { autoCondenseContext: true, profileThresholds: { p1: 150 }, currentProfileId: 'p1' }))
+      expect(r).not.toHaveProperty('thresholdWarning')
+    } finally {
+      console.warn = original
+    }
+    expect(warnings).toHaveLength(1)
+    expect(String(warnings[0])).toContain('150')
+  })
+
+  it('estimateTokenCount uses the handler, convertToolBlocksToText keeps strings', async () => {
+    const m = makeHandler({ count: 42 })
+    expect(await ext.estimateTokenCount([{ type: 'text', text: 'hi' }], m.handler)).toBe(42)
+    expect(await ext.estimateTokenCount([], m.handler)).toBe(0)
+    expect(m.counted).toHaveLength(1)
+    expect(ext.convertToolBlocksToText('plain')).toBe('plain')
+    expect(ext.convertToolBlocksToText([{ type: 'tool_use', id: 'x', name: 'list_files', input: { path: '.' } }])).toEqual([
+      { type: 'text', text: '[Tool Use: list_files]\npath: .' },
+    ])
+  })
+
+  it('hasTokenUsageChanged / hasToolUsageChanged', () => {
+    const usage = ext.getApiMetrics([apiReq({ tokensIn: 1, tokensOut: 2 })])
+    expect(ext.hasTokenUsageChanged(usage)).toBe(true)
+    expect(ext.hasTokenUsageChanged(usage, { ...usage })).toBe(false)
+    expect(ext.hasTokenUsageChanged(usage, { ...usage, contextTokens: 4 })).toBe(true)
+    expect(ext.hasToolUsageChanged({})).toBe(false)
+    expect(ext.hasToolUsageChanged({ read_file: { attempts: 1, failures: 0 } })).toBe(true)
+    expect(ext.hasToolUsageChanged({ read_file: { attempts: 1, failures: 0 } }, { read_file: { attempts: 1, failures: 0 } })).toBe(false)
+    expect(ext.hasToolUsageChanged({ read_file: { attempts: 2, failures: 0 } }, { read_file: { attempts: 1, failures: 0 } })).toBe(true)
+  })
+})

@@ -1,0 +1,596 @@
+'use strict'
+/**
+ * `roo-state-core/compat/extension`: the Roo Code extension's context-management, condensation,
+ * cost, metrics and token-counting functions under the names, argument shapes and sync/async
+ * contracts of the extension's own modules, served by the native binding (`roo-condense`).
+ *
+ * Module by module (docs/compat-extension.md has the full inventory):
+ *   src/core/context-management/index.ts  TOKEN_BUFFER_PERCENTAGE, estimateTokenCount, truncateConversation,
+ *                                          willManageContext, manageContext
+ *   src/core/condense/index.ts             MIN/MAX_CONDENSE_THRESHOLD, toolUseToText, toolResultToText,
+ *                                          convertToolBlocksToText, transformMessagesForCondensing,
+ *                                          injectSyntheticToolResults, extractCommandBlocks, summarizeConversation,
+ *                                          getMessagesSinceLastSummary, getEffectiveApiHistory, cleanupAfterTruncation
+ *   src/shared/cost.ts                     calculateApiCostAnthropic, calculateApiCostOpenAI, parseApiPrice
+ *   src/shared/getApiMetrics.ts            getApiMetrics (= consolidateTokenUsage), hasTokenUsageChanged,
+ *                                          hasToolUsageChanged
+ *   src/utils/countTokens.ts, tiktoken.ts  countTokens, tiktoken
+ *   and the helpers the acceptance cases use: getModelMaxOutputTokens, mergeConsecutiveApiMessages,
+ *   combineCommandSequences, combineApiRequests, isContextManagementEvent, TaskHistoryStore.
+ *
+ * What differs from calling the binding directly: results that the extension returns unchanged are
+ * the caller's own array and objects again (the extension's `result.messages !== history` test
+ * works), binding-only fields (`errorKey`, `thresholdWarning`) are left out of results, an invalid
+ * profile threshold is reported with `console.warn` as the extension does, and `getApiMetrics`
+ * always carries the two cache keys.
+ */
+
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const core = require('../../index.js')
+
+// ------------------------------------------------------------------ constants
+
+/** Share of the context window kept free when deciding to truncate (context-management). */
+const TOKEN_BUFFER_PERCENTAGE = 0.1
+/** Inclusive bounds of a per-profile condensing threshold, in percent (condense). */
+const MIN_CONDENSE_THRESHOLD = 5
+const MAX_CONDENSE_THRESHOLD = 100
+/** Messages kept after a summary by releases up to 3.42 (the fresh-start model of today keeps none). */
+const N_MESSAGES_TO_KEEP = 3
+/** Output tokens reserved when a model states none (`@roo-code/types`). */
+const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192
+/** `getModelMaxOutputTokens` defaults for reasoning-budget models (src/shared/api.ts). */
+const DEFAULT_HYBRID_REASONING_MODEL_MAX_TOKENS = 16384
+const DEFAULT_HYBRID_REASONING_MODEL_THINKING_TOKENS = 8192
+/** Joins a command and its output in `combineCommandSequences`. */
+const COMMAND_OUTPUT_STRING = 'Output:'
+/** The three `say` values that record a context-management event. */
+const CONTEXT_MANAGEMENT_EVENTS = Object.freeze(core.contextManagementEvents())
+
+// ------------------------------------------------------------------ shared helpers
+
+/** Drops the fields the binding adds beyond the extension's result types. */
+function extensionShape(result) {
+  const { errorKey, thresholdWarning, ...rest } = result
+  void errorKey
+  void thresholdWarning
+  return rest
+}
+
+/**
+ * After a truncation, the messages the extension leaves untouched are the caller's objects; only
+ * the tagged ones and the marker are new.
+ */
+function reuseAfterTruncation(input, output, truncationId) {
+  const out = output.slice()
+  let j = 0
+  for (let i = 0; i < out.length; i++) {
+    const m = out[i]
+    if (m && m.isTruncationMarker && m.truncationId === truncationId) continue
+    const before = input[j]
+    const taggedNow = Boolean(m && m.truncationParent === truncationId && !(before && before.truncationParent === truncationId))
+    if (j < input.length && !taggedNow) out[i] = before
+    j++
+  }
+  return out
+}
+
+/** After a fresh-start summary, messages that already had a `condenseParent` are the caller's objects. */
+function reuseAfterSummary(input, output) {
+  if (output.length !== input.length + 1) return output
+  const out = output.slice()
+  for (let i = 0; i < input.length; i++) {
+    if (input[i] && input[i].condenseParent) out[i] = input[i]
+  }
+  return out
+}
+
+/**
+ * `undefined` where the extension expects an array: a `TypeError` (the extension's own failure) whose
+ * message and code follow the binding's argument errors.
+ */
+function array(name, v) {
+  if (v === undefined) {
+    throw Object.assign(new TypeError(`INVALID_ARGUMENT: ${name}: expected an array, got undefined`), { code: 'InvalidArg' })
+  }
+  return v
+}
+
+function isHeadEra(options) {
+  return !options || options.era === undefined || options.era === null
+}
+
+/** Token counts as JavaScript arithmetic sees them: `null` adds 0, anything else not a number is NaN. */
+function tokenNumber(v) {
+  if (typeof v === 'number') return v
+  if (v === null) return 0
+  return Number.NaN
+}
+
+function optionalTokenNumber(v) {
+  return typeof v === 'number' ? v : undefined
+}
+
+// ------------------------------------------------------------------ tokens (src/utils)
+
+/** `tiktoken(content)`: o200k_base estimate ×1.5, rounded up once. Async, as in the extension: bad input rejects. */
+async function tiktoken(content) {
+  return core.tiktoken(array('content', content))
+}
+
+/**
+ * `countTokens(content, { useWorker })`: what every provider's `countTokens` returns. The count
+ * always runs off the JavaScript thread in the native pool; `useWorker` is accepted and ignored.
+ */
+async function countTokens(content, _options) {
+  return core.countTokens(array('content', content))
+}
+
+// ------------------------------------------------------------------ context management
+
+/**
+ * `estimateTokenCount(content, apiHandler)`: 0 for no content, otherwise the handler's
+ * `countTokens(content)` (this package's estimate when the handler has none).
+ */
+async function estimateTokenCount(content, apiHandler) {
+  if (!content || content.length === 0) return 0
+  if (apiHandler && typeof apiHandler.countTokens === 'function') return apiHandler.countTokens(content)
+  return core.countTokens(content)
+}
+
+/** `truncateConversation(messages, fracToRemove, taskId)`: sync. */
+function truncateConversation(messages, fracToRemove, taskId) {
+  const r = core.truncateConversation(array('messages', messages), fracToRemove, taskId)
+  if (!Array.isArray(messages)) return r
+  if (r.messagesRemoved === 0) return { messages, truncationId: r.truncationId, messagesRemoved: 0 }
+  return {
+    messages: reuseAfterTruncation(messages, r.messages, r.truncationId),
+    truncationId: r.truncationId,
+    messagesRemoved: r.messagesRemoved,
+  }
+}
+
+/** `willManageContext(options)`: sync, no side effects. */
+function willManageContext(options) {
+  return core.willManageContext(options)
+}
+
+/**
+ * `manageContext(options)`: async. Uses `options.apiHandler` (`createMessage` to summarise,
+ * `countTokens` for every count, `getModel().info.supportsImages`).
+ */
+async function manageContext(options) {
+  const r = await core.manageContext(options)
+  if (r.thresholdWarning) console.warn(r.thresholdWarning)
+  if (!Array.isArray(options.messages)) return extensionShape(r)
+  const input = options.messages
+  let messages = input
+  if (r.summary && isHeadEra(options)) messages = reuseAfterSummary(input, r.messages)
+  else if (r.summary) messages = r.messages
+  else if (r.truncationId !== undefined && r.messagesRemoved > 0) {
+    messages = isHeadEra(options) ? reuseAfterTruncation(input, r.messages, r.truncationId) : r.messages
+  }
+  return { ...extensionShape(r), messages }
+}
+
+// ------------------------------------------------------------------ condensation
+
+/**
+ * `summarizeConversation(options)`: async, the extension's option object. Uses
+ * `options.apiHandler.createMessage(systemPrompt, messages, metadata)`, `countTokens` and
+ * `getModel()`; `filesReadByRoo`/`cwd` are not folded (pass rendered `foldedFileContext` instead).
+ */
+async function summarizeConversation(options) {
+  const r = await core.summarizeConversation(options)
+  if (!Array.isArray(options.messages)) return extensionShape(r)
+  const input = options.messages
+  const messages = r.error ? input : isHeadEra(options) ? reuseAfterSummary(input, r.messages) : r.messages
+  return { ...extensionShape(r), messages }
+}
+
+/** `getMessagesSinceLastSummary(messages)`: sync; the input array itself when there is no summary. */
+function getMessagesSinceLastSummary(messages) {
+  const r = core.getMessagesSinceLastSummary(array('messages', messages))
+  if (!Array.isArray(messages)) return r
+  if (r.length === messages.length) return messages
+  return messages.slice(messages.length - r.length)
+}
+
+/** `getEffectiveApiHistory(messages)`: sync. */
+function getEffectiveApiHistory(messages) {
+  return core.getEffectiveApiHistory(array('messages', messages))
+}
+
+/** `cleanupAfterTruncation(messages)`: sync. */
+function cleanupAfterTruncation(messages) {
+  return core.cleanupAfterTruncation(array('messages', messages))
+}
+
+function toolUseToText(block) {
+  return core.toolUseToText(block)
+}
+
+function toolResultToText(block) {
+  return core.toolResultToText(block)
+}
+
+/** `convertToolBlocksToText(content)`: a string is returned as is; tool blocks become text blocks. */
+function convertToolBlocksToText(content) {
+  if (typeof content === 'string') return content
+  const [m] = core.transformMessagesForCondensing([{ role: 'user', content }])
+  return m.content
+}
+
+function transformMessagesForCondensing(messages) {
+  return core.transformMessagesForCondensing(array('messages', messages))
+}
+
+function injectSyntheticToolResults(messages) {
+  return core.injectSyntheticToolResults(array('messages', messages))
+}
+
+function extractCommandBlocks(message) {
+  return core.extractCommandBlocks(message)
+}
+
+// ------------------------------------------------------------------ cost (src/shared/cost.ts)
+
+/** `calculateApiCostAnthropic(modelInfo, inputTokens, outputTokens, cacheWrites?, cacheReads?)`: sync. */
+function calculateApiCostAnthropic(modelInfo, inputTokens, outputTokens, cacheCreationInputTokens, cacheReadInputTokens) {
+  return core.calculateApiCostAnthropic(
+    modelInfo,
+    tokenNumber(inputTokens),
+    tokenNumber(outputTokens),
+    optionalTokenNumber(cacheCreationInputTokens),
+    optionalTokenNumber(cacheReadInputTokens),
+  )
+}
+
+/** `calculateApiCostOpenAI(modelInfo, inputTokens, outputTokens, cacheWrites?, cacheReads?, serviceTier?)`: sync. */
+function calculateApiCostOpenAI(modelInfo, inputTokens, outputTokens, cacheCreationInputTokens, cacheReadInputTokens, serviceTier) {
+  return core.calculateApiCostOpenAI(
+    modelInfo,
+    tokenNumber(inputTokens),
+    tokenNumber(outputTokens),
+    optionalTokenNumber(cacheCreationInputTokens),
+    optionalTokenNumber(cacheReadInputTokens),
+    typeof serviceTier === 'string' ? serviceTier : undefined,
+  )
+}
+
+/** `parseApiPrice(price)`: a per-token price → USD per million tokens; `undefined` for a falsy price. */
+function parseApiPrice(price) {
+  return core.parseApiPrice(price)
+}
+
+// ------------------------------------------------------------------ metrics (src/shared/getApiMetrics.ts)
+
+/** `getApiMetrics(messages)` / `consolidateTokenUsage(messages)`: sync. */
+function getApiMetrics(messages) {
+  const r = core.getApiMetrics(array('messages', messages))
+  return {
+    totalTokensIn: r.totalTokensIn,
+    totalTokensOut: r.totalTokensOut,
+    totalCacheWrites: r.totalCacheWrites,
+    totalCacheReads: r.totalCacheReads,
+    totalCost: r.totalCost,
+    contextTokens: r.contextTokens,
+  }
+}
+
+const TOKEN_USAGE_KEYS = ['totalTokensIn', 'totalTokensOut', 'totalCacheWrites', 'totalCacheReads', 'totalCost', 'contextTokens']
+
+/** True when there is no snapshot or any of the six totals differs (`!==`). */
+function hasTokenUsageChanged(current, snapshot) {
+  if (!snapshot) return true
+  return TOKEN_USAGE_KEYS.some((k) => current[k] !== snapshot[k])
+}
+
+/** True when the set of tools or any tool's attempts/failures differs; no snapshot counts as `{}`. */
+function hasToolUsageChanged(current, snapshot) {
+  const before = snapshot || {}
+  const names = Object.keys(current)
+  if (names.length !== Object.keys(before).length) return true
+  for (const name of names) {
+    const now = current[name]
+    const then = before[name]
+    if (!now || !then) return true
+    if (now.attempts !== then.attempts || now.failures !== then.failures) return true
+  }
+  return false
+}
+
+function combineCommandSequences(messages) {
+  return core.combineCommandSequences(array('messages', messages))
+}
+
+function combineApiRequests(messages) {
+  return core.combineApiRequests(array('messages', messages))
+}
+
+function isContextManagementEvent(value) {
+  return core.isContextManagementEvent(value)
+}
+
+/** `getModelMaxOutputTokens({ modelId, model, settings, format })` (src/shared/api.ts): sync. */
+function getModelMaxOutputTokens(params) {
+  return core.getModelMaxOutputTokens(params)
+}
+
+/** `mergeConsecutiveApiMessages(messages, { roles })` (src/core/task): sync, default roles `["user"]`. */
+function mergeConsecutiveApiMessages(messages, options) {
+  return core.mergeConsecutiveApiMessages(array('messages', messages), options)
+}
+
+// ------------------------------------------------------------------ TaskHistoryStore
+
+const INDEX_FILE = '_index.json'
+const ITEM_FILE = 'history_item.json'
+const INDEX_WRITE_DEBOUNCE_MS = 2000
+
+function stripBom(text) {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+}
+
+/** Compact JSON through a temporary file and a rename, as the extension writes its files. */
+async function writeJsonAtomic(file, value) {
+  await fs.mkdir(path.dirname(file), { recursive: true })
+  const tmp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.new_${Date.now()}_${Math.random().toString(36).slice(2)}.tmp`,
+  )
+  await fs.writeFile(tmp, JSON.stringify(value), 'utf8')
+  try {
+    await fs.rename(tmp, file)
+  } catch (e) {
+    await fs.rm(tmp, { force: true })
+    throw e
+  }
+}
+
+/**
+ * The per-task history store of releases 3.49+ (`tasks/<id>/history_item.json` as the source of
+ * truth, `tasks/_index.json` as a cache, index writes debounced by 2 s). `globalStoragePath` is the
+ * folder that holds `tasks/`. Files are read and written through `fs/promises`; there is no
+ * `fs.watch` and no periodic reconciliation (call `reconcile()`).
+ */
+class TaskHistoryStore {
+  constructor(globalStoragePath, options) {
+    this.globalStoragePath = globalStoragePath
+    this._onWrite = options && typeof options.onWrite === 'function' ? options.onWrite : undefined
+    this._cache = new Map()
+    this._lock = Promise.resolve()
+    this._timer = null
+    this._disposed = false
+    this.initialized = new Promise((resolve) => {
+      this._resolveInitialized = resolve
+    })
+  }
+
+  get _tasksDir() {
+    return path.join(this.globalStoragePath, 'tasks')
+  }
+
+  async initialize() {
+    try {
+      await fs.mkdir(this._tasksDir, { recursive: true })
+      await this._loadIndex()
+      await this.reconcile()
+    } finally {
+      this._resolveInitialized()
+    }
+  }
+
+  dispose() {
+    this._disposed = true
+    if (this._timer) {
+      clearTimeout(this._timer)
+      this._timer = null
+    }
+    this.flushIndex().catch((err) => console.error('[TaskHistoryStore] index flush on dispose failed:', err))
+  }
+
+  get(taskId) {
+    return this._cache.get(taskId)
+  }
+
+  getAll() {
+    return Array.from(this._cache.values()).sort((a, b) => b.ts - a.ts)
+  }
+
+  getByWorkspace(workspace) {
+    return this.getAll().filter((item) => item.workspace === workspace)
+  }
+
+  upsert(item) {
+    return this._withLock(async () => {
+      const existing = this._cache.get(item.id)
+      const merged = existing ? { ...existing, ...item } : item
+      await writeJsonAtomic(this._itemPath(merged.id), merged)
+      this._cache.set(merged.id, merged)
+      this._scheduleIndexWrite()
+      const all = this.getAll()
+      if (this._onWrite) await this._onWrite(all)
+      return all
+    })
+  }
+
+  delete(taskId) {
+    return this.deleteMany([taskId])
+  }
+
+  deleteMany(taskIds) {
+    return this._withLock(async () => {
+      for (const id of taskIds) {
+        this._cache.delete(id)
+        await fs.unlink(this._itemPath(id)).catch(() => {})
+      }
+      this._scheduleIndexWrite()
+      if (this._onWrite) await this._onWrite(this.getAll())
+    })
+  }
+
+  /** Reads items of task folders missing from the cache and drops entries whose folder is gone. */
+  reconcile() {
+    return this._withLock(async () => {
+      let names
+      try {
+        names = await fs.readdir(this._tasksDir)
+      } catch {
+        return
+      }
+      const onDisk = new Set(names.filter((n) => !n.startsWith('_') && !n.startsWith('.')))
+      let changed = false
+      for (const id of onDisk) {
+        if (this._cache.has(id)) continue
+        const item = await this._readItem(id)
+        if (item) {
+          this._cache.set(id, item)
+          changed = true
+        }
+      }
+      for (const id of Array.from(this._cache.keys())) {
+        if (!onDisk.has(id)) {
+          this._cache.delete(id)
+          changed = true
+        }
+      }
+      if (changed) this._scheduleIndexWrite()
+    })
+  }
+
+  async invalidate(taskId) {
+    const item = await this._readItem(taskId)
+    if (item) this._cache.set(taskId, item)
+    else this._cache.delete(taskId)
+  }
+
+  invalidateAll() {
+    this._cache.clear()
+  }
+
+  /** Writes `history_item.json` for legacy entries whose folder exists and has none; never overwrites. */
+  async migrateFromGlobalState(taskHistoryEntries) {
+    if (!taskHistoryEntries || taskHistoryEntries.length === 0) return
+    for (const item of taskHistoryEntries) {
+      if (!item || !item.id) continue
+      const dir = path.join(this._tasksDir, item.id)
+      const dirExists = await fs.access(dir).then(() => true, () => false)
+      if (!dirExists) continue
+      const file = path.join(dir, ITEM_FILE)
+      const fileExists = await fs.access(file).then(() => true, () => false)
+      if (fileExists) continue
+      await writeJsonAtomic(file, item)
+      this._cache.set(item.id, item)
+    }
+    await this._writeIndex()
+  }
+
+  async flushIndex() {
+    if (this._timer) {
+      clearTimeout(this._timer)
+      this._timer = null
+    }
+    await this._writeIndex()
+  }
+
+  _itemPath(taskId) {
+    return path.join(this._tasksDir, taskId, ITEM_FILE)
+  }
+
+  async _readItem(taskId) {
+    try {
+      const item = JSON.parse(stripBom(await fs.readFile(this._itemPath(taskId), 'utf8')))
+      return item && typeof item === 'object' && item.id ? item : null
+    } catch {
+      return null
+    }
+  }
+
+  async _loadIndex() {
+    try {
+      const doc = JSON.parse(stripBom(await fs.readFile(path.join(this._tasksDir, INDEX_FILE), 'utf8')))
+      if (doc && doc.version === 1 && Array.isArray(doc.entries)) {
+        for (const entry of doc.entries) if (entry && entry.id) this._cache.set(entry.id, entry)
+      }
+    } catch {
+      // No index or an unreadable one: reconcile() rebuilds the cache from the task folders.
+    }
+  }
+
+  async _writeIndex() {
+    await writeJsonAtomic(path.join(this._tasksDir, INDEX_FILE), {
+      version: 1,
+      updatedAt: Date.now(),
+      entries: this.getAll(),
+    })
+  }
+
+  _scheduleIndexWrite() {
+    if (this._disposed) return
+    if (this._timer) clearTimeout(this._timer)
+    this._timer = setTimeout(() => {
+      this._timer = null
+      this._writeIndex().catch((err) => console.error('[TaskHistoryStore] index write failed:', err))
+    }, INDEX_WRITE_DEBOUNCE_MS)
+    if (typeof this._timer.unref === 'function') this._timer.unref()
+  }
+
+  _withLock(fn) {
+    const run = this._lock.then(fn, fn)
+    this._lock = run.then(
+      () => undefined,
+      () => undefined,
+    )
+    return run
+  }
+}
+
+module.exports = {
+  // context-management
+  TOKEN_BUFFER_PERCENTAGE,
+  estimateTokenCount,
+  truncateConversation,
+  willManageContext,
+  manageContext,
+  // condense
+  MIN_CONDENSE_THRESHOLD,
+  MAX_CONDENSE_THRESHOLD,
+  N_MESSAGES_TO_KEEP,
+  toolUseToText,
+  toolResultToText,
+  convertToolBlocksToText,
+  transformMessagesForCondensing,
+  injectSyntheticToolResults,
+  extractCommandBlocks,
+  summarizeConversation,
+  getMessagesSinceLastSummary,
+  getEffectiveApiHistory,
+  cleanupAfterTruncation,
+  // cost
+  calculateApiCostAnthropic,
+  calculateApiCostOpenAI,
+  parseApiPrice,
+  // metrics
+  getApiMetrics,
+  consolidateTokenUsage: getApiMetrics,
+  hasTokenUsageChanged,
+  hasToolUsageChanged,
+  combineCommandSequences,
+  combineApiRequests,
+  COMMAND_OUTPUT_STRING,
+  CONTEXT_MANAGEMENT_EVENTS,
+  isContextManagementEvent,
+  // tokens
+  countTokens,
+  tiktoken,
+  // models
+  ANTHROPIC_DEFAULT_MAX_TOKENS,
+  DEFAULT_HYBRID_REASONING_MODEL_MAX_TOKENS,
+  DEFAULT_HYBRID_REASONING_MODEL_THINKING_TOKENS,
+  getModelMaxOutputTokens,
+  // task
+  mergeConsecutiveApiMessages,
+  TaskHistoryStore,
+}
