@@ -1058,6 +1058,28 @@ export interface ModelStatus {
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** The legacy instruction index (normalised prefix → parent task ids, exact-trie lookups). */
+export declare class NativeInstructionIndex {
+  constructor()
+  /**
+   * Registers `prefix` (normalised again, as the legacy index does) for `parentTaskId`; an empty
+   * prefix is ignored.
+   */
+  add(parentTaskId: string, prefix: string): void
+  /** Registers many `[parentTaskId, prefix]` pairs in one call. */
+  addMany(pairs: Array<Array<string>>): void
+  /** The parents of the first key found along `childText` (legacy exact-trie semantics). */
+  searchExactPrefix(childText: string, k?: number | undefined | null): Array<IndexMatch>
+  /** Number of distinct keys. */
+  get size(): number
+  /** Number of trie nodes, the root included. */
+  get nodeCount(): number
+  /** Every key with its parents, in insertion order. */
+  entries(): Array<IndexEntry>
+  /** Removes every key. */
+  clear(): void
+}
+
 /** Build the `ConversationSkeleton` of one task directory. */
 export declare function analyzeConversation(taskId: string, taskPath: string, options?: AnalyzeConversationOptions, signal?: AbortSignal): Promise<ConversationSkeleton>
 
@@ -1144,11 +1166,29 @@ export declare function combineApiRequests(messages: ClineMessage[]): ClineMessa
 /** `combineCommandSequences(messages)`. */
 export declare function combineCommandSequences(messages: ClineMessage[]): ClineMessage[]
 
+/** The legacy skeleton builder over files read by the caller; null where it would skip the task. */
+export declare function compatAnalyzeLegacyFiles(taskId: string, files: CompatTaskFilesInput): Promise<LegacyAnalysis | null>
+
 /**
  * `<conversation>` XML (schemas/conversation.xsd): the root and the given children, linked by
  * their `parentTaskId`.
  */
 export declare function compatConversationXml(rootJson: string, childrenJson: string, options?: CompatXmlOptions | undefined | null): string
+
+/**
+ * The legacy extraction chain over the text of a `ui_messages.json` (as given: no BOM strip, no
+ * size cap), in the order the chain finds the instructions.
+ */
+export declare function compatExtractLegacyFromText(content: string): LegacyInstruction[]
+
+/** One task file as read by the caller: its size, and its bytes unless it was unreadable or skipped. */
+export interface CompatFileInput {
+  size: number
+  bytes?: Buffer
+}
+
+/** The legacy main instruction of a `ui_messages.json` text (`undefined` where there is none). */
+export declare function compatMainInstructionLegacy(content: string): string | null
 
 /** `<projectExport>` XML (schemas/project.xsd) of the given skeletons of one workspace. */
 export declare function compatProjectXml(skeletonsJson: string, projectPath: string, options?: CompatXmlOptions | undefined | null): string
@@ -1161,6 +1201,14 @@ export declare function compatProjectXml(skeletonsJson: string, projectPath: str
  * `{ links: [{ taskId, parentTaskId?, source?, confidence?, matchKind?, rootTaskId? }], metrics, skipped }`.
  */
 export declare function compatReconstructLegacy(tasksJson: string, workspaceFilter?: string | undefined | null): Promise<string>
+
+/** The four files of a task folder; absent where the file does not exist. */
+export interface CompatTaskFilesInput {
+  metadata?: CompatFileInput
+  apiHistory?: CompatFileInput
+  uiMessages?: CompatFileInput
+  historyItem?: CompatFileInput
+}
 
 /** `<task>` XML (schemas/task.xsd) of one legacy-shaped skeleton given as JSON text. */
 export declare function compatTaskXml(skeletonJson: string, options?: CompatXmlOptions | undefined | null): string
@@ -1390,6 +1438,18 @@ export declare function getTaskTokenUsage(messages: ClineMessage[], options?: Er
 
 /** The nested task tree (roots, or the subtree of `rootId`). */
 export declare function getTaskTree(skeletons: ConversationSkeleton[], options?: TaskTreeOptions): TaskTreeNode[]
+
+/** One key of the index with the parents registered under it. */
+export interface IndexEntry {
+  prefix: string
+  parentTaskIds: Array<string>
+}
+
+/** One parent found for an instruction. */
+export interface IndexMatch {
+  taskId: string
+  prefix: string
+}
 
 /**
  * Index (or bring up to date) the dialogue of every task: only tasks whose files changed since

@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeInstructionIndex = nativeBinding.NativeInstructionIndex
 module.exports.analyzeConversation = nativeBinding.analyzeConversation
 module.exports.analyzeConversationLegacy = nativeBinding.analyzeConversationLegacy
 module.exports.buildSkeletonCache = nativeBinding.buildSkeletonCache
@@ -845,7 +846,10 @@ module.exports.cleanupObsoleteCheckpoints = nativeBinding.cleanupObsoleteCheckpo
 module.exports.closeSearchIndex = nativeBinding.closeSearchIndex
 module.exports.combineApiRequests = nativeBinding.combineApiRequests
 module.exports.combineCommandSequences = nativeBinding.combineCommandSequences
+module.exports.compatAnalyzeLegacyFiles = nativeBinding.compatAnalyzeLegacyFiles
 module.exports.compatConversationXml = nativeBinding.compatConversationXml
+module.exports.compatExtractLegacyFromText = nativeBinding.compatExtractLegacyFromText
+module.exports.compatMainInstructionLegacy = nativeBinding.compatMainInstructionLegacy
 module.exports.compatProjectXml = nativeBinding.compatProjectXml
 module.exports.compatReconstructLegacy = nativeBinding.compatReconstructLegacy
 module.exports.compatTaskXml = nativeBinding.compatTaskXml

@@ -5,8 +5,8 @@ use crate::extract::{
 };
 use crate::js::{
     js_date_value, js_json_stringify, js_to_string, js_trim, json_parse, number_value, or, prop,
-    prop_str, read_utf8_lossy, strip_bom, time_clip, truthy, utf16_len, utf16_prefix,
-    utf16_suffix_from, v8_sort_order,
+    prop_str, strip_bom, time_clip, truthy, utf16_len, utf16_prefix, utf16_suffix_from,
+    v8_sort_order,
 };
 use crate::prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};
 use regex::Regex;
@@ -67,6 +67,9 @@ pub struct LegacyAnalysis {
     pub last_activity_ms: Option<f64>,
     /// `"<file> (<MB, one decimal>MB)"` for each file skipped by the 10 MiB guard.
     pub oversized_files: Vec<String>,
+    /// The legacy `sequence` (messages and actions in the builder's order), when it was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<Vec<Value>>,
 }
 
 /// `/Current Workspace Directory \(([^)]+)\)/`
@@ -191,7 +194,7 @@ fn read_sequence_items(content: &str) -> Option<Vec<Value>> {
 }
 
 /// `item.content ?? item.text ?? ''` turned into the sequence's message text (before truncation).
-fn message_content(item: &Value) -> String {
+fn message_text(item: &Value) -> String {
     let raw = match prop(item, "content") {
         Some(v) if !v.is_null() => Some(v),
         _ => prop(item, "text").filter(|v| !v.is_null()),
@@ -211,12 +214,17 @@ fn message_content(item: &Value) -> String {
                 texts.join("\n\n")
             }
         }
-        Some(other) => return truncate_content(js_json_stringify(other)),
+        Some(other) => return js_json_stringify(other),
     };
     if text.contains("\"sequence\"") || text.contains("\"taskId\"") {
-        return truncate_content("[Contenu suspect ignoré pour éviter une boucle]".to_owned());
+        return "[Contenu suspect ignoré pour éviter une boucle]".to_owned();
     }
-    truncate_content(text)
+    text
+}
+
+/// The sequence's message text, cut in the middle past 400 units.
+fn message_content(item: &Value) -> String {
+    truncate_content(message_text(item))
 }
 
 /// `first 200 + '...' + last 200` when longer than 400 UTF-16 units.
@@ -229,6 +237,100 @@ fn truncate_content(s: String) -> String {
     out.push_str("...");
     out.push_str(&utf16_suffix_from(&s, len - 200));
     out
+}
+
+/// The legacy `sequence` built from the api then ui items (§2.6.4): every item with a role, or of
+/// type `say`, is a message `{role, content, timestamp, isTruncated}`; `tool`/`command`/`tool_use`/
+/// `tool_result` items are actions; stable-sorted by date. `None` where building it throws.
+fn legacy_sequence(items: &[&Value]) -> Option<Vec<Value>> {
+    const EPOCH: &str = "1970-01-01T00:00:00.000Z";
+    let mut out: Vec<Value> = Vec::with_capacity(items.len());
+    let mut keys: Vec<f64> = Vec::with_capacity(items.len());
+    for &item in items {
+        if item.is_null() {
+            return None;
+        }
+        let ts_value = prop(item, "timestamp").filter(|v| truthy(Some(v)));
+        let key = ts_value.map_or(0.0, js_date_value);
+        let timestamp = ts_value
+            .cloned()
+            .unwrap_or_else(|| Value::String(EPOCH.to_owned()));
+        let ty = prop_str(item, "type");
+        let role = match prop(item, "role").filter(|r| truthy(Some(r))) {
+            Some(r) => r.clone(),
+            None => Value::String(
+                if ty == Some("ask") {
+                    "user"
+                } else {
+                    "assistant"
+                }
+                .to_owned(),
+            ),
+        };
+        let user_or_assistant = matches!(role.as_str(), Some("user" | "assistant"));
+        if user_or_assistant || ty == Some("say") {
+            let content = match prop(item, "content") {
+                Some(v) if !v.is_null() => Some(v),
+                _ => prop(item, "text").filter(|v| !v.is_null()),
+            };
+            if let Some(Value::Array(parts)) = content {
+                if parts.iter().any(Value::is_null) {
+                    return None;
+                }
+            }
+            let text = message_text(item);
+            let is_truncated = utf16_len(&text) > 400;
+            let text = truncate_content(text);
+            let mut m = Map::new();
+            m.insert("role".into(), role);
+            m.insert("content".into(), Value::String(text));
+            m.insert("timestamp".into(), timestamp);
+            m.insert("isTruncated".into(), Value::Bool(is_truncated));
+            out.push(Value::Object(m));
+            keys.push(key);
+        } else if matches!(ty, Some("tool" | "command" | "tool_use" | "tool_result")) {
+            let mut a = Map::new();
+            let kind = if ty == Some("command") {
+                "command"
+            } else {
+                "tool"
+            };
+            a.insert("type".into(), Value::String(kind.to_owned()));
+            let name = [prop(item, "tool"), prop(item, "name")]
+                .into_iter()
+                .flatten()
+                .find(|v| truthy(Some(v)))
+                .cloned()
+                .unwrap_or_else(|| Value::String("unknown_action".to_owned()));
+            a.insert("name".into(), name);
+            let params = [prop(item, "toolInput"), prop(item, "parameters")]
+                .into_iter()
+                .flatten()
+                .find(|v| truthy(Some(v)))
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Map::new()));
+            a.insert("parameters".into(), params);
+            let status = if truthy(prop(item, "isError")) {
+                "failure"
+            } else if prop(item, "toolResult").is_some_and(|v| !v.is_null()) {
+                "success"
+            } else {
+                "in_progress"
+            };
+            a.insert("status".into(), Value::String(status.to_owned()));
+            a.insert("timestamp".into(), timestamp);
+            out.push(Value::Object(a));
+            keys.push(key);
+        }
+    }
+    let order = v8_sort_order(&keys);
+    let mut slots: Vec<Option<Value>> = out.into_iter().map(Some).collect();
+    Some(
+        order
+            .into_iter()
+            .filter_map(|i| slots.get_mut(i).and_then(Option::take))
+            .collect(),
+    )
 }
 
 struct SequenceEntry<'a> {
@@ -307,35 +409,80 @@ fn sequence_summary(items: &[&Value]) -> Option<(u32, u32, bool)> {
     ))
 }
 
-/// Reads one of the two conversation files the way the builder preloads them.
-fn preload(
-    dir: &Path,
+/// The legacy chain over a task's `ui_messages.json` (§3.1): 10 MiB guard, BOM strip, tolerant parse.
+pub fn extract_new_task_instructions_legacy(task_dir: &Path) -> Vec<LegacyInstruction> {
+    let mut ignored = Vec::new();
+    let ui = read_legacy_task_files(task_dir).ui_messages;
+    match preload_file(UI_MESSAGES, ui, &mut ignored) {
+        Some(content) => extract_from_messages(&parse_ui_for_instructions(&content)),
+        None => Vec::new(),
+    }
+}
+
+/// One of a task's files as the legacy builder sees it: its size, and its bytes when they were
+/// read (`None`: unreadable, or not read because it is over [`MAX_CONVERSATION_FILE_SIZE`]).
+#[derive(Debug, Clone, Default)]
+pub struct LegacyFile {
+    pub size: u64,
+    pub bytes: Option<Vec<u8>>,
+}
+
+/// The four files of a task folder the legacy builder looks at; `None` where the file does not exist.
+#[derive(Debug, Clone, Default)]
+pub struct LegacyTaskFiles {
+    pub metadata: Option<LegacyFile>,
+    pub api_history: Option<LegacyFile>,
+    pub ui_messages: Option<LegacyFile>,
+    pub history_item: Option<LegacyFile>,
+}
+
+fn lossy_text(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// A conversation file's text as the builder preloads it: over the size cap → noted in `oversized`
+/// and not read; BOM stripped.
+fn preload_file(
     name: &str,
-    meta: Option<&fs::Metadata>,
+    file: Option<LegacyFile>,
     oversized: &mut Vec<String>,
 ) -> Option<String> {
-    let meta = meta?;
-    if meta.len() > MAX_CONVERSATION_FILE_SIZE {
+    let file = file?;
+    if file.size > MAX_CONVERSATION_FILE_SIZE {
         oversized.push(format!(
             "{name} ({:.1}MB)",
-            meta.len() as f64 / 1024.0 / 1024.0
+            file.size as f64 / 1024.0 / 1024.0
         ));
         return None;
     }
-    let mut text = read_utf8_lossy(&dir.join(name)).ok()?;
+    let mut text = lossy_text(file.bytes?);
     if text.starts_with('\u{FEFF}') {
         text.drain(..'\u{FEFF}'.len_utf8());
     }
     Some(text)
 }
 
-/// The legacy chain over a task's `ui_messages.json` (§3.1): 10 MiB guard, BOM strip, tolerant parse.
-pub fn extract_new_task_instructions_legacy(task_dir: &Path) -> Vec<LegacyInstruction> {
-    let meta = fs::metadata(task_dir.join(UI_MESSAGES)).ok();
-    let mut ignored = Vec::new();
-    match preload(task_dir, UI_MESSAGES, meta.as_ref(), &mut ignored) {
-        Some(content) => extract_from_messages(&parse_ui_for_instructions(&content)),
-        None => Vec::new(),
+/// Reads a task folder's four files the way the legacy builder does (conversation files over the
+/// size cap are only stat'ed).
+pub fn read_legacy_task_files(task_dir: &Path) -> LegacyTaskFiles {
+    let read = |name: &str, capped: bool| {
+        let meta = fs::metadata(task_dir.join(name)).ok()?;
+        let size = meta.len();
+        let bytes = if capped && size > MAX_CONVERSATION_FILE_SIZE {
+            None
+        } else {
+            fs::read(task_dir.join(name)).ok()
+        };
+        Some(LegacyFile { size, bytes })
+    };
+    LegacyTaskFiles {
+        metadata: read(METADATA, false),
+        api_history: read(API_HISTORY, true),
+        ui_messages: read(UI_MESSAGES, true),
+        history_item: read(HISTORY_ITEM, false),
     }
 }
 
@@ -347,19 +494,30 @@ pub fn analyze_task_legacy(task_dir: &Path) -> Option<LegacyAnalysis> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let stat = |name: &str| fs::metadata(task_dir.join(name)).ok();
-    let meta_st = stat(METADATA);
-    let api_st = stat(API_HISTORY);
-    let ui_st = stat(UI_MESSAGES);
-    let hist_st = stat(HISTORY_ITEM);
-    if meta_st.is_none() && api_st.is_none() && ui_st.is_none() {
+    analyze_task_legacy_files(task_id, read_legacy_task_files(task_dir), false)
+}
+
+/// [`analyze_task_legacy`] over files already read (by the caller, e.g. through Node's file system);
+/// with `with_sequence`, the legacy `sequence` array too.
+pub fn analyze_task_legacy_files(
+    task_id: String,
+    files: LegacyTaskFiles,
+    with_sequence: bool,
+) -> Option<LegacyAnalysis> {
+    let sizes = [
+        files.metadata.as_ref().map(|f| f.size),
+        files.api_history.as_ref().map(|f| f.size),
+        files.ui_messages.as_ref().map(|f| f.size),
+    ];
+    let has_metadata = files.metadata.is_some();
+    if files.metadata.is_none() && files.api_history.is_none() && files.ui_messages.is_none() {
         return None;
     }
 
     // task_metadata.json: read errors propagate (→ null), parse errors give `{}`.
-    let raw_meta = match meta_st {
-        Some(_) => {
-            let text = read_utf8_lossy(&task_dir.join(METADATA)).ok()?;
+    let raw_meta = match files.metadata {
+        Some(f) => {
+            let text = lossy_text(f.bytes?);
             json_parse(strip_bom(&text)).unwrap_or_else(|| Value::Object(Map::new()))
         }
         None => Value::Object(Map::new()),
@@ -367,14 +525,16 @@ pub fn analyze_task_legacy(task_dir: &Path) -> Option<LegacyAnalysis> {
     if raw_meta.is_null() {
         return None; // `null.parentTaskId` throws
     }
-    let history = hist_st
-        .and_then(|_| read_utf8_lossy(&task_dir.join(HISTORY_ITEM)).ok())
+    let history = files
+        .history_item
+        .and_then(|f| f.bytes)
+        .map(lossy_text)
         .and_then(|t| json_parse(strip_bom(&t)));
     let history_parent = history.as_ref().and_then(|h| prop(h, "parentTaskId"));
 
     let mut oversized_files = Vec::new();
-    let ui_content = preload(task_dir, UI_MESSAGES, ui_st.as_ref(), &mut oversized_files);
-    let api_content = preload(task_dir, API_HISTORY, api_st.as_ref(), &mut oversized_files);
+    let ui_content = preload_file(UI_MESSAGES, files.ui_messages, &mut oversized_files);
+    let api_content = preload_file(API_HISTORY, files.api_history, &mut oversized_files);
 
     let parent = or(
         or(
@@ -412,6 +572,11 @@ pub fn analyze_task_legacy(task_dir: &Path) -> Option<LegacyAnalysis> {
     };
     let all: Vec<&Value> = api_items.iter().chain(ui_items.iter()).collect();
     let (message_count, action_count, is_completed) = sequence_summary(&all)?;
+    let sequence = if with_sequence {
+        Some(legacy_sequence(&all)?)
+    } else {
+        None
+    };
     drop(all);
     drop(ui_items);
     drop(api_items);
@@ -452,7 +617,7 @@ pub fn analyze_task_legacy(task_dir: &Path) -> Option<LegacyAnalysis> {
             }
         }
     }
-    if meta_st.is_some() {
+    if has_metadata {
         if let Some(Value::Array(files)) = prop(&raw_meta, "files_in_context") {
             'files: for f in files {
                 if f.is_null() {
@@ -483,10 +648,7 @@ pub fn analyze_task_legacy(task_dir: &Path) -> Option<LegacyAnalysis> {
         Some(w) if !w.is_empty() => Some(w),
         _ => opt_value_string(prop(&raw_meta, "workspace")),
     };
-    let total_size = [&meta_st, &api_st, &ui_st]
-        .iter()
-        .filter_map(|m| m.as_ref().map(fs::Metadata::len))
-        .sum();
+    let total_size = sizes.iter().flatten().sum();
 
     Some(LegacyAnalysis {
         task_id,
@@ -506,6 +668,7 @@ pub fn analyze_task_legacy(task_dir: &Path) -> Option<LegacyAnalysis> {
         created_at_ms,
         last_activity_ms,
         oversized_files,
+        sequence,
     })
 }
 

@@ -397,7 +397,7 @@ pub fn extract_from_messages(messages: &[Value]) -> Vec<LegacyInstruction> {
 /// The messages the instruction extractor reads from `ui_messages.json` content (BOM already
 /// stripped): `JSON.parse` (non-arrays give nothing), else the text wrapped in `[…]` when it neither
 /// starts with `[` nor ends with `]`, else one JSON value per non-blank line.
-pub(crate) fn parse_ui_for_instructions(content: &str) -> Vec<Value> {
+pub fn parse_ui_for_instructions(content: &str) -> Vec<Value> {
     if let Some(v) = json_parse(content) {
         return match v {
             Value::Array(a) => a,
@@ -429,7 +429,7 @@ pub(crate) fn parse_ui_for_instructions(content: &str) -> Vec<Value> {
 /// `extractMainInstructionFromUI`: the first non-blank `say/text` (trimmed), unless it is missing,
 /// shorter than 50 units or ends with `...`, in which case the first non-empty `<task>` block of an
 /// `api_req_started` request wins (falling back to the `say/text` if none). Strict `JSON.parse` only.
-pub(crate) fn main_instruction(ui_content: &str) -> Option<String> {
+pub fn main_instruction(ui_content: &str) -> Option<String> {
     let Some(Value::Array(messages)) = json_parse(ui_content) else {
         return None;
     };

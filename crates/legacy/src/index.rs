@@ -129,6 +129,18 @@ impl LegacyInstructionIndex {
         }
     }
 
+    /// Every key with its parents, in insertion order.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &[String])> {
+        self.entries
+            .iter()
+            .map(|e| (e.key.as_str(), e.parent_task_ids.as_slice()))
+    }
+
+    /// Number of trie nodes (the root included).
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
     /// `searchExactPrefix(childText, k)`: every parent registered for the first key found, each with
     /// that key, or nothing.
     ///

@@ -443,15 +443,6 @@ fn repair_lone_surrogate_escapes(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Reads a file the way `fs.readFile(path, 'utf-8')` does (invalid UTF-8 becomes U+FFFD).
-pub(crate) fn read_utf8_lossy(path: &std::path::Path) -> std::io::Result<String> {
-    let bytes = std::fs::read(path)?;
-    Ok(match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
-}
-
 /// `content.charCodeAt(0) === 0xFEFF ? content.slice(1) : content`.
 pub(crate) fn strip_bom(s: &str) -> &str {
     s.strip_prefix('\u{FEFF}').unwrap_or(s)

@@ -37,10 +37,13 @@ mod js;
 mod prefix;
 
 pub use analysis::{
-    analyze_task_legacy, extract_new_task_instructions_legacy, LegacyAnalysis,
+    analyze_task_legacy, analyze_task_legacy_files, extract_new_task_instructions_legacy,
+    read_legacy_task_files, LegacyAnalysis, LegacyFile, LegacyTaskFiles,
     MAX_CONVERSATION_FILE_SIZE,
 };
-pub use extract::{extract_from_messages, LegacyInstruction};
+pub use extract::{
+    extract_from_messages, main_instruction, parse_ui_for_instructions, LegacyInstruction,
+};
 pub use index::LegacyInstructionIndex;
 pub use js::js_iso_string;
 pub use prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};

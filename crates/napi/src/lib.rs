@@ -6,8 +6,10 @@
 
 #![deny(clippy::all)]
 
+pub mod compat_detector;
 pub mod compat_export;
 pub mod compat_hierarchy;
+pub mod compat_index;
 pub mod condense;
 pub mod export;
 pub mod hierarchy;

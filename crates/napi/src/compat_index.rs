@@ -1,0 +1,100 @@
+//! The compat layer's instruction index as a native class: the legacy exact-trie index kept in
+//! Rust, so a long-lived server adds and looks up instructions with no JavaScript copy of the trie.
+//! `compat/utils/task-instruction-index.js` wraps it with the legacy method names and shapes.
+
+use napi_derive::napi;
+use roo_legacy::{LegacyInstructionIndex, DEFAULT_PREFIX_LEN};
+
+/// One parent found for an instruction.
+#[napi(object)]
+pub struct IndexMatch {
+    pub task_id: String,
+    pub prefix: String,
+}
+
+/// One key of the index with the parents registered under it.
+#[napi(object)]
+pub struct IndexEntry {
+    pub prefix: String,
+    pub parent_task_ids: Vec<String>,
+}
+
+/// The legacy instruction index (normalised prefix → parent task ids, exact-trie lookups).
+#[napi]
+pub struct NativeInstructionIndex {
+    inner: LegacyInstructionIndex,
+}
+
+impl Default for NativeInstructionIndex {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[napi]
+impl NativeInstructionIndex {
+    #[napi(constructor)]
+    pub fn new() -> Self {
+        Self {
+            inner: LegacyInstructionIndex::new(),
+        }
+    }
+
+    /// Registers `prefix` (normalised again, as the legacy index does) for `parentTaskId`; an empty
+    /// prefix is ignored.
+    #[napi]
+    pub fn add(&mut self, parent_task_id: String, prefix: String) {
+        self.inner.add_instruction(&parent_task_id, &prefix);
+    }
+
+    /// Registers many `[parentTaskId, prefix]` pairs in one call.
+    #[napi]
+    pub fn add_many(&mut self, pairs: Vec<Vec<String>>) {
+        for pair in pairs {
+            if let [parent, prefix] = pair.as_slice() {
+                self.inner.add_instruction(parent, prefix);
+            }
+        }
+    }
+
+    /// The parents of the first key found along `childText` (legacy exact-trie semantics).
+    #[napi]
+    pub fn search_exact_prefix(&self, child_text: String, k: Option<u32>) -> Vec<IndexMatch> {
+        let k = k.map_or(DEFAULT_PREFIX_LEN, |k| k as usize);
+        self.inner
+            .search_exact_prefix(&child_text, k)
+            .into_iter()
+            .map(|(task_id, prefix)| IndexMatch { task_id, prefix })
+            .collect()
+    }
+
+    /// Number of distinct keys.
+    #[napi(getter)]
+    pub fn size(&self) -> u32 {
+        u32::try_from(self.inner.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Number of trie nodes, the root included.
+    #[napi(getter)]
+    pub fn node_count(&self) -> u32 {
+        u32::try_from(self.inner.node_count()).unwrap_or(u32::MAX)
+    }
+
+    /// Every key with its parents, in insertion order.
+    #[napi]
+    pub fn entries(&self) -> Vec<IndexEntry> {
+        self.inner
+            .entries()
+            .map(|(prefix, parents)| IndexEntry {
+                prefix: prefix.to_owned(),
+                parent_task_ids: parents.to_vec(),
+            })
+            .collect()
+    }
+
+    /// Removes every key.
+    #[napi]
+    pub fn clear(&mut self) {
+        self.inner = LegacyInstructionIndex::new();
+    }
+}
