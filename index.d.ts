@@ -1169,11 +1169,30 @@ export declare function combineCommandSequences(messages: ClineMessage[]): Cline
 /** The legacy skeleton builder over files read by the caller; null where it would skip the task. */
 export declare function compatAnalyzeLegacyFiles(taskId: string, files: CompatTaskFilesInput): Promise<LegacyAnalysis | null>
 
+/** What the legacy extraction chain found over a message array. */
+export interface CompatChainResult {
+  instructions: LegacyInstruction[]
+  /** For each message that gave instructions, the name of the extractor that did. */
+  matchedPatterns: Array<string>
+}
+
 /**
  * `<conversation>` XML (schemas/conversation.xsd): the root and the given children, linked by
  * their `parentTaskId`.
  */
 export declare function compatConversationXml(rootJson: string, childrenJson: string, options?: CompatXmlOptions | undefined | null): string
+
+/**
+ * The engine's typed extraction of new-task instructions over UI records given as one JSON text:
+ * every era's records, each subtask once, never the task's own instruction (its first text).
+ */
+export declare function compatExtractFixed(messagesJson: string): Array<CompatInstruction>
+
+/**
+ * The legacy extraction chain over a message array given as one JSON text (a non-array gives
+ * nothing; `INVALID_ARGUMENT` when the text is not JSON).
+ */
+export declare function compatExtractionChain(messagesJson: string): CompatChainResult
 
 /**
  * The legacy extraction chain over the text of a `ui_messages.json` (as given: no BOM strip, no
@@ -1185,6 +1204,13 @@ export declare function compatExtractLegacyFromText(content: string): LegacyInst
 export interface CompatFileInput {
   size: number
   bytes?: Buffer
+}
+
+/** A new-task instruction in the compat shape (`timestamp` in epoch ms). */
+export interface CompatInstruction {
+  timestamp: number
+  mode: string
+  message: string
 }
 
 /** The legacy main instruction of a `ui_messages.json` text (`undefined` where there is none). */

@@ -13,5 +13,7 @@ echo "== napi build (debug addon for the JS suites)"
 bash scripts/build-addon.sh
 echo "== index.d.ts type-checks under --strict"
 npx tsc --noEmit --strict --lib es2022,dom index.d.ts
+echo "== compat types: the legacy handlers' and the extension's call shapes under --strict"
+npx tsc -p __tests__/compat/tsconfig.json
 echo "== vitest"
 npx vitest run

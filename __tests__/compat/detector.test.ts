@@ -316,3 +316,30 @@ describe('RooStorageDetector storage', () => {
     expect(esmIndex.globalTaskInstructionIndex).toBe(globalTaskInstructionIndex)
   })
 })
+
+describe('roo-state-core/compat entry points', () => {
+  it('the ESM entry names every export of the CommonJS one, as the same objects', async () => {
+    const cjs = require('../../compat/index.js') as Record<string, unknown>
+    const esm = (await import('../../compat/index.mjs')) as Record<string, unknown>
+    expect(Object.keys(esm).sort()).toEqual(Object.keys(cjs).sort())
+    for (const name of Object.keys(cjs)) expect(esm[name], name).toBe(cjs[name])
+    expect(cjs.RooStorageDetector).toBe(RooStorageDetector)
+  })
+
+  it('package.json exports map every compat path for require, import and types', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      exports: Record<string, { types: string; import: string; require: string } | string>
+      files: string[]
+    }
+    expect(pkg.files).toContain('compat')
+    for (const key of ['./compat', './compat/extension', './compat/*.js', './compat/*']) {
+      const entry = pkg.exports[key]
+      expect(typeof entry).toBe('object')
+      if (typeof entry !== 'object') continue
+      for (const target of [entry.types, entry.import, entry.require]) {
+        const concrete = target.replace('*', 'utils/roo-storage-detector')
+        expect(fs.existsSync(path.join(__dirname, '..', '..', concrete)), concrete).toBe(true)
+      }
+    }
+  })
+})

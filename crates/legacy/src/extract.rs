@@ -375,23 +375,48 @@ const CHAIN: [Extractor; 7] = [
     ui_legacy,
 ];
 
-/// Runs the extractor chain over already-parsed messages.
-pub fn extract_from_messages(messages: &[Value]) -> Vec<LegacyInstruction> {
-    let mut out = Vec::new();
+/// The pattern names of the chain, in its order (what the legacy coordinator reports as matched).
+pub const PATTERN_NAMES: [&str; 7] = [
+    "API Content Extractor",
+    "API Text Extractor",
+    "UI Simple Task Extractor",
+    "UI XML Pattern Extractor",
+    "UI Ask/Tool Extractor",
+    "UI Object Extractor",
+    "UI Legacy Extractor",
+];
+
+/// What one run of the chain found: the instructions, and for each message that gave some, the
+/// index in [`PATTERN_NAMES`] of the extractor that did.
+#[derive(Debug, Clone, Default)]
+pub struct ChainResult {
+    pub instructions: Vec<LegacyInstruction>,
+    pub matched: Vec<usize>,
+}
+
+/// Runs the extractor chain over already-parsed messages, reporting which extractor matched.
+pub fn run_chain(messages: &[Value]) -> ChainResult {
+    let mut out = ChainResult::default();
     for msg in messages {
         if !msg.is_object() {
             // `null.type` throws in every `canHandle`; primitives and arrays have none of the fields.
             continue;
         }
-        for extractor in CHAIN {
+        for (i, extractor) in CHAIN.iter().enumerate() {
             let found = extractor(msg);
             if !found.is_empty() {
-                out.extend(found);
+                out.instructions.extend(found);
+                out.matched.push(i);
                 break;
             }
         }
     }
     out
+}
+
+/// Runs the extractor chain over already-parsed messages.
+pub fn extract_from_messages(messages: &[Value]) -> Vec<LegacyInstruction> {
+    run_chain(messages).instructions
 }
 
 /// The messages the instruction extractor reads from `ui_messages.json` content (BOM already

@@ -42,7 +42,8 @@ pub use analysis::{
     MAX_CONVERSATION_FILE_SIZE,
 };
 pub use extract::{
-    extract_from_messages, main_instruction, parse_ui_for_instructions, LegacyInstruction,
+    extract_from_messages, main_instruction, parse_ui_for_instructions, run_chain, ChainResult,
+    LegacyInstruction, PATTERN_NAMES,
 };
 pub use index::LegacyInstructionIndex;
 pub use js::js_iso_string;

@@ -1,0 +1,35 @@
+/** `MessageToSkeletonTransformer` of roo-state-core/compat. docs/compat.md §3. */
+import type { UIMessage } from './ui-messages-deserializer.js'
+import type { ConversationSkeleton } from './roo-storage-detector.js'
+
+export interface TransformerOptions {
+  /** `computeInstructionPrefix` on instructions and prefixes (default true). */
+  normalizePrefixes?: boolean
+  /** Accepted, unused. */
+  includeMetadata?: boolean
+  /** Reject with `GenericError` `INVALID_ARGUMENT` on an inconsistent skeleton (default false). */
+  strictValidation?: boolean
+}
+
+export interface TransformationResult {
+  skeleton: ConversationSkeleton
+  metadata: {
+    messageCount: number
+    userMessageCount: number
+    toolCallCount: number
+    newTaskCount: number
+    hasInitialInstruction: boolean
+    processingTimeMs: number
+  }
+}
+
+export declare class GenericError extends Error {
+  constructor(message: string, code: string)
+  code: string
+}
+
+export declare class MessageToSkeletonTransformer {
+  constructor(options?: TransformerOptions)
+  options: Required<TransformerOptions>
+  transform(messages: UIMessage[], taskId: string, workspace?: string): Promise<TransformationResult>
+}
