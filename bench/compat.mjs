@@ -7,12 +7,10 @@
 //        (default store: the 5 000-task, ~850 MiB corpus of bench/scan-store.mjs, generated once with
 //        the roo-corpus generator into bench/out/store-5000)
 import { createRequire } from 'node:module'
-import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { benchTasksDir } from './store.mjs'
 
-const here = path.dirname(fileURLToPath(import.meta.url))
 const require = createRequire(import.meta.url)
 
 const args = process.argv.slice(2)
@@ -20,17 +18,7 @@ const concIdx = args.indexOf('--concurrency')
 const concurrency = concIdx >= 0 ? Number(args[concIdx + 1]) : 8
 const positional = args.filter((a, i) => !a.startsWith('--') && (concIdx < 0 || i !== concIdx + 1))
 
-let store = positional[0]
-if (!store) {
-  store = path.join(here, 'out', 'store-5000')
-  if (!fs.existsSync(path.join(store, 'tasks'))) {
-    execFileSync('cargo', ['run', '-q', '--release', '-p', 'roo-corpus', '--', '--out', store, '--tasks', '5000', '--target-mib', '850', '--force'], {
-      stdio: 'inherit',
-      cwd: path.join(here, '..'),
-    })
-  }
-}
-const tasksDir = fs.existsSync(path.join(store, 'tasks')) ? path.join(store, 'tasks') : store
+const tasksDir = benchTasksDir(positional[0])
 const ids = fs
   .readdirSync(tasksDir, { withFileTypes: true })
   .filter((e) => e.isDirectory() && !/^[_.]/.test(e.name))

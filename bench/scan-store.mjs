@@ -8,8 +8,8 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { benchTasksDir } from './store.mjs'
 
-const here = path.dirname(fileURLToPath(import.meta.url))
 const FILES = ['ui_messages.json', 'claude_messages.json', 'api_conversation_history.json', 'history_item.json', 'task_metadata.json']
 
 function taskFiles(tasksDir) {
@@ -61,17 +61,7 @@ function run(kind, tasksDir) {
 if (process.argv[2] === '--child') {
   await child(process.argv[3], process.argv[4])
 } else {
-  let store = process.argv[2]
-  if (!store) {
-    store = path.join(here, 'out', 'store-5000')
-    if (!fs.existsSync(path.join(store, 'tasks'))) {
-      execFileSync('cargo', ['run', '-q', '--release', '-p', 'roo-corpus', '--', '--out', store, '--tasks', '5000', '--target-mib', '850', '--force'], {
-        stdio: 'inherit',
-        cwd: path.join(here, '..'),
-      })
-    }
-  }
-  const tasksDir = fs.existsSync(path.join(store, 'tasks')) ? path.join(store, 'tasks') : store
+  const tasksDir = benchTasksDir(process.argv[2])
   // Warm the page cache once so every measurement reads from memory alike.
   run('raw', tasksDir)
   const raw = run('raw', tasksDir)
