@@ -1203,7 +1203,7 @@ export declare function compatExtractLegacyFromText(content: string): LegacyInst
 /** One task file as read by the caller: its size, and its bytes unless it was unreadable or skipped. */
 export interface CompatFileInput {
   size: number
-  bytes?: Buffer
+  bytes?: Uint8Array
 }
 
 /** A new-task instruction in the compat shape (`timestamp` in epoch ms). */

@@ -10,6 +10,7 @@ use roo_legacy::{LegacyFile, LegacyTaskFiles};
 #[napi(object)]
 pub struct CompatFileInput {
     pub size: f64,
+    #[napi(ts_type = "Uint8Array")]
     pub bytes: Option<Buffer>,
 }
 
