@@ -202,18 +202,20 @@ impl Extractor {
                     });
                 }
             }
-            MessageKind::Ask(Ask::Command) => self.push_ui_tool(ToolCall {
-                ts,
-                name: "execute_command".into(),
-                kind: "command",
-                path: None,
-                status: if msg.partial == Some(true) {
-                    "in_progress"
-                } else {
-                    "success"
-                },
-            }),
-            MessageKind::Ask(Ask::UseMcpServer) => {
+            MessageKind::Ask(Ask::Command) | MessageKind::Say(Say::Command) => {
+                self.push_ui_tool(ToolCall {
+                    ts,
+                    name: "execute_command".into(),
+                    kind: "command",
+                    path: None,
+                    status: if msg.partial == Some(true) {
+                        "in_progress"
+                    } else {
+                        "success"
+                    },
+                })
+            }
+            MessageKind::Ask(Ask::UseMcpServer) | MessageKind::Say(Say::UseMcpServer) => {
                 let name = match msg.payload() {
                     Payload::McpServer(m) => match (m.server_name, m.tool_name, m.uri) {
                         (Some(s), Some(t), _) => format!("mcp:{s}/{t}"),
@@ -231,7 +233,8 @@ impl Extractor {
                     status: "success",
                 });
             }
-            MessageKind::Ask(Ask::BrowserActionLaunch) | MessageKind::Say(Say::BrowserAction) => {
+            MessageKind::Ask(Ask::BrowserActionLaunch)
+            | MessageKind::Say(Say::BrowserActionLaunch | Say::BrowserAction) => {
                 self.push_ui_tool(ToolCall {
                     ts,
                     name: "browser_action".into(),
@@ -286,15 +289,12 @@ impl Extractor {
             }
             _ => {}
         }
-        if !matches!(
-            msg.kind,
-            MessageKind::Ask(
-                Ask::Tool | Ask::Command | Ask::UseMcpServer | Ask::BrowserActionLaunch
-            ) | MessageKind::Say(Say::Tool | Say::BrowserAction)
-        ) && !matches!(
-            msg.kind,
-            MessageKind::Say(Say::Reasoning | Say::ApiReqStarted | Say::CheckpointSaved)
-        ) {
+        if !msg.kind.is_tool_call()
+            && !matches!(
+                msg.kind,
+                MessageKind::Say(Say::Reasoning | Say::ApiReqStarted | Say::CheckpointSaved)
+            )
+        {
             self.last_ui_was_tool = None;
         }
     }

@@ -242,4 +242,46 @@ impl TaskMetadata {
             extra: f.finish(),
         }
     }
+
+    /// The earliest and latest times the file records (milliseconds): the read/edit dates of
+    /// `files_in_context` (Roo Code's `roo_*`, Cline's `cline_*`, `user_edit_date`) and the `ts` of
+    /// Cline's `model_usage` and `environment_history` entries. Values that are not plausible
+    /// epoch milliseconds (before 2000, after 2100) are ignored.
+    pub fn time_range(&self) -> Option<(i64, i64)> {
+        const PLAUSIBLE: std::ops::Range<f64> = 946_684_800_000.0..4_102_444_800_000.0;
+        let mut range: Option<(i64, i64)> = None;
+        let mut see = |v: Option<f64>| {
+            if let Some(ms) = v.filter(|v| PLAUSIBLE.contains(v)) {
+                let ms = ms as i64;
+                range = Some(range.map_or((ms, ms), |(a, b)| (a.min(ms), b.max(ms))));
+            }
+        };
+        for file in &self.files_in_context {
+            see(file.roo_read_date);
+            see(file.roo_edit_date);
+            see(file.user_edit_date);
+            see(file.extra.get("cline_read_date").and_then(Value::as_f64));
+            see(file.extra.get("cline_edit_date").and_then(Value::as_f64));
+        }
+        for key in ["model_usage", "environment_history"] {
+            if let Some(Value::Array(items)) = self.extra.get(key) {
+                for item in items {
+                    see(item.get("ts").and_then(Value::as_f64));
+                }
+            }
+        }
+        range
+    }
+
+    /// The mode of the latest `model_usage` entry (Cline: `plan` or `act`).
+    pub fn last_model_usage_mode(&self) -> Option<&str> {
+        match self.extra.get("model_usage") {
+            Some(Value::Array(items)) => items
+                .iter()
+                .rev()
+                .find_map(|i| i.get("mode").and_then(Value::as_str))
+                .filter(|m| !m.trim().is_empty()),
+            _ => None,
+        }
+    }
 }

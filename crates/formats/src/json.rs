@@ -400,7 +400,11 @@ pub fn read_object(text: &str, diags: &mut Diags) -> Option<serde_json::Map<Stri
         diags.push("", DiagCode::Empty, Severity::Warning, "the file is empty");
         return None;
     }
-    match serde_json::from_str::<Value>(trimmed) {
+    let parsed = match value_from_text(trimmed, "", diags) {
+        Some(v) => Ok(v),
+        None => serde_json::from_str::<Value>(trimmed),
+    };
+    match parsed {
         Ok(Value::Object(map)) => Some(map),
         Ok(other) => {
             diags.push(
@@ -469,6 +473,77 @@ pub fn kind_of(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// Parse one JSON value as JavaScript would read it, reporting what differs: a number beyond the
+/// range of a double (`1e999`, which `JSON.parse` reads as `Infinity`) is read as `null` with a
+/// diagnostic instead of failing the whole value. `None` when the text is not JSON at all.
+pub fn value_from_text(raw: &str, path: &str, diags: &mut Diags) -> Option<Value> {
+    match serde_json::from_str::<Value>(raw) {
+        Ok(v) => Some(v),
+        Err(err) if err.to_string().contains("number out of range") => {
+            let (fixed, count) = null_out_of_range_numbers(raw);
+            let v = serde_json::from_str::<Value>(&fixed).ok()?;
+            diags.push(
+                path,
+                DiagCode::InvalidValue,
+                Severity::Warning,
+                format!(
+                    "{count} number(s) beyond the range of a double (such as 1e999) were read as null"
+                ),
+            );
+            Some(v)
+        }
+        Err(_) => None,
+    }
+}
+
+/// Replace every number literal outside strings whose value overflows a double by `null`.
+fn null_out_of_range_numbers(raw: &str) -> (String, usize) {
+    let bytes = raw.as_bytes();
+    let mut out = String::with_capacity(raw.len());
+    let mut count = 0usize;
+    let mut i = 0usize;
+    let mut copied = 0usize;
+    let mut in_string = false;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 2,
+                b'"' => {
+                    in_string = false;
+                    i += 1;
+                }
+                _ => i += 1,
+            }
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < bytes.len()
+                    && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    i += 1;
+                }
+                let literal = &raw[start..i];
+                if literal.parse::<f64>().is_ok_and(|v| v.is_infinite()) {
+                    out.push_str(&raw[copied..start]);
+                    out.push_str("null");
+                    copied = i;
+                    count += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&raw[copied.min(raw.len())..]);
+    (out, count)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod diag;
 pub mod extract;
 mod fields;
 pub mod history;
+pub mod host;
 pub mod json;
 pub mod read;
 pub mod text;
@@ -20,6 +21,7 @@ pub use api::{ApiHistory, ApiMessage, Block, Content, ContentBlock, HistoryForma
 pub use api_head::{ApiHead, HeadBlock, LazyText, LazyValue};
 pub use diag::{DiagCode, Diagnostic, Diags, Read, Severity};
 pub use history::{FileInContext, HistoryIndex, HistoryItem, TaskMetadata};
+pub use host::{HostEvidence, HostFamily};
 pub use read::{
     for_each_api_head, for_each_api_message, for_each_ui_message, read_api_history,
     read_history_index, read_history_item, read_task_metadata, read_ui_messages, StreamSummary,

@@ -168,7 +168,12 @@ pub fn for_each_ui_message(path: &Path, mut f: impl FnMut(usize, ClineMessage)) 
                     Some(m) => m,
                     None => {
                         // null or not an object: counted and reported like any other element.
-                        let value = serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null);
+                        let value = crate::json::value_from_text(
+                            raw.get(),
+                            &format!("[{index}]"),
+                            &mut element_diags,
+                        )
+                        .unwrap_or(Value::Null);
                         let _ = element_object(index, value, &mut element_diags, &mut nulls);
                         return;
                     }
@@ -237,7 +242,8 @@ pub fn for_each_api_message(
         let ApiElement::Raw(index, raw) = element else {
             return None;
         };
-        let value = serde_json::from_str::<Value>(raw).unwrap_or(Value::Null);
+        let value =
+            crate::json::value_from_text(raw, &format!("[{index}]"), diags).unwrap_or(Value::Null);
         let map = element_object(index, value, diags, nulls)?;
         f(
             kept,
@@ -266,7 +272,8 @@ pub fn for_each_api_head(
             f(kept, head);
             return Some(());
         }
-        let value = serde_json::from_str::<Value>(raw).unwrap_or(Value::Null);
+        let value =
+            crate::json::value_from_text(raw, &format!("[{index}]"), diags).unwrap_or(Value::Null);
         let map = element_object(index, value, diags, nulls)?;
         let msg = ApiMessage::from_object(map, &format!("[{index}]"), diags);
         f(kept, ApiHead::from_message(msg));

@@ -61,10 +61,66 @@ pub fn environment_workspace(text: &str) -> Option<&str> {
     None
 }
 
-/// The mode slug of `# Current Mode\n<slug>code</slug>` in environment details.
+/// What a text of a user turn of the API history is. The extension writes the model's tool
+/// results, its error notes and the resumption notice as user turns; only some texts are the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserTextKind {
+    /// `<environment_details>` (alone in its text).
+    Environment,
+    /// `[tool for 'x'] Result:` (with or without the result after it): a tool result header.
+    ToolResultHeader,
+    /// A note the extension wrote (`[ERROR] …`, `[TASK RESUMPTION] …`, the "no tool used" nudge).
+    ExtensionNote,
+    /// Something the user wrote (the task, an answer, feedback).
+    User,
+}
+
+/// Classify one text of a user turn (see [`UserTextKind`]).
+pub fn user_text_kind(text: &str) -> UserTextKind {
+    let t = text.trim_start();
+    if is_environment_details(t) {
+        return UserTextKind::Environment;
+    }
+    if t.starts_with('[') {
+        let first_line = t.lines().next().unwrap_or("");
+        if first_line.contains("] Result:") || first_line.trim_end().ends_with("] Result") {
+            return UserTextKind::ToolResultHeader;
+        }
+        if first_line.starts_with("[ERROR]") || first_line.starts_with("[TASK RESUMPTION]") {
+            return UserTextKind::ExtensionNote;
+        }
+    }
+    UserTextKind::User
+}
+
+/// The user's own words inside an extension note or a result turn: `<feedback>` (an answer to a
+/// tool or a completion), `<answer>` (a follow-up), or `<user_message>` (a resumption).
+pub fn user_words_in(text: &str) -> Option<&str> {
+    ["feedback", "answer", "user_message"]
+        .iter()
+        .find_map(|tag| tag_content(text, tag))
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+}
+
+/// The mode of environment details: the slug of `# Current Mode\n<slug>code</slug>` (Roo Code,
+/// Kilo Code), or `plan` / `act` for Cline's `# Current Mode\nPLAN MODE` / `ACT MODE`.
 pub fn environment_mode(text: &str) -> Option<&str> {
     let at = text.find("# Current Mode")?;
     let rest = &text[at..];
+    // Cline writes its plan/act switch as a line of its own: `PLAN MODE` or `ACT MODE`.
+    let first_line = rest
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    if first_line.starts_with("PLAN MODE") {
+        return Some("plan");
+    }
+    if first_line.starts_with("ACT MODE") {
+        return Some("act");
+    }
     let slug = tag_content(rest, "slug")?.trim();
     (!slug.is_empty() && slug.len() < 100).then_some(slug)
 }
@@ -419,6 +475,49 @@ mod tests {
         assert_eq!(calls[0].mode.as_deref(), Some("code"));
         assert_eq!(calls[0].message, "Write A");
         assert_eq!(calls[1].message, "Q");
+    }
+
+    #[test]
+    fn user_texts_of_an_api_turn() {
+        assert_eq!(
+            user_text_kind("[execute_command for 'npm test'] Result:"),
+            UserTextKind::ToolResultHeader
+        );
+        assert_eq!(
+            user_text_kind("[read_file for 'a.ts'] Result:\n1 | x"),
+            UserTextKind::ToolResultHeader
+        );
+        assert_eq!(
+            user_text_kind("[TASK RESUMPTION] This task was interrupted"),
+            UserTextKind::ExtensionNote
+        );
+        assert_eq!(
+            user_text_kind("<environment_details>\n# Time\n</environment_details>"),
+            UserTextKind::Environment
+        );
+        assert_eq!(
+            user_text_kind("[1] is the first item, fix it"),
+            UserTextKind::User
+        );
+        assert_eq!(
+            user_words_in("The user has provided feedback:\n<feedback>\nuse pnpm\n</feedback>"),
+            Some("use pnpm")
+        );
+        assert_eq!(user_words_in("<feedback>  </feedback>"), None);
+    }
+
+    #[test]
+    fn cline_plan_and_act_modes() {
+        assert_eq!(
+            environment_mode(
+                "<environment_details>\n# Current Mode\nPLAN MODE\nIn this mode you should"
+            ),
+            Some("plan")
+        );
+        assert_eq!(
+            environment_mode("# Current Mode\n\nACT MODE\n"),
+            Some("act")
+        );
     }
 
     #[test]

@@ -8,7 +8,8 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 open_enum! {
-    /// `ClineMessage.ask`.
+    /// `ClineMessage.ask`: the values of every host family (Roo Code / Zoo Code, Cline, Kilo Code);
+    /// [`crate::host`] says which family writes which.
     pub enum Ask {
         known {
             Followup => "followup",
@@ -22,16 +23,27 @@ open_enum! {
             MistakeLimitReached => "mistake_limit_reached",
             UseMcpServer => "use_mcp_server",
             AutoApprovalMaxReqReached => "auto_approval_max_req_reached",
+            BrowserActionLaunch => "browser_action_launch",
+            PlanModeRespond => "plan_mode_respond",
+            ActModeRespond => "act_mode_respond",
+            NewTask => "new_task",
+            Condense => "condense",
+            SummarizeTask => "summarize_task",
+            ReportBug => "report_bug",
+            UseSubagents => "use_subagents",
+            PaymentRequiredPrompt => "payment_required_prompt",
+            InvalidModel => "invalid_model",
+            CheckpointRestore => "checkpoint_restore",
         }
         retired {
-            BrowserActionLaunch => "browser_action_launch",
             RequestLimitReached => "request_limit_reached",
         }
     }
 }
 
 open_enum! {
-    /// `ClineMessage.say`.
+    /// `ClineMessage.say`: the values of every host family; [`crate::host`] says which family
+    /// writes which.
     pub enum Say {
         known {
             Error => "error",
@@ -62,14 +74,36 @@ open_enum! {
             UserEditTodos => "user_edit_todos",
             TooManyToolsWarning => "too_many_tools_warning",
             Tool => "tool",
-        }
-        retired {
-            Task => "task",
-            InspectSiteResult => "inspect_site_result",
             BrowserAction => "browser_action",
             BrowserActionResult => "browser_action_result",
             BrowserSessionStatus => "browser_session_status",
+            /// Cline's first message: the task as the user wrote it.
+            Task => "task",
+            /// Cline: a command run without asking (auto-approved).
             Command => "command",
+            ErrorRetry => "error_retry",
+            ShellIntegrationWarningWithSuggestion => "shell_integration_warning_with_suggestion",
+            BrowserActionLaunch => "browser_action_launch",
+            McpNotification => "mcp_notification",
+            /// Cline: an MCP tool used without asking.
+            UseMcpServer => "use_mcp_server",
+            DeletedApiReqs => "deleted_api_reqs",
+            ClineignoreError => "clineignore_error",
+            CommandPermissionDenied => "command_permission_denied",
+            CheckpointCreated => "checkpoint_created",
+            LoadMcpDocumentation => "load_mcp_documentation",
+            GenerateExplanation => "generate_explanation",
+            Info => "info",
+            TaskProgress => "task_progress",
+            HookStatus => "hook_status",
+            HookOutputStream => "hook_output_stream",
+            Subagent => "subagent",
+            UseSubagents => "use_subagents",
+            SubagentUsage => "subagent_usage",
+            ConditionalRulesApplied => "conditional_rules_applied",
+        }
+        retired {
+            InspectSiteResult => "inspect_site_result",
             NewTaskStarted => "new_task_started",
             NewTask => "new_task",
             ApiCost => "api_cost",
@@ -85,6 +119,26 @@ pub enum MessageKind {
     Say(Say),
     /// `type` missing or not `ask`/`say` (hand-made or foreign files); the raw `type` is kept.
     Other(Option<String>),
+}
+
+impl MessageKind {
+    /// A message that records one tool call: an approval asked (`ask:"tool"`, `"command"`,
+    /// `"use_mcp_server"`, `"browser_action_launch"`) or a call made without asking (the `say`
+    /// twins Cline writes for auto-approved calls, and `say:"browser_action"` steps).
+    pub fn is_tool_call(&self) -> bool {
+        matches!(
+            self,
+            MessageKind::Ask(
+                Ask::Tool | Ask::Command | Ask::UseMcpServer | Ask::BrowserActionLaunch
+            ) | MessageKind::Say(
+                Say::Tool
+                    | Say::Command
+                    | Say::UseMcpServer
+                    | Say::BrowserActionLaunch
+                    | Say::BrowserAction
+            )
+        )
+    }
 }
 
 /// `ContextCondense`, carried by `say:"condense_context"`.
@@ -346,9 +400,9 @@ impl ClineMessage {
         if let Ok(Strict(m)) = serde_json::from_str::<Strict>(raw) {
             return Some(m);
         }
-        match serde_json::from_str::<Value>(raw) {
-            Ok(Value::Object(map)) => Some(Self::from_object(map, path, diags)),
-            Ok(_) | Err(_) => None,
+        match crate::json::value_from_text(raw, path, diags) {
+            Some(Value::Object(map)) => Some(Self::from_object(map, path, diags)),
+            _ => None,
         }
     }
 }

@@ -101,16 +101,28 @@ fn wrong_field_types_are_kept_and_reported() {
 #[test]
 fn retired_and_unknown_kinds_are_kept() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let text = r#"[{"ts":1,"type":"say","say":"browser_action","text":"{}"},{"ts":2,"type":"ask","ask":"plan_mode_respond","text":"x"}]"#;
+    let text = r#"[{"ts":1,"type":"say","say":"api_cost","text":"{}"},{"ts":2,"type":"ask","ask":"brand_new_ask","text":"x"},{"ts":3,"type":"ask","ask":"plan_mode_respond","text":"y"}]"#;
     let r = read_ui_messages(&write(dir.path(), "t.json", text.as_bytes()));
-    assert_eq!(r.value.len(), 2);
+    assert_eq!(r.value.len(), 3);
     assert!(r.value[0].say().is_some_and(|s| s.is_retired()));
     assert!(r.value[1].ask().is_some_and(|a| a.is_unknown()));
+    // A kind one host family writes (Cline's plan mode answer) is known, not an anomaly.
+    assert!(r.value[2]
+        .ask()
+        .is_some_and(|a| !a.is_unknown() && !a.is_retired()));
     let out = serde_json::to_string(&r.value[1]).expect("serialise");
     assert_eq!(
         out,
-        r#"{"ts":2,"type":"ask","ask":"plan_mode_respond","text":"x"}"#
+        r#"{"ts":2,"type":"ask","ask":"brand_new_ask","text":"x"}"#
     );
+    let unusual: Vec<&str> = r
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == roo_formats::DiagCode::UnknownValue)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(unusual.len(), 2, "{unusual:?}");
+    assert!(unusual.iter().all(|m| !m.contains("plan_mode_respond")));
 }
 
 #[test]
@@ -267,4 +279,27 @@ proptest! {
         prop_assert_eq!(&fast, &slow);
         prop_assert!(d1.is_empty());
     }
+}
+
+#[test]
+fn a_number_beyond_a_double_is_kept_as_null_with_a_diagnostic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = r#"[{"ts":1770000000000,"type":"say","say":"text","text":"a"},{"ts":1e999,"type":"say","say":"text","text":"b \"1e999\""},{"ts":1770000002000,"type":"say","say":"text","text":"c"}]"#;
+    let r = read_ui_messages(&write(dir.path(), "ui.json", text.as_bytes()));
+    assert_eq!(r.value.len(), 3, "no message is lost");
+    assert_eq!(r.value[1].ts, None);
+    assert_eq!(r.value[1].text.as_deref(), Some("b \"1e999\""));
+    assert!(r
+        .diagnostics
+        .iter()
+        .any(|d| d.path == "[1]" && d.message.contains("1e999")));
+    assert!(!r
+        .diagnostics
+        .iter()
+        .any(|d| d.code == roo_formats::DiagCode::NullEntry));
+    let api = r#"[{"role":"user","content":"hi","ts":-1e999},{"role":"assistant","content":"ok","ts":5}]"#;
+    let r = read_api_history(&write(dir.path(), "api.json", api.as_bytes()));
+    let h = r.value.expect("history");
+    assert_eq!(h.messages.len(), 2);
+    assert_eq!(h.messages[0].ts, None);
 }

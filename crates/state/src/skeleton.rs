@@ -63,6 +63,11 @@ pub enum DatesFrom {
     UiMessages,
     ApiHistory,
     HistoryItem,
+    /// No message carries a time: Cline's task id (its creation time), up to the latest time in
+    /// `task_metadata.json`.
+    TaskId,
+    /// No message carries a time: the times recorded in `task_metadata.json`.
+    TaskMetadata,
     /// No timestamp in the data: the newest task file's modification time.
     FileTimes,
     None,
@@ -227,17 +232,24 @@ impl Default for AnalyzeOptions {
     }
 }
 
-/// The storage family a path belongs to, from the extension id in it.
+/// The storage family a path belongs to, from the extension id in it (`roo` when it names none).
 pub fn source_from_path(path: &Path) -> &'static str {
+    source_in_path(path).unwrap_or("roo")
+}
+
+/// The storage family named by an extension id in the path, if any.
+fn source_in_path(path: &Path) -> Option<&'static str> {
     let p = path.to_string_lossy().to_lowercase().replace('\\', "/");
     if p.contains("zoocodeorganization.zoo-code") {
-        "zoo-code"
+        Some("zoo-code")
     } else if p.contains("saoudrizwan.claude-dev") {
-        "cline"
+        Some("cline")
     } else if p.contains("kilocode.kilo-code") {
-        "kilo-code"
+        Some("kilo-code")
+    } else if p.contains("rooveterinaryinc.roo-cline") {
+        Some("roo")
     } else {
-        "roo"
+        None
     }
 }
 
@@ -312,20 +324,14 @@ impl SequenceBuilder {
 /// The role a UI message plays in the conversation, if it is conversational.
 fn ui_role(msg: &ClineMessage, is_first_text: bool) -> Option<&'static str> {
     match &msg.kind {
-        MessageKind::Say(Say::Text) if is_first_text => Some("user"),
+        MessageKind::Say(Say::Text | Say::Task) if is_first_text => Some("user"),
         MessageKind::Say(Say::Text | Say::CompletionResult) => Some("assistant"),
         MessageKind::Say(Say::UserFeedback | Say::SubtaskResult) => Some("user"),
-        MessageKind::Ask(Ask::Followup) => Some("assistant"),
+        MessageKind::Ask(Ask::Followup | Ask::PlanModeRespond | Ask::ActModeRespond) => {
+            Some("assistant")
+        }
         _ => None,
     }
-}
-
-fn is_ui_action(msg: &ClineMessage) -> bool {
-    matches!(
-        msg.kind,
-        MessageKind::Ask(Ask::Tool | Ask::Command | Ask::UseMcpServer | Ask::BrowserActionLaunch)
-            | MessageKind::Say(Say::Tool | Say::BrowserAction)
-    )
 }
 
 fn ui_action_parameters(msg: &ClineMessage) -> Value {
@@ -344,7 +350,9 @@ fn ui_action_parameters(msg: &ClineMessage) -> Value {
             Value::Object(m)
         }
         _ => match (&msg.kind, &msg.text) {
-            (MessageKind::Ask(Ask::Command), Some(cmd)) => serde_json::json!({ "command": cmd }),
+            (MessageKind::Ask(Ask::Command) | MessageKind::Say(Say::Command), Some(cmd)) => {
+                serde_json::json!({ "command": cmd })
+            }
             _ => Value::Object(serde_json::Map::new()),
         },
     }
@@ -446,6 +454,8 @@ pub fn analyze_task(
     let mut ui_min: Option<i64> = None;
     let mut ui_max: Option<i64> = None;
     let mut first_say_text: Option<String> = None;
+    let mut saw_task_say = false;
+    let mut host_evidence = roo_formats::HostEvidence::default();
     let mut first_request: Option<String> = None;
     let mut last_completion: Option<usize> = None;
     let mut last_user: Option<usize> = None;
@@ -473,8 +483,14 @@ pub fn analyze_task(
                 ui_max = Some(ui_max.map_or(ts, |m| m.max(ts)));
             }
             extractor.ui(&msg);
-            let is_first_text =
-                first_say_text.is_none() && msg.is_say(&Say::Text) && msg.text_nonblank().is_some();
+            host_evidence.see(&msg);
+            // The task as the user wrote it: Cline's `say:"task"`, else the first `say:"text"`.
+            let is_task = msg.is_say(&Say::Task);
+            let is_first_text = first_say_text.is_none()
+                && !saw_task_say
+                && (is_task || msg.is_say(&Say::Text))
+                && msg.text_nonblank().is_some();
+            saw_task_say |= is_task;
             if is_first_text {
                 first_say_text = msg.text.as_deref().map(|t| t.trim().to_owned());
             }
@@ -492,7 +508,7 @@ pub fn analyze_task(
                 MessageKind::Say(Say::UserFeedback | Say::SubtaskResult) => last_user = Some(i),
                 _ => {}
             }
-            if is_ui_action(&msg) {
+            if msg.kind.is_tool_call() {
                 // Name, kind, path and status are filled from the extractor afterwards, since the
                 // status depends on the messages that follow the call.
                 seq.actions += 1;
@@ -511,6 +527,9 @@ pub fn analyze_task(
                     let content = match (&msg.kind, msg.payload()) {
                         (MessageKind::Ask(Ask::Followup), roo_formats::Payload::FollowUp(f)) => {
                             f.question
+                        }
+                        (MessageKind::Ask(Ask::PlanModeRespond | Ask::ActModeRespond), _) => {
+                            plan_response(t)
                         }
                         _ => t.to_owned(),
                     };
@@ -540,6 +559,7 @@ pub fn analyze_task(
     let mut first_user_text: Option<String> = None;
     let mut env_text: Option<String> = None;
     let ui_has_conversation = ui_count > 0;
+    let mut api_completed = false;
     let mut api_seq = SequenceBuilder {
         include: opts.include_sequence && !ui_has_conversation,
         max: opts.max_content_len,
@@ -582,7 +602,14 @@ pub fn analyze_task(
                     }
                 }
                 if !ui_has_conversation {
-                    api_sequence(&mut api_seq, &msg);
+                    let words = api_user_words(&msg);
+                    if msg.is_role(&Role::Assistant) && calls_attempt_completion(&msg) {
+                        api_completed = true;
+                    } else if !words.is_empty() {
+                        // The user spoke after the completion: the task went on.
+                        api_completed = false;
+                    }
+                    api_sequence(&mut api_seq, &msg, &words);
                 }
             })
         };
@@ -620,6 +647,11 @@ pub fn analyze_task(
             env_source
                 .and_then(text::environment_mode)
                 .map(str::to_owned)
+        })
+        .or_else(|| {
+            metadata
+                .and_then(TaskMetadata::last_model_usage_mode)
+                .map(str::to_owned)
         });
     let workspace = history
         .and_then(|h| h.workspace.clone())
@@ -637,18 +669,21 @@ pub fn analyze_task(
         (_, _, Some(a), Some(b)) => (Some(a), Some(b), DatesFrom::ApiHistory),
         _ => match history.and_then(|h| h.ts) {
             Some(ts) => (Some(ts), Some(ts), DatesFrom::HistoryItem),
-            None => match newest_mtime {
-                Some(ms) => {
-                    diagnostics.push(Diagnostic::new(
+            None => match stored_times(task_id, metadata) {
+                Some((a, b, from)) => (Some(a), Some(b), from),
+                None => match newest_mtime {
+                    Some(ms) => {
+                        diagnostics.push(Diagnostic::new(
                         task_dir.display().to_string(),
                         "",
                         DiagCode::InvalidValue,
                         Severity::Warning,
                         "no message carries a timestamp; the dates are the newest task file's modification time",
                     ));
-                    (Some(ms), Some(ms), DatesFrom::FileTimes)
-                }
-                None => (None, None, DatesFrom::None),
+                        (Some(ms), Some(ms), DatesFrom::FileTimes)
+                    }
+                    None => (None, None, DatesFrom::None),
+                },
             },
         },
     };
@@ -676,7 +711,8 @@ pub fn analyze_task(
             (Some(c), Some(u)) => c > u,
             (Some(_), None) => true,
             _ => false,
-        };
+        }
+        || (!ui_has_conversation && api_completed);
 
     let mut prefixes: Vec<String> = Vec::new();
     for child in &extraction.children {
@@ -732,7 +768,7 @@ pub fn analyze_task(
             total_size,
             workspace,
             data_source: task_dir.display().to_string(),
-            source: source_from_path(task_dir).to_owned(),
+            source: source_of(task_id, task_dir, &host_evidence).to_owned(),
             dates_from,
         },
         child_task_instruction_prefixes: prefixes,
@@ -765,26 +801,26 @@ fn user_text(t: &str, env_text: &mut Option<String>, first_user_text: &mut Optio
     }
 }
 
-/// Sequence items from an API message (used when there is no UI record).
-fn api_sequence(seq: &mut SequenceBuilder, msg: &ApiMessage) {
-    let role = match &msg.role {
-        Some(Role::User) => "user",
-        Some(Role::Assistant) => "assistant",
-        _ => return,
-    };
-    let texts: Vec<&str> = msg
-        .texts()
-        .filter(|t| !text::is_environment_details(t))
-        .map(|t| {
-            if role == "user" {
-                text::unwrap_user_text(t)
-            } else {
-                t
+/// Sequence items from an API message (used when there is no UI record). A user turn counts as
+/// a message only for what the user wrote in it (`user_words`): tool results, environment details
+/// and the extension's notes are not messages.
+fn api_sequence(seq: &mut SequenceBuilder, msg: &ApiMessage, user_words: &[&str]) {
+    match &msg.role {
+        Some(Role::User) => {
+            if !user_words.is_empty() {
+                seq.message("user", &user_words.join("\n\n"), msg.ts);
             }
-        })
-        .collect();
-    if !texts.is_empty() {
-        seq.message(role, &texts.join("\n\n"), msg.ts);
+        }
+        Some(Role::Assistant) => {
+            let texts: Vec<&str> = msg
+                .texts()
+                .filter(|t| !text::is_environment_details(t))
+                .collect();
+            if !texts.is_empty() {
+                seq.message("assistant", &texts.join("\n\n"), msg.ts);
+            }
+        }
+        _ => return,
     }
     for block in msg.blocks() {
         if let Some((name, input)) = block.tool_use() {
@@ -802,4 +838,81 @@ fn api_sequence(seq: &mut SequenceBuilder, msg: &ApiMessage) {
             seq.action(&call, input.clone());
         }
     }
+}
+
+/// What the user wrote in a user turn of the API history: the task or an answer, with the
+/// `<task>` / `<user_message>` wrapper removed, and the `<feedback>` / `<answer>` inside tool
+/// results and notes; never the tool results, environment details or the extension's notes.
+fn api_user_words(msg: &ApiMessage) -> Vec<&str> {
+    if !msg.is_role(&Role::User) {
+        return Vec::new();
+    }
+    let mut words = Vec::new();
+    let mut in_result = false;
+    for t in msg.texts() {
+        match text::user_text_kind(t) {
+            text::UserTextKind::Environment => {}
+            text::UserTextKind::ToolResultHeader | text::UserTextKind::ExtensionNote => {
+                in_result = true;
+                words.extend(text::user_words_in(t));
+            }
+            text::UserTextKind::User if in_result => {
+                // The result's body, or feedback given with it.
+                words.extend(text::user_words_in(t));
+            }
+            text::UserTextKind::User => {
+                let w = text::unwrap_user_text(t);
+                if !w.trim().is_empty() {
+                    words.push(w);
+                }
+            }
+        }
+    }
+    words
+}
+
+/// An assistant turn that calls `attempt_completion` (a `tool_use` block or an XML call in text).
+fn calls_attempt_completion(msg: &ApiMessage) -> bool {
+    msg.blocks().iter().any(|b| {
+        b.tool_use()
+            .is_some_and(|(name, _)| name == "attempt_completion")
+    }) || msg.texts().any(|t| t.contains("<attempt_completion>"))
+}
+
+/// The text of Cline's plan-mode answer (`{"response": …, "options": […]}`), else the raw text.
+fn plan_response(t: &str) -> String {
+    match serde_json::from_str::<Value>(t) {
+        Ok(Value::Object(m)) => m
+            .get("response")
+            .and_then(Value::as_str)
+            .map_or_else(|| t.to_owned(), str::to_owned),
+        _ => t.to_owned(),
+    }
+}
+
+/// Dates when no message carries a time: Cline's task id (its creation time in milliseconds) and
+/// the times `task_metadata.json` records.
+fn stored_times(task_id: &str, metadata: Option<&TaskMetadata>) -> Option<(i64, i64, DatesFrom)> {
+    let range = metadata.and_then(TaskMetadata::time_range);
+    match (roo_formats::host::ms_from_task_id(task_id), range) {
+        (Some(created), Some((_, last))) => Some((created, last.max(created), DatesFrom::TaskId)),
+        (Some(created), None) => Some((created, created, DatesFrom::TaskId)),
+        (None, Some((a, b))) => Some((a, b, DatesFrom::TaskMetadata)),
+        (None, None) => None,
+    }
+}
+
+/// The host family of a task: from the extension id in its path; else from its content (kinds
+/// or fields only one family writes); else from a Cline-style task id; else Roo Code.
+fn source_of(task_id: &str, task_dir: &Path, evidence: &roo_formats::HostEvidence) -> &'static str {
+    if let Some(s) = source_in_path(task_dir) {
+        return s;
+    }
+    if let Some(family) = evidence.family() {
+        return family.source();
+    }
+    if roo_formats::host::is_millisecond_task_id(task_id) {
+        return roo_formats::HostFamily::Cline.source();
+    }
+    "roo"
 }

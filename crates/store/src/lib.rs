@@ -93,4 +93,7 @@ impl StoreError {
 pub type Result<T> = std::result::Result<T, StoreError>;
 
 /// The version written into our cache and markers: a cache written by another version is rebuilt.
-pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The suffix counts changes to what a skeleton holds between releases (bump it with any change
+/// of a skeleton value, so caches written before are rebuilt): 2 = host kinds (Cline's
+/// `say:"task"`/`"command"`), API-only counts and completion, dates from task ids and metadata.
+pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+skeleton.2");
