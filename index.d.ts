@@ -203,7 +203,7 @@ export interface SkeletonMetadata {
   workspace?: string
   dataSource: string
   source: 'roo' | 'zoo-code' | 'cline' | 'kilo-code'
-  datesFrom: 'ui_messages' | 'api_history' | 'history_item' | 'file_times' | 'none'
+  datesFrom: 'ui_messages' | 'api_history' | 'history_item' | 'task_id' | 'task_metadata' | 'file_times' | 'none'
 }
 
 export interface StoredLinks {

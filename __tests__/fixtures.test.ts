@@ -31,7 +31,17 @@ const stores = fs.readdirSync(storesDir).filter(d => fs.existsSync(path.join(sto
 describe('the project fixtures, one store per format era, against their expected facts', () => {
   it('has a store for every era', () => {
     expect(stores.sort()).toEqual(
-      ['claude-dev-2024', 'damaged', 'history-item-v3.50', 'native-tools-v3.45', 'stack-era-v3.20', 'v2-wrapper'].sort(),
+      [
+        'claude-dev-2024',
+        'cline-v3.4x',
+        'damaged',
+        'history-item-v3.50',
+        'kilo-code-v4',
+        'native-tools-v3.45',
+        'stack-era-v3.20',
+        'v2-wrapper',
+        'zoo-code-2026',
+      ].sort(),
     )
   })
 

@@ -768,7 +768,7 @@ pub fn analyze_task(
             total_size,
             workspace,
             data_source: task_dir.display().to_string(),
-            source: source_of(task_id, task_dir, &host_evidence).to_owned(),
+            source: source_of(task_id, task_dir, ui_name, &host_evidence).to_owned(),
             dates_from,
         },
         child_task_instruction_prefixes: prefixes,
@@ -903,15 +903,22 @@ fn stored_times(task_id: &str, metadata: Option<&TaskMetadata>) -> Option<(i64, 
 }
 
 /// The host family of a task: from the extension id in its path; else from its content (kinds
-/// or fields only one family writes); else from a Cline-style task id; else Roo Code.
-fn source_of(task_id: &str, task_dir: &Path, evidence: &roo_formats::HostEvidence) -> &'static str {
+/// or fields only one family writes); else from a Cline-style task id or Claude Dev's
+/// `claude_messages.json`; else Roo Code.
+fn source_of(
+    task_id: &str,
+    task_dir: &Path,
+    ui_name: Option<&str>,
+    evidence: &roo_formats::HostEvidence,
+) -> &'static str {
     if let Some(s) = source_in_path(task_dir) {
         return s;
     }
     if let Some(family) = evidence.family() {
         return family.source();
     }
-    if roo_formats::host::is_millisecond_task_id(task_id) {
+    if roo_formats::host::is_millisecond_task_id(task_id) || ui_name == Some(names::CLAUDE_MESSAGES)
+    {
         return roo_formats::HostFamily::Cline.source();
     }
     "roo"
