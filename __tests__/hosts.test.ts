@@ -178,3 +178,28 @@ describe('docs/hosts.md', () => {
     expect(current, 'run ROO_STATE_UPDATE_DOCS=1 npx vitest run __tests__/hosts.test.ts to refresh it').toBe(fresh)
   })
 })
+
+describe('condense check on a task without a UI record', () => {
+  it('counts the context from the API history and says the rules are not the host’s own', () => {
+    const tasks = path.join(storesDir, 'cline-v3.4x', 'tasks')
+    const cli = path.join(repoRoot, 'cli', 'roo-state.mjs')
+    const args = ['condense', 'check', '1771300000000', '--tasks-dir', tasks, '--context-window', '200000']
+    const r = JSON.parse(execFileSync(process.execPath, [cli, ...args, '--json'], { encoding: 'utf8' })) as {
+      host: string
+      contextFrom: string
+      settings: { totalTokens: number }
+      decision: { prevContextTokens: number; action: string }
+      notes: string[]
+    }
+    expect(r.host).toBe('cline')
+    expect(r.contextFrom).toBe('counted_from_api_history')
+    // The eight messages of the fixture hold a few hundred tokens; a zero would mean "not counted".
+    expect(r.settings.totalTokens).toBeGreaterThan(300)
+    expect(r.decision.prevContextTokens).toBeGreaterThanOrEqual(r.settings.totalTokens)
+    expect(r.decision.action).toBe('none')
+    expect(r.notes.some(n => n.includes('Cline manages its context by rules of its own'))).toBe(true)
+    const text = execFileSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
+    expect(text).toContain('usage so far: not recorded')
+    expect(text).not.toContain('$0.0000')
+  })
+})

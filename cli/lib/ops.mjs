@@ -377,7 +377,30 @@ export async function condenseCheck(sel, opts, io = noIo) {
   const oldRecords = uiMessages.some((m) => m.say === 'api_req_started' && typeof m.text === 'string' && m.text.startsWith('{"request"'))
   const era = opts.era ?? (oldRecords ? '3.28.0' : undefined)
   const usage = call('getTaskTokenUsage', uiMessages, era ? { era } : undefined)
-  const totalTokens = opts.totalTokens ?? usage.contextTokens
+  // The context size: the last request's, as the UI record gives it; without one (a task whose UI
+  // file is lost, or a host that records no usage there), counted from the history that would be
+  // sent (tiktoken over the effective API history), and said so.
+  let contextFrom = 'ui_messages'
+  let contextTokens = usage.contextTokens
+  if (!(contextTokens > 0)) {
+    contextFrom = 'counted_from_api_history'
+    contextTokens = 0
+    for (const m of call('getEffectiveApiHistory', messages, era ? { era } : undefined)) {
+      const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : Array.isArray(m.content) ? m.content : []
+      contextTokens += call('countTokensSync', blocks)
+    }
+  }
+  if (opts.totalTokens !== undefined) contextFrom = 'given'
+  const totalTokens = opts.totalTokens ?? contextTokens
+  // The rules replayed are Roo Code's (and Zoo Code's, Kilo Code's); Cline condenses by rules of its own.
+  const header = await call('analyzeConversation', t.taskId, t.taskDir, { includeSequence: false })
+  const notes = []
+  if (header.metadata.source === 'cline') {
+    notes.push('This is a Cline task: Cline manages its context by rules of its own, which are not modelled here; the decision shown is what Roo Code would decide for the same history.')
+  }
+  if (contextFrom === 'counted_from_api_history') {
+    notes.push(`No usage is recorded in the UI messages: the context size was counted from the API history (${totalTokens} tokens).`)
+  }
   const threshold = opts.threshold ?? 100
   const decision = call('decideContext', {
     messages,
@@ -424,6 +447,9 @@ export async function condenseCheck(sel, opts, io = noIo) {
     protocol,
     apiMessages: messages.length,
     usage,
+    host: header.metadata.source,
+    contextFrom,
+    notes,
     settings: { contextWindow, maxTokens: opts.maxTokens ?? null, threshold, autoCondense: opts.autoCondense ?? true, totalTokens },
     decision: {
       ...decision,

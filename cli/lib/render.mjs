@@ -321,7 +321,9 @@ export function renderCondense(r) {
   const d = r.decision
   const out = [
     `task ${r.taskId}: ${r.apiMessages} API messages; rules of ${r.era === 'current' ? 'the current release' : `release ${r.era}`}; ${r.protocol} protocol`,
-    `usage so far: in ${r.usage.totalTokensIn}, out ${r.usage.totalTokensOut}, cache writes ${r.usage.totalCacheWrites ?? 0}, cache reads ${r.usage.totalCacheReads ?? 0}; cost $${r.usage.totalCost.toFixed(4)}`,
+    r.contextFrom === 'counted_from_api_history' && !r.usage.totalTokensIn && !r.usage.totalTokensOut
+      ? 'usage so far: not recorded (no request usage in the UI messages)'
+      : `usage so far: in ${r.usage.totalTokensIn}, out ${r.usage.totalTokensOut}, cache writes ${r.usage.totalCacheWrites ?? 0}, cache reads ${r.usage.totalCacheReads ?? 0}; cost $${r.usage.totalCost.toFixed(4)}`,
     `context window ${r.settings.contextWindow}, max tokens ${r.settings.maxTokens ?? 'default (8192)'}, threshold ${d.effectiveThreshold.threshold}%${r.settings.autoCondense ? '' : ', auto-condense off'}`,
     `context: ${d.prevContextTokens} tokens (${d.lastMessageTokens} for the newest message) = ${d.contextPercent.toFixed(1)}% of the window; allowed ${d.allowedTokens}`,
     `decision: ${d.action}${d.truncateOnFailure ? ' (truncation if summarising fails)' : ''}`,
@@ -333,5 +335,6 @@ export function renderCondense(r) {
   if (d.truncation) {
     out.push(`truncation: ${d.truncation.messagesRemoved} messages hidden, about ${d.truncation.newContextTokensAfterTruncation} tokens visible afterwards`)
   }
+  for (const n of r.notes ?? []) out.push(`note: ${n}`)
   return out.join('\n')
 }
