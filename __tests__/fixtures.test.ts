@@ -34,6 +34,7 @@ describe('the project fixtures, one store per format era, against their expected
       [
         'claude-dev-2024',
         'cline-v3.4x',
+        'condense-era-v3.3x',
         'damaged',
         'history-item-v3.50',
         'kilo-code-v4',

@@ -58,6 +58,7 @@ describe('task folders of every host, under their own extension folder', () => {
     expect(hostStores.map(s => readJson<Host>(path.join(storesDir, s, 'host.json')).host).sort()).toEqual([
       'cline',
       'kilo-code',
+      'roo',
       'zoo-code',
     ])
   })
