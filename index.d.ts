@@ -580,6 +580,30 @@ export interface MigrateReport {
   marker: string
   steps: string[]
 }
+
+/** One tasks folder of a `TaskStore`. */
+export interface TaskStoreInfo {
+  tasksDir: string
+  /** The host family the folder's path names (`roo`, `zoo-code`, `cline`, `kilo-code`), if any. */
+  host?: string
+  tasks: number
+}
+
+/** What `TaskStore.refresh()` did. */
+export interface TaskStoreRefresh {
+  /** Task folders on disk now. */
+  tasks: number
+  added: number
+  changed: number
+  removed: number
+  /** Tasks parsed that gave no skeleton (see `diagnostics()`). */
+  failed: number
+  /** Unchanged tasks whose parent the hierarchy changed. */
+  relinked: number
+  /** How the skeleton cache took the change. */
+  cache: 'none' | 'appended' | 'rewritten' | 'disabled'
+  elapsedMs: number
+}
 /* Condensation, context management, cost and token types. */
 
 /** Prices in USD per million tokens (the price fields of the extension's `ModelInfo`; other fields are ignored). */
@@ -1080,6 +1104,50 @@ export declare class NativeInstructionIndex {
   clear(): void
 }
 
+/** One handle over one or more task stores (see the module documentation). */
+export declare class TaskStore {
+  /**
+   * Open the stores: from the skeleton cache (built or refreshed first), else by reading every
+   * task.
+   */
+  static open(options?: OpenTaskStoreOptions | undefined | null): Promise<TaskStore>
+  /**
+   * Stat every task folder, parse again only what changed, relink, and record the change in
+   * the cache (appended, not rewritten).
+   */
+  refresh(signal?: AbortSignal): Promise<TaskStoreRefresh>
+  /** Number of tasks with a skeleton. */
+  get size(): number
+  /** The tasks folders of the handle. */
+  stores(): TaskStoreInfo[]
+  /** Tasks without a skeleton and stores that could not be read. */
+  diagnostics(): Diagnostic[]
+  /** What the last hierarchy pass did. */
+  metrics(): HierarchyMetrics
+  /**
+   * A task's header by id or unique prefix; `null` when no id matches. A prefix several ids
+   * start with throws `TASK_AMBIGUOUS`, naming some of them.
+   */
+  get(idOrPrefix: string): ConversationSkeleton | null
+  /** The folder of a task (by full id). */
+  taskDir(taskId: string): string | null
+  /** One page of tasks matching the query, sorted (newest activity first by default). */
+  list(query?: TaskListQuery): { total: number; offset: number; items: ConversationSkeleton[] }
+  /** The task forest, or the subtree of `rootId` (id or unique prefix). */
+  tree(options?: TaskStoreTreeOptions): TaskTreeNode[]
+  /** Ancestors of a task, nearest first. */
+  ancestors(taskId: string): Array<string>
+  /** Descendants of a task, breadth-first. */
+  descendants(taskId: string): Array<string>
+  /** Every header as one JSON text (for callers that keep or send it as is). */
+  headersJson(): string
+  /**
+   * Every header, in task id order: one JSON text parsed by V8 (far faster than converting
+   * value by value).
+   */
+  headers(): ConversationSkeleton[]
+}
+
 /** Build the `ConversationSkeleton` of one task directory. */
 export declare function analyzeConversation(taskId: string, taskPath: string, options?: AnalyzeConversationOptions, signal?: AbortSignal): Promise<ConversationSkeleton>
 
@@ -1555,6 +1623,19 @@ export interface MigrateTasksDirOptions {
 /** Whether the local model is installed in `dir` (default: where the local embedder looks). */
 export declare function modelStatus(dir?: string): ModelStatus
 
+export interface OpenTaskStoreOptions {
+  /** The tasks folders (`…/tasks`) to open. Default: every store found on this machine. */
+  tasksDirs?: Array<string>
+  /** One tasks folder (instead of `tasksDirs`). */
+  tasksDir?: string
+  /** Our skeleton cache directory (default: `ROO_STATE_CACHE_DIR`, else the platform cache dir). */
+  cacheDir?: string
+  /** Read every task instead of using the skeleton cache (and write no cache). */
+  noCache?: boolean
+  /** Honour stored links (history_item, childIds, task_metadata); default true. */
+  useStoredLinks?: boolean
+}
+
 /** `parseApiPrice(price)`: a per-token price string → USD per million tokens. */
 export declare function parseApiPrice(price: string | number | null | undefined): number | undefined
 
@@ -1681,6 +1762,31 @@ export declare function searchTasksSemantic(options: SearchTasksOptions): Promis
  * older eras' shapes), with the extension's error keys.
  */
 export declare function summarizeConversation(options: SummarizeConversationOptions): Promise<SummarizeResponse>
+
+export interface TaskListQuery {
+  /** Only tasks of this workspace (compared after normalisation). */
+  workspace?: string
+  /** Only tasks of this host family. */
+  host?: 'roo' | 'zoo-code' | 'cline' | 'kilo-code'
+  /** Last activity at or after this time (ms since the epoch). */
+  since?: number
+  /** Last activity before this time (ms since the epoch). */
+  until?: number
+  /** Only tasks without a parent. */
+  rootsOnly?: boolean
+  offset?: number
+  limit?: number
+  /** Newest activity first (default), newest creation first, or by title. */
+  sort?: 'lastActivity' | 'createdAt' | 'title'
+}
+
+export interface TaskStoreTreeOptions {
+  /** Only the subtree of this task (id or unique prefix). */
+  rootId?: string
+  workspace?: string
+  /** Deepest level returned (0: the top nodes only); default 256. */
+  maxDepth?: number
+}
 
 export interface TaskTreeOptions {
   rootId?: string

@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeInstructionIndex = nativeBinding.NativeInstructionIndex
+module.exports.TaskStore = nativeBinding.TaskStore
 module.exports.analyzeConversation = nativeBinding.analyzeConversation
 module.exports.analyzeConversationLegacy = nativeBinding.analyzeConversationLegacy
 module.exports.buildSkeletonCache = nativeBinding.buildSkeletonCache

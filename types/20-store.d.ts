@@ -231,3 +231,27 @@ export interface MigrateReport {
   marker: string
   steps: string[]
 }
+
+/** One tasks folder of a `TaskStore`. */
+export interface TaskStoreInfo {
+  tasksDir: string
+  /** The host family the folder's path names (`roo`, `zoo-code`, `cline`, `kilo-code`), if any. */
+  host?: string
+  tasks: number
+}
+
+/** What `TaskStore.refresh()` did. */
+export interface TaskStoreRefresh {
+  /** Task folders on disk now. */
+  tasks: number
+  added: number
+  changed: number
+  removed: number
+  /** Tasks parsed that gave no skeleton (see `diagnostics()`). */
+  failed: number
+  /** Unchanged tasks whose parent the hierarchy changed. */
+  relinked: number
+  /** How the skeleton cache took the change. */
+  cache: 'none' | 'appended' | 'rewritten' | 'disabled'
+  elapsedMs: number
+}

@@ -22,17 +22,26 @@ fn integral_numbers(value: &mut serde_json::Value) {
     }
 }
 
+/// Skeletons from JavaScript, converted one element at a time: napi caps one `serde_json::Value`
+/// conversion at a million values, which a whole store's array of headers passes at ~25 000
+/// tasks, while one skeleton stays far below it.
 fn skeletons_from_js(
-    mut value: serde_json::Value,
+    values: Vec<serde_json::Value>,
 ) -> napi::Result<Vec<roo_state::ConversationSkeleton>> {
-    integral_numbers(&mut value);
-    serde_json::from_value(value).map_err(|e| {
-        CodedError::new(
-            INVALID_ARGUMENT,
-            format!("the skeletons are not in the shape scanTasks returns: {e}"),
-        )
-        .into_sync()
-    })
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut value)| {
+            integral_numbers(&mut value);
+            serde_json::from_value(value).map_err(|e| {
+                CodedError::new(
+                    INVALID_ARGUMENT,
+                    format!("skeleton [{i}] is not in the shape scanTasks returns: {e}"),
+                )
+                .into_sync()
+            })
+        })
+        .collect()
 }
 
 #[napi(object)]
@@ -64,7 +73,7 @@ pub struct HierarchyOut {
     ts_return_type = "Promise<HierarchyResult>"
 )]
 pub fn reconstruct_hierarchy(
-    skeletons: serde_json::Value,
+    skeletons: Vec<serde_json::Value>,
     options: Option<ReconstructHierarchyOptions>,
 ) -> napi::Result<AsyncTask<Job<HierarchyOut>>> {
     let skeletons = skeletons_from_js(skeletons)?;
@@ -97,10 +106,11 @@ pub struct TaskTreeOptions {
     ts_args_type = "skeletons: ConversationSkeleton[], options?: TaskTreeOptions",
     ts_return_type = "TaskTreeNode[]"
 )]
-pub fn get_task_tree(
-    skeletons: serde_json::Value,
+pub fn get_task_tree<'env>(
+    env: &'env napi::Env,
+    skeletons: Vec<serde_json::Value>,
     options: Option<TaskTreeOptions>,
-) -> napi::Result<serde_json::Value> {
+) -> napi::Result<napi::Unknown<'env>> {
     let skeletons = skeletons_from_js(skeletons)?;
     let opts = roo_state::hierarchy::TreeOptions {
         root_id: options.as_ref().and_then(|o| o.root_id.clone()),
@@ -113,13 +123,16 @@ pub fn get_task_tree(
                 .unwrap_or(DEFAULT_TREE_DEPTH),
         ),
     };
-    serde_json::to_value(roo_state::hierarchy::get_task_tree(&skeletons, &opts))
-        .map_err(|e| napi::Error::from_reason(e.to_string()))
+    // Serialised straight to JS values (no intermediate `serde_json::Value`, which napi caps).
+    env.to_js_value(&roo_state::hierarchy::get_task_tree(&skeletons, &opts))
 }
 
 /// Ancestors of a task, nearest first.
 #[napi(ts_args_type = "skeletons: ConversationSkeleton[], taskId: string")]
-pub fn get_ancestors(skeletons: serde_json::Value, task_id: String) -> napi::Result<Vec<String>> {
+pub fn get_ancestors(
+    skeletons: Vec<serde_json::Value>,
+    task_id: String,
+) -> napi::Result<Vec<String>> {
     Ok(roo_state::hierarchy::ancestors(
         &skeletons_from_js(skeletons)?,
         &task_id,
@@ -128,7 +141,10 @@ pub fn get_ancestors(skeletons: serde_json::Value, task_id: String) -> napi::Res
 
 /// Descendants of a task, breadth first.
 #[napi(ts_args_type = "skeletons: ConversationSkeleton[], taskId: string")]
-pub fn get_descendants(skeletons: serde_json::Value, task_id: String) -> napi::Result<Vec<String>> {
+pub fn get_descendants(
+    skeletons: Vec<serde_json::Value>,
+    task_id: String,
+) -> napi::Result<Vec<String>> {
     Ok(roo_state::hierarchy::descendants(
         &skeletons_from_js(skeletons)?,
         &task_id,

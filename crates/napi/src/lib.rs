@@ -17,6 +17,7 @@ pub mod job;
 pub mod search;
 pub mod skeleton;
 pub mod store;
+pub mod task_store;
 
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;

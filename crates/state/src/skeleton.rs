@@ -238,7 +238,7 @@ pub fn source_from_path(path: &Path) -> &'static str {
 }
 
 /// The storage family named by an extension id in the path, if any.
-fn source_in_path(path: &Path) -> Option<&'static str> {
+pub fn source_in_path(path: &Path) -> Option<&'static str> {
     let p = path.to_string_lossy().to_lowercase().replace('\\', "/");
     if p.contains("zoocodeorganization.zoo-code") {
         Some("zoo-code")

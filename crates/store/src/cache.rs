@@ -97,6 +97,9 @@ struct Header {
     tasks: usize,
     #[serde(default)]
     hierarchy: Option<HierarchyMetrics>,
+    /// Identifies this generation of the file; journal lines of another generation are ignored.
+    #[serde(default)]
+    generation: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -176,15 +179,87 @@ fn read_index(path: &Path) -> ReadOutcome {
     if reader.read_line(&mut line).is_err() || !line.ends_with('\n') {
         return ReadOutcome::Invalid("the cache file has no complete entry list".into());
     }
-    let entries: Vec<Entry> = match serde_json::from_str(&line) {
+    let mut entries: Vec<Entry> = match serde_json::from_str(&line) {
         Ok(e) => e,
         Err(e) => return ReadOutcome::Invalid(format!("the cache entries are damaged: {e}")),
     };
+    if header.generation != 0 {
+        apply_journal(path, header.generation, &mut entries);
+    }
     ReadOutcome::Ok(Index {
         header,
         entries,
         data_start: header_len + line.len() as u64,
     })
+}
+
+/// The journal beside a cache file: entries changed since the file was written, one JSON line
+/// each, whose skeleton lines were appended to the cache file's data section. A small change
+/// (one task edited, a task added) appends to both files instead of rewriting the cache.
+pub const JOURNAL_FILE: &str = "journal.jsonl";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct JournalLine {
+    /// The generation of the cache file the line applies to.
+    #[serde(rename = "gen")]
+    generation: u64,
+    /// The task's folder is gone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    removed: bool,
+    #[serde(flatten)]
+    entry: Entry,
+}
+
+fn journal_path(cache_file: &Path) -> PathBuf {
+    cache_file.with_file_name(JOURNAL_FILE)
+}
+
+/// Apply the journal's lines of `generation` to `entries`, in order. A line cut short by a crash
+/// (no newline, or not JSON) ends the journal.
+fn apply_journal(cache_file: &Path, generation: u64, entries: &mut Vec<Entry>) {
+    let Ok(text) = fs::read_to_string(journal_path(cache_file)) else {
+        return;
+    };
+    let mut at: HashMap<String, usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.id.clone(), i))
+        .collect();
+    let mut removed: HashSet<String> = HashSet::new();
+    for line in text.split_inclusive('\n') {
+        if !line.ends_with('\n') {
+            break;
+        }
+        let Ok(j) = serde_json::from_str::<JournalLine>(line) else {
+            break;
+        };
+        if j.generation != generation {
+            continue;
+        }
+        if j.removed {
+            removed.insert(j.entry.id);
+            continue;
+        }
+        removed.remove(&j.entry.id);
+        match at.get(&j.entry.id) {
+            Some(&i) => entries[i] = j.entry,
+            None => {
+                at.insert(j.entry.id.clone(), entries.len());
+                entries.push(j.entry);
+            }
+        }
+    }
+    if !removed.is_empty() {
+        entries.retain(|e| !removed.contains(&e.id));
+    }
+}
+
+/// A fresh generation number (time and process, never 0).
+fn new_generation() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    (nanos ^ (u64::from(std::process::id()) << 48)) | 1
 }
 
 fn read_data(path: &Path, start: u64) -> std::io::Result<Vec<u8>> {
@@ -385,7 +460,7 @@ enum Plan<'e> {
 }
 
 /// Parent, root and evidence the hierarchy gave a task.
-type Link = (Option<String>, Option<String>, Option<ParentEvidence>);
+pub type Link = (Option<String>, Option<String>, Option<ParentEvidence>);
 
 /// A task's slot in the new file.
 enum Slot {
@@ -636,6 +711,7 @@ fn build_store(
         build_ms: start.elapsed().as_secs_f64() * 1000.0,
         tasks: entries.len(),
         hierarchy: Some(metrics.clone()),
+        generation: new_generation(),
     };
     let mut file =
         serde_json::to_vec(&header).map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
@@ -646,6 +722,8 @@ fn build_store(
     file.extend_from_slice(&data);
     fsutil::write_atomic_with(&cache_file, &file, false)
         .map_err(|e| StoreError::io("writing", &cache_file, e))?;
+    // The journal belonged to the previous generation (its lines would be ignored anyway).
+    let _ = fs::remove_file(journal_path(&cache_file));
     out.written = true;
     out.hierarchy = Some(metrics);
     out.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
@@ -873,4 +951,217 @@ pub fn wipe_store_cache(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(StoreError::io("removing", &file, e)),
     }
+}
+
+/// One task of a store's cache, as a long-lived handle keeps it.
+#[derive(Debug, Clone)]
+pub struct CachedTask {
+    pub id: String,
+    pub sig: TaskSig,
+    /// The skeleton header with the links the hierarchy gave it; `None`: the task got no skeleton.
+    pub skeleton: Option<ConversationSkeleton>,
+    /// Why the task has no skeleton.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A store's cache read whole: what [`build_skeleton_cache`] left, journal applied.
+#[derive(Debug, Clone)]
+pub struct StoreSnapshot {
+    pub tasks_dir: PathBuf,
+    pub cache_file: PathBuf,
+    pub generation: u64,
+    pub tasks: Vec<CachedTask>,
+    /// Size of the journal, to decide when a full rewrite pays off.
+    pub journal_bytes: u64,
+    /// Size of the data section.
+    pub data_bytes: u64,
+}
+
+/// Read a store's cache whole (entries, journal and skeletons). `None` when the file is missing,
+/// unusable or of another version; a skeleton line that cannot be read is `None` with a
+/// diagnostic, so the handle parses that task again.
+pub fn read_snapshot(cache_root: &Path, tasks_dir: &Path) -> Option<StoreSnapshot> {
+    let tasks_dir = fsutil::canonical(tasks_dir);
+    let file = cache_file_for(cache_root, &tasks_dir);
+    let ReadOutcome::Ok(index) = read_index(&file) else {
+        return None;
+    };
+    let data = read_data(&file, index.data_start).ok()?;
+    let tasks: Vec<CachedTask> = index
+        .entries
+        .par_iter()
+        .map(|e| {
+            let skeleton = (e.len > 0)
+                .then(|| line_of(&data, e).and_then(|b| serde_json::from_slice(b).ok()))
+                .flatten()
+                .map(|mut s: ConversationSkeleton| {
+                    s.parent_task_id = e.parent.clone();
+                    s.root_task_id = e.root.clone();
+                    s.parent_evidence = e.evidence.clone();
+                    s
+                });
+            // An entry whose line is unreadable gets a signature that matches nothing.
+            let sig = if e.len > 0 && skeleton.is_none() {
+                [None; 5]
+            } else {
+                e.sig
+            };
+            CachedTask {
+                id: e.id.clone(),
+                sig,
+                skeleton,
+                diagnostics: e.diagnostics.clone(),
+            }
+        })
+        .collect();
+    Some(StoreSnapshot {
+        journal_bytes: fs::metadata(journal_path(&file)).map_or(0, |m| m.len()),
+        data_bytes: data.len() as u64,
+        tasks_dir,
+        cache_file: file,
+        generation: index.header.generation,
+        tasks,
+    })
+}
+
+/// A change to record in a store's cache without rewriting it.
+pub enum TaskUpdate<'a> {
+    /// A task parsed again (or new): its signature, its header before the hierarchy (`None`: no
+    /// skeleton, with `diagnostics`) and its links.
+    Parsed {
+        id: &'a str,
+        sig: TaskSig,
+        skeleton: Option<&'a ConversationSkeleton>,
+        diagnostics: &'a [Diagnostic],
+        link: Link,
+    },
+    /// An unchanged task whose links the hierarchy changed.
+    Relinked { id: &'a str, link: Link },
+    /// A task folder that is gone.
+    Removed { id: &'a str },
+}
+
+/// Record `updates` in the cache of generation `generation`: new skeleton lines are appended to
+/// the data section and the changed entries to the journal. Returns `false`, writing nothing,
+/// when the cache on disk is another generation (another process rebuilt it): the caller then
+/// rebuilds.
+pub fn append_updates(
+    cache_root: &Path,
+    tasks_dir: &Path,
+    generation: u64,
+    updates: &[TaskUpdate<'_>],
+) -> Result<bool> {
+    use std::io::{Seek, Write};
+    let tasks_dir = fsutil::canonical(tasks_dir);
+    let store_dir = store_cache_dir(cache_root, &tasks_dir);
+    let file = store_dir.join(CACHE_FILE);
+    let _lock = DirLock::acquire(&store_dir, crate::lock::DEFAULT_WAIT, None)?;
+    let index = match read_index(&file) {
+        ReadOutcome::Ok(i) if i.header.generation == generation && generation != 0 => i,
+        _ => return Ok(false),
+    };
+    let mut cache = fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .open(&file)
+        .map_err(|e| StoreError::io("opening", &file, e))?;
+    let current: HashMap<&str, &Entry> = index.entries.iter().map(|e| (e.id.as_str(), e)).collect();
+    let end = cache
+        .seek(std::io::SeekFrom::End(0))
+        .map_err(|e| StoreError::io("reading", &file, e))?;
+    let mut data: Vec<u8> = Vec::new();
+    let mut journal: Vec<u8> = Vec::new();
+    for u in updates {
+        let (entry, removed) = match u {
+            TaskUpdate::Parsed {
+                id,
+                sig,
+                skeleton,
+                diagnostics,
+                link,
+            } => {
+                let (off, len, ws) = match skeleton {
+                    Some(s) => {
+                        let mut line = serde_json::to_vec(s)
+                            .map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
+                        line.push(b'\n');
+                        let off = end + data.len() as u64 - index.data_start;
+                        let len = line.len() as u64;
+                        data.extend_from_slice(&line);
+                        (
+                            off,
+                            len,
+                            s.metadata.workspace.as_deref().map(normalize_workspace),
+                        )
+                    }
+                    None => (0, 0, None),
+                };
+                (
+                    Entry {
+                        id: (*id).to_owned(),
+                        sig: *sig,
+                        off,
+                        len,
+                        ws,
+                        parent: link.0.clone(),
+                        root: link.1.clone(),
+                        evidence: link.2.clone(),
+                        diagnostics: diagnostics.to_vec(),
+                    },
+                    false,
+                )
+            }
+            TaskUpdate::Relinked { id, link } => match current.get(id) {
+                Some(e) => (
+                    Entry {
+                        parent: link.0.clone(),
+                        root: link.1.clone(),
+                        evidence: link.2.clone(),
+                        ..(*e).clone()
+                    },
+                    false,
+                ),
+                // Not in the cache: nothing to relink.
+                None => continue,
+            },
+            TaskUpdate::Removed { id } => (
+                Entry {
+                    id: (*id).to_owned(),
+                    sig: [None; 5],
+                    off: 0,
+                    len: 0,
+                    ws: None,
+                    parent: None,
+                    root: None,
+                    evidence: None,
+                    diagnostics: Vec::new(),
+                },
+                true,
+            ),
+        };
+        serde_json::to_writer(
+            &mut journal,
+            &JournalLine {
+                generation,
+                removed,
+                entry,
+            },
+        )
+        .map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
+        journal.push(b'\n');
+    }
+    // The skeleton lines first: a crash before the journal is written leaves bytes nothing points to.
+    cache
+        .write_all(&data)
+        .and_then(|()| cache.flush())
+        .map_err(|e| StoreError::io("appending to", &file, e))?;
+    let jpath = journal_path(&file);
+    let mut j = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&jpath)
+        .map_err(|e| StoreError::io("opening", &jpath, e))?;
+    j.write_all(&journal)
+        .map_err(|e| StoreError::io("appending to", &jpath, e))?;
+    Ok(true)
 }

@@ -22,6 +22,7 @@ pub mod jsjson;
 pub mod lock;
 pub mod migrate;
 pub mod rebuild;
+pub mod task_store;
 pub mod vscdb;
 
 pub use env::{HostEnv, Platform};

@@ -1,0 +1,318 @@
+//! `TaskStore`: the native task store handle. Skeleton headers stay in Rust; a long-lived server
+//! or extension keeps one handle, refreshes it, and pulls only what it shows (a page, a subtree, a
+//! task). `headers()` hands every header over in one step: one JSON text parsed by V8.
+
+use crate::job::{CodedError, Job, Signal, INVALID_ARGUMENT, TASK_NOT_FOUND};
+use napi::bindgen_prelude::{AsyncTask, Function, Unknown};
+use napi::{Env, ScopedTask};
+use napi_derive::napi;
+use roo_state::hierarchy::TreeOptions;
+use roo_store::task_store::{ListQuery, Lookup, OpenOptions, RefreshReport};
+use roo_store::HostEnv;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+
+type Shared = Arc<RwLock<roo_store::task_store::TaskStore>>;
+
+/// A task id given by a prefix that several ids start with.
+pub const TASK_AMBIGUOUS: &str = "TASK_AMBIGUOUS";
+
+#[napi(object)]
+pub struct OpenTaskStoreOptions {
+    /// The tasks folders (`…/tasks`) to open. Default: every store found on this machine.
+    pub tasks_dirs: Option<Vec<String>>,
+    /// One tasks folder (instead of `tasksDirs`).
+    pub tasks_dir: Option<String>,
+    /// Our skeleton cache directory (default: `ROO_STATE_CACHE_DIR`, else the platform cache dir).
+    pub cache_dir: Option<String>,
+    /// Read every task instead of using the skeleton cache (and write no cache).
+    pub no_cache: Option<bool>,
+    /// Honour stored links (history_item, childIds, task_metadata); default true.
+    pub use_stored_links: Option<bool>,
+}
+
+#[napi(object)]
+pub struct TaskListQuery {
+    /// Only tasks of this workspace (compared after normalisation).
+    pub workspace: Option<String>,
+    /// Only tasks of this host family.
+    #[napi(ts_type = "'roo' | 'zoo-code' | 'cline' | 'kilo-code'")]
+    pub host: Option<String>,
+    /// Last activity at or after this time (ms since the epoch).
+    pub since: Option<f64>,
+    /// Last activity before this time (ms since the epoch).
+    pub until: Option<f64>,
+    /// Only tasks without a parent.
+    pub roots_only: Option<bool>,
+    pub offset: Option<u32>,
+    pub limit: Option<u32>,
+    /// Newest activity first (default), newest creation first, or by title.
+    #[napi(ts_type = "'lastActivity' | 'createdAt' | 'title'")]
+    pub sort: Option<String>,
+}
+
+#[napi(object)]
+pub struct TaskStoreTreeOptions {
+    /// Only the subtree of this task (id or unique prefix).
+    pub root_id: Option<String>,
+    pub workspace: Option<String>,
+    /// Deepest level returned (0: the top nodes only); default 256.
+    pub max_depth: Option<u32>,
+}
+
+/// Opens the handle off the JavaScript thread.
+pub struct OpenTask {
+    opts: Option<OpenOptions>,
+}
+
+impl<'t> ScopedTask<'t> for OpenTask {
+    type Output = Result<roo_store::task_store::TaskStore, CodedError>;
+    type JsValue = TaskStore;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        let opts = self.opts.take().unwrap_or_default();
+        Ok(
+            roo_store::task_store::TaskStore::open(&HostEnv::current(), &opts)
+                .map_err(|e| CodedError::new(e.code(), e.to_string())),
+        )
+    }
+
+    fn resolve(&mut self, env: &'t Env, output: Self::Output) -> napi::Result<TaskStore> {
+        match output {
+            Ok(store) => Ok(TaskStore {
+                inner: Arc::new(RwLock::new(store)),
+            }),
+            Err(e) => Err(e.into_napi(env)),
+        }
+    }
+}
+
+/// One handle over one or more task stores (see the module documentation).
+#[napi]
+pub struct TaskStore {
+    inner: Shared,
+}
+
+fn poisoned() -> napi::Error {
+    CodedError::new(
+        "INTERNAL",
+        "the task store handle was left inconsistent by a failed call",
+    )
+    .into_sync()
+}
+
+#[napi]
+impl TaskStore {
+    /// Open the stores: from the skeleton cache (built or refreshed first), else by reading every
+    /// task.
+    #[napi(ts_return_type = "Promise<TaskStore>")]
+    pub fn open(options: Option<OpenTaskStoreOptions>) -> napi::Result<AsyncTask<OpenTask>> {
+        let env = HostEnv::current();
+        let o = options.unwrap_or(OpenTaskStoreOptions {
+            tasks_dirs: None,
+            tasks_dir: None,
+            cache_dir: None,
+            no_cache: None,
+            use_stored_links: None,
+        });
+        let mut dirs: Vec<PathBuf> = o
+            .tasks_dirs
+            .unwrap_or_default()
+            .into_iter()
+            .map(PathBuf::from)
+            .collect();
+        if let Some(d) = o.tasks_dir {
+            dirs.insert(0, PathBuf::from(d));
+        }
+        let cache_root = (!o.no_cache.unwrap_or(false))
+            .then(|| env.cache_root(o.cache_dir.as_deref().map(std::path::Path::new)));
+        Ok(AsyncTask::new(OpenTask {
+            opts: Some(OpenOptions {
+                tasks_dirs: dirs,
+                cache_root,
+                ignore_stored_links: !o.use_stored_links.unwrap_or(true),
+            }),
+        }))
+    }
+
+    /// Stat every task folder, parse again only what changed, relink, and record the change in
+    /// the cache (appended, not rewritten).
+    #[napi(
+        ts_args_type = "signal?: AbortSignal",
+        ts_return_type = "Promise<TaskStoreRefresh>"
+    )]
+    pub fn refresh(&self, signal: Option<Signal>) -> AsyncTask<Job<RefreshReport>> {
+        let inner = self.inner.clone();
+        Job::spawn_checked(signal, move |_| {
+            let mut store = inner
+                .write()
+                .map_err(|_| CodedError::new("INTERNAL", "the task store handle is unusable"))?;
+            store
+                .refresh()
+                .map_err(|e| CodedError::new(e.code(), e.to_string()))
+        })
+    }
+
+    /// Number of tasks with a skeleton.
+    #[napi(getter)]
+    pub fn size(&self) -> napi::Result<u32> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        Ok(store.skeletons().len() as u32)
+    }
+
+    /// The tasks folders of the handle.
+    #[napi(ts_return_type = "TaskStoreInfo[]")]
+    pub fn stores<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        env.to_js_value(&store.stores())
+    }
+
+    /// Tasks without a skeleton and stores that could not be read.
+    #[napi(ts_return_type = "Diagnostic[]")]
+    pub fn diagnostics<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        env.to_js_value(&store.diagnostics())
+    }
+
+    /// What the last hierarchy pass did.
+    #[napi(ts_return_type = "HierarchyMetrics")]
+    pub fn metrics<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        env.to_js_value(store.metrics())
+    }
+
+    /// A task's header by id or unique prefix; `null` when no id matches. A prefix several ids
+    /// start with throws `TASK_AMBIGUOUS`, naming some of them.
+    #[napi(ts_return_type = "ConversationSkeleton | null")]
+    pub fn get<'e>(&self, env: &'e Env, id_or_prefix: String) -> napi::Result<Unknown<'e>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        match store.get(&id_or_prefix) {
+            Ok(s) => env.to_js_value(s),
+            Err(Lookup::Ambiguous(ids)) => Err(CodedError::new(
+                TASK_AMBIGUOUS,
+                format!(
+                    "several tasks start with {id_or_prefix}: {}…; give more of the id",
+                    ids.join(", ")
+                ),
+            )
+            .into_napi(env)),
+            Err(_) => env.to_js_value(&()),
+        }
+    }
+
+    /// The folder of a task (by full id).
+    #[napi]
+    pub fn task_dir(&self, task_id: String) -> napi::Result<Option<String>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        Ok(store.task_dir(&task_id).map(|p| p.display().to_string()))
+    }
+
+    /// One page of tasks matching the query, sorted (newest activity first by default).
+    #[napi(
+        ts_args_type = "query?: TaskListQuery",
+        ts_return_type = "{ total: number; offset: number; items: ConversationSkeleton[] }"
+    )]
+    pub fn list<'e>(
+        &self,
+        env: &'e Env,
+        query: Option<TaskListQuery>,
+    ) -> napi::Result<Unknown<'e>> {
+        let q = match query {
+            Some(q) => ListQuery {
+                workspace: q.workspace,
+                host: q.host,
+                since_ms: q.since.map(|t| t as i64),
+                until_ms: q.until.map(|t| t as i64),
+                roots_only: q.roots_only.unwrap_or(false),
+                offset: q.offset.unwrap_or(0) as usize,
+                limit: q.limit.map(|l| l as usize),
+                sort: q.sort,
+            },
+            None => ListQuery::default(),
+        };
+        if let Some(s) = q.sort.as_deref() {
+            if !matches!(s, "lastActivity" | "createdAt" | "title") {
+                return Err(CodedError::new(
+                    INVALID_ARGUMENT,
+                    format!("sort must be lastActivity, createdAt or title, not {s}"),
+                )
+                .into_napi(env));
+            }
+        }
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        env.to_js_value(&store.list(&q))
+    }
+
+    /// The task forest, or the subtree of `rootId` (id or unique prefix).
+    #[napi(
+        ts_args_type = "options?: TaskStoreTreeOptions",
+        ts_return_type = "TaskTreeNode[]"
+    )]
+    pub fn tree<'e>(
+        &self,
+        env: &'e Env,
+        options: Option<TaskStoreTreeOptions>,
+    ) -> napi::Result<Unknown<'e>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        let (root, workspace, depth) = match options {
+            Some(o) => (o.root_id, o.workspace, o.max_depth),
+            None => (None, None, None),
+        };
+        let root_id = match root {
+            Some(r) => match store.get(&r) {
+                Ok(s) => Some(s.task_id.clone()),
+                Err(Lookup::Ambiguous(ids)) => {
+                    return Err(CodedError::new(
+                        TASK_AMBIGUOUS,
+                        format!("several tasks start with {r}: {}…", ids.join(", ")),
+                    )
+                    .into_napi(env))
+                }
+                Err(_) => {
+                    return Err(
+                        CodedError::new(TASK_NOT_FOUND, format!("no task {r}")).into_napi(env)
+                    )
+                }
+            },
+            None => None,
+        };
+        env.to_js_value(&store.tree(&TreeOptions {
+            root_id,
+            workspace,
+            max_depth: Some(depth.unwrap_or(256)),
+        }))
+    }
+
+    /// Ancestors of a task, nearest first.
+    #[napi]
+    pub fn ancestors(&self, task_id: String) -> napi::Result<Vec<String>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        Ok(store.ancestors(&task_id))
+    }
+
+    /// Descendants of a task, breadth-first.
+    #[napi]
+    pub fn descendants(&self, task_id: String) -> napi::Result<Vec<String>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        Ok(store.descendants(&task_id))
+    }
+
+    /// Every header as one JSON text (for callers that keep or send it as is).
+    #[napi]
+    pub fn headers_json(&self) -> napi::Result<String> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        let bytes = store
+            .headers_json()
+            .map_err(|e| CodedError::new(e.code(), e.to_string()).into_sync())?;
+        String::from_utf8(bytes).map_err(|e| napi::Error::from_reason(e.to_string()))
+    }
+
+    /// Every header, in task id order: one JSON text parsed by V8 (far faster than converting
+    /// value by value).
+    #[napi(ts_return_type = "ConversationSkeleton[]")]
+    pub fn headers<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
+        let text = self.headers_json()?;
+        let parse: Function<'e, String, Unknown<'e>> = env.run_script("JSON.parse")?;
+        parse.call(text)
+    }
+}

@@ -1,0 +1,708 @@
+//! One handle over the task stores a caller works with: the linked skeleton headers of every
+//! task, kept in memory, refreshed incrementally, and queried in place (tree, ancestors,
+//! descendants, filtered and paged lists, lookup by id or unique prefix).
+//!
+//! - [`TaskStore::open`] takes the tasks folders given (or every store found) and loads each from
+//!   its skeleton cache, building or refreshing the cache first; without a cache root it scans.
+//! - [`TaskStore::refresh`] stats every task folder, parses again only the tasks whose files
+//!   changed (and new ones), drops those that are gone, runs the hierarchy over the whole handle and
+//!   records the change in the cache by appending (new skeleton lines and a journal of changed
+//!   entries), not by rewriting it. When the journal has grown to a quarter of the data, the
+//!   cache is rewritten whole, once.
+//! - Queries run in Rust over the headers; only what a caller shows crosses to JavaScript. The
+//!   bulk form, [`TaskStore::headers_json`], is one JSON document.
+
+use crate::cache::{self, BuildOptions, TaskSig, TaskUpdate};
+use crate::discover::{discover_storage, DiscoverOptions};
+use crate::{fsutil, HostEnv, Result, StoreError};
+use rayon::prelude::*;
+use roo_formats::diag::Diagnostic;
+use roo_state::hierarchy::{
+    self, normalize_workspace, HierarchyMetrics, HierarchyOptions, TaskTreeNode, TreeOptions,
+};
+use roo_state::skeleton::{analyze_task, AnalyzeOptions};
+use roo_state::ConversationSkeleton;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Options of [`TaskStore::open`].
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    /// The tasks folders (`…/tasks`). Empty: every store discovered on this machine.
+    pub tasks_dirs: Vec<PathBuf>,
+    /// Our cache directory; `None`: no cache, every open and refresh stats and parses.
+    pub cache_root: Option<PathBuf>,
+    /// `false`: every parent link is inferred from instructions.
+    pub ignore_stored_links: bool,
+}
+
+/// One task of the handle.
+#[derive(Debug, Clone)]
+struct Task {
+    store: usize,
+    sig: TaskSig,
+}
+
+/// One tasks folder of the handle.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoreInfo {
+    pub tasks_dir: String,
+    /// The host family the folder's path names, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    pub tasks: u32,
+    #[serde(skip)]
+    generation: u64,
+    #[serde(skip)]
+    journal_bytes: u64,
+    #[serde(skip)]
+    data_bytes: u64,
+}
+
+/// What [`TaskStore::refresh`] did.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshReport {
+    pub tasks: u32,
+    pub added: u32,
+    pub changed: u32,
+    pub removed: u32,
+    /// Tasks parsed that gave no skeleton.
+    pub failed: u32,
+    /// Unchanged tasks whose parent the hierarchy changed.
+    pub relinked: u32,
+    /// How the cache took the change: `none`, `appended`, `rewritten`, or `disabled`.
+    pub cache: String,
+    pub elapsed_ms: f64,
+}
+
+/// A query of [`TaskStore::list`].
+#[derive(Debug, Clone, Default)]
+pub struct ListQuery {
+    /// Only tasks of this workspace (compared after normalisation).
+    pub workspace: Option<String>,
+    /// Only tasks of this host family (`roo`, `zoo-code`, `cline`, `kilo-code`).
+    pub host: Option<String>,
+    /// Last activity at or after / before this time (ms since the epoch).
+    pub since_ms: Option<i64>,
+    pub until_ms: Option<i64>,
+    /// Only tasks without a parent.
+    pub roots_only: bool,
+    pub offset: usize,
+    pub limit: Option<usize>,
+    /// `lastActivity` (default, newest first), `createdAt` (newest first), `title`.
+    pub sort: Option<String>,
+}
+
+/// A page of [`TaskStore::list`].
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListPage<'a> {
+    /// Tasks matching the query, before paging.
+    pub total: usize,
+    pub offset: usize,
+    pub items: Vec<&'a ConversationSkeleton>,
+}
+
+/// The outcome of looking a task up by id or prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    Found(usize),
+    NotFound,
+    /// Several ids start with the prefix: the first few.
+    Ambiguous(Vec<String>),
+}
+
+/// The handle. See the [module documentation](self).
+pub struct TaskStore {
+    cache_root: Option<PathBuf>,
+    hierarchy: HierarchyOptions,
+    stores: Vec<StoreInfo>,
+    /// Sorted by task id; `skeletons[i]` belongs to `tasks[i]`.
+    tasks: Vec<Task>,
+    skeletons: Vec<ConversationSkeleton>,
+    index: HashMap<String, usize>,
+    metrics: HierarchyMetrics,
+    /// Tasks without a skeleton and stores that could not be read.
+    diagnostics: Vec<Diagnostic>,
+    /// Task id → its folder's diagnostics when it has no skeleton (kept for refresh).
+    failed: HashMap<String, (usize, TaskSig, Vec<Diagnostic>)>,
+}
+
+/// A task parsed by a refresh: its store, id, signature, unlinked header (or why it has none).
+type Fresh = (
+    usize,
+    String,
+    TaskSig,
+    Option<ConversationSkeleton>,
+    Vec<Diagnostic>,
+);
+
+fn header_options() -> AnalyzeOptions {
+    AnalyzeOptions {
+        include_sequence: false,
+        ..AnalyzeOptions::default()
+    }
+}
+
+impl TaskStore {
+    /// Open the stores of `opts`. A store that cannot be read becomes a diagnostic when there are
+    /// several; with one, its error is returned.
+    pub fn open(env: &HostEnv, opts: &OpenOptions) -> Result<TaskStore> {
+        let dirs: Vec<PathBuf> = if opts.tasks_dirs.is_empty() {
+            discover_storage(env, &DiscoverOptions::default())
+                .locations
+                .into_iter()
+                .map(|l| PathBuf::from(l.tasks_dir))
+                .collect()
+        } else {
+            opts.tasks_dirs.clone()
+        };
+        let mut store = TaskStore {
+            cache_root: opts.cache_root.clone(),
+            hierarchy: HierarchyOptions {
+                use_stored_links: !opts.ignore_stored_links,
+                ..HierarchyOptions::default()
+            },
+            stores: Vec::new(),
+            tasks: Vec::new(),
+            skeletons: Vec::new(),
+            index: HashMap::new(),
+            metrics: HierarchyMetrics::default(),
+            diagnostics: Vec::new(),
+            failed: HashMap::new(),
+        };
+        let mut loaded: Vec<(String, Task, Option<ConversationSkeleton>, Vec<Diagnostic>)> =
+            Vec::new();
+        let single = dirs.len() == 1;
+        for dir in dirs {
+            match store.load_store(&dir) {
+                Ok((info, tasks)) => {
+                    let n = store.stores.len();
+                    store.stores.push(info);
+                    for (id, sig, s, d) in tasks {
+                        loaded.push((id, Task { store: n, sig }, s, d));
+                    }
+                }
+                Err(e) if single => return Err(e),
+                Err(e) => store.diagnostics.push(Diagnostic::new(
+                    dir.display().to_string(),
+                    "",
+                    roo_formats::DiagCode::Unreadable,
+                    roo_formats::Severity::Error,
+                    e.to_string(),
+                )),
+            }
+        }
+        loaded.sort_by(|a, b| a.0.cmp(&b.0));
+        // The same id in two stores: the first store wins, the other is reported.
+        loaded.dedup_by(|b, a| {
+            let dup = a.0 == b.0;
+            if dup {
+                store.diagnostics.push(Diagnostic::new(
+                    b.0.clone(),
+                    "",
+                    roo_formats::DiagCode::InvalidValue,
+                    roo_formats::Severity::Warning,
+                    "this task id is in two of the stores opened; the first store's task is kept",
+                ));
+            }
+            dup
+        });
+        for (id, task, skeleton, diags) in loaded {
+            match skeleton {
+                Some(s) => {
+                    store.tasks.push(task);
+                    store.skeletons.push(s);
+                }
+                None => {
+                    store.diagnostics.extend(diags.iter().cloned());
+                    store.failed.insert(id, (task.store, task.sig, diags));
+                }
+            }
+        }
+        store.reindex();
+        if store.stores.len() > 1 || store.cache_root.is_none() {
+            // Links across stores (and a scan without cache) need the hierarchy over everything.
+            store.relink();
+        } else {
+            store.metrics = store.cached_metrics();
+        }
+        Ok(store)
+    }
+
+    /// One store's tasks: from the cache (built or refreshed first), else parsed.
+    #[allow(clippy::type_complexity)]
+    fn load_store(
+        &self,
+        dir: &Path,
+    ) -> Result<(
+        StoreInfo,
+        Vec<(
+            String,
+            TaskSig,
+            Option<ConversationSkeleton>,
+            Vec<Diagnostic>,
+        )>,
+    )> {
+        let tasks_dir = checked_dir(dir)?;
+        let host = roo_state::skeleton::source_in_path(&tasks_dir).map(str::to_owned);
+        if let Some(root) = &self.cache_root {
+            cache::build_skeleton_cache(
+                std::slice::from_ref(&tasks_dir),
+                &BuildOptions::new(root),
+            )?;
+            if let Some(snap) = cache::read_snapshot(root, &tasks_dir) {
+                let info = StoreInfo {
+                    tasks_dir: tasks_dir.display().to_string(),
+                    host,
+                    tasks: snap.tasks.len() as u32,
+                    generation: snap.generation,
+                    journal_bytes: snap.journal_bytes,
+                    data_bytes: snap.data_bytes,
+                };
+                let tasks = snap
+                    .tasks
+                    .into_iter()
+                    .map(|t| (t.id, t.sig, t.skeleton, t.diagnostics))
+                    .collect();
+                return Ok((info, tasks));
+            }
+        }
+        let dirs = cache::list_tasks(&tasks_dir)?;
+        let opts = header_options();
+        let tasks: Vec<_> = dirs
+            .par_iter()
+            .map(|(id, d)| {
+                let sig = cache::task_sig(d);
+                match analyze_task(id, d, &opts) {
+                    Ok(s) => (id.clone(), sig, Some(s), Vec::new()),
+                    Err(diags) => (id.clone(), sig, None, diags),
+                }
+            })
+            .collect();
+        Ok((
+            StoreInfo {
+                tasks_dir: tasks_dir.display().to_string(),
+                host,
+                tasks: tasks.len() as u32,
+                generation: 0,
+                journal_bytes: 0,
+                data_bytes: 0,
+            },
+            tasks,
+        ))
+    }
+
+    fn reindex(&mut self) {
+        self.index = self
+            .skeletons
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.task_id.clone(), i))
+            .collect();
+    }
+
+    /// The hierarchy over every task of the handle; returns the ids whose links changed.
+    fn relink(&mut self) -> Vec<usize> {
+        let before: Vec<Option<String>> = self
+            .skeletons
+            .iter()
+            .map(|s| s.parent_task_id.clone())
+            .collect();
+        let taken = std::mem::take(&mut self.skeletons);
+        let (linked, metrics) = hierarchy::reconstruct_hierarchy(taken, &self.hierarchy);
+        self.skeletons = linked;
+        self.metrics = metrics;
+        self.skeletons
+            .iter()
+            .zip(before)
+            .enumerate()
+            .filter(|(_, (s, b))| s.parent_task_id != *b)
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    fn cached_metrics(&self) -> HierarchyMetrics {
+        // The cache keeps the metrics of its last build in its header; recount what is cheap.
+        let roots = self
+            .skeletons
+            .iter()
+            .filter(|s| s.parent_task_id.is_none())
+            .count() as u32;
+        HierarchyMetrics {
+            tasks: self.skeletons.len() as u32,
+            roots,
+            ..HierarchyMetrics::default()
+        }
+    }
+
+    /// Stat every task folder; parse again what changed; relink; record the change in the cache.
+    pub fn refresh(&mut self) -> Result<RefreshReport> {
+        let start = Instant::now();
+        let mut report = RefreshReport::default();
+        // What is on disk now, per store.
+        let mut on_disk: Vec<(usize, String, PathBuf, TaskSig)> = Vec::new();
+        for (n, info) in self.stores.iter().enumerate() {
+            let dirs = cache::list_tasks(Path::new(&info.tasks_dir))?;
+            let sigs: Vec<TaskSig> = dirs.par_iter().map(|(_, d)| cache::task_sig(d)).collect();
+            on_disk.extend(
+                dirs.into_iter()
+                    .zip(sigs)
+                    .map(|((id, d), sig)| (n, id, d, sig)),
+            );
+        }
+        let mut seen: HashMap<&str, ()> = HashMap::with_capacity(on_disk.len());
+        let mut to_parse: Vec<&(usize, String, PathBuf, TaskSig)> = Vec::new();
+        for t in &on_disk {
+            if seen.insert(t.1.as_str(), ()).is_some() {
+                continue;
+            }
+            let known = match self.index.get(&t.1) {
+                Some(&i) => self.tasks.get(i).map(|k| (k.store, k.sig)),
+                None => self.failed.get(&t.1).map(|f| (f.0, f.1)),
+            };
+            match known {
+                Some((store, sig)) if store == t.0 && sig == t.3 => {}
+                Some(_) => {
+                    report.changed += 1;
+                    to_parse.push(t);
+                }
+                None => {
+                    report.added += 1;
+                    to_parse.push(t);
+                }
+            }
+        }
+        let gone: Vec<(usize, String)> = self
+            .skeletons
+            .iter()
+            .zip(&self.tasks)
+            .map(|(s, t)| (t.store, s.task_id.as_str()))
+            .chain(self.failed.iter().map(|(id, f)| (f.0, id.as_str())))
+            .filter(|(_, id)| !seen.contains_key(id))
+            .map(|(n, id)| (n, id.to_owned()))
+            .collect();
+        report.removed = gone.len() as u32;
+        report.tasks = seen.len() as u32;
+        if to_parse.is_empty() && gone.is_empty() {
+            report.cache = "none".into();
+            report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+            return Ok(report);
+        }
+
+        // Parse the changed and new tasks.
+        let opts = header_options();
+        let parsed: Vec<_> = to_parse
+            .par_iter()
+            .map(|(n, id, d, sig)| (*n, id.clone(), *sig, analyze_task(id, d, &opts)))
+            .collect();
+        // Apply: drop what is gone or re-parsed, then add the new versions.
+        let mut drop: std::collections::HashSet<&str> =
+            gone.iter().map(|(_, id)| id.as_str()).collect();
+        drop.extend(parsed.iter().map(|p| p.1.as_str()));
+        let mut tasks = Vec::with_capacity(self.tasks.len() + parsed.len());
+        let mut skeletons = Vec::with_capacity(self.skeletons.len() + parsed.len());
+        for (t, s) in std::mem::take(&mut self.tasks)
+            .into_iter()
+            .zip(std::mem::take(&mut self.skeletons))
+        {
+            if !drop.contains(s.task_id.as_str()) {
+                tasks.push(t);
+                skeletons.push(s);
+            }
+        }
+        self.failed.retain(|id, _| !drop.contains(id.as_str()));
+        // Unlinked headers of the parsed tasks, as the cache stores them.
+        let mut fresh: Vec<Fresh> = Vec::new();
+        for (n, id, sig, r) in parsed {
+            match r {
+                Ok(s) => {
+                    fresh.push((n, id, sig, Some(s.clone()), Vec::new()));
+                    tasks.push(Task { store: n, sig });
+                    skeletons.push(s);
+                }
+                Err(d) => {
+                    report.failed += 1;
+                    self.failed.insert(id.clone(), (n, sig, d.clone()));
+                    fresh.push((n, id, sig, None, d));
+                }
+            }
+        }
+        // Keep the id order.
+        let mut order: Vec<usize> = (0..skeletons.len()).collect();
+        order.sort_by(|&a, &b| skeletons[a].task_id.cmp(&skeletons[b].task_id));
+        let mut slots: Vec<Option<(Task, ConversationSkeleton)>> =
+            tasks.into_iter().zip(skeletons).map(Some).collect();
+        for i in order {
+            if let Some((t, s)) = slots[i].take() {
+                self.tasks.push(t);
+                self.skeletons.push(s);
+            }
+        }
+        self.reindex();
+        let relinked = self.relink();
+        let parsed_ids: std::collections::HashSet<&str> =
+            fresh.iter().map(|f| f.1.as_str()).collect();
+        let relinked: Vec<usize> = relinked
+            .into_iter()
+            .filter(|&i| !parsed_ids.contains(self.skeletons[i].task_id.as_str()))
+            .collect();
+        report.relinked = relinked.len() as u32;
+        self.diagnostics = self
+            .failed
+            .values()
+            .flat_map(|f| f.2.iter().cloned())
+            .collect();
+
+        report.cache = self.record(&fresh, &relinked, &gone)?;
+        report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+        Ok(report)
+    }
+
+    /// Record a refresh in each touched store's cache: appended, or rewritten when the journal
+    /// has grown large or another process rebuilt the cache meanwhile.
+    fn record(
+        &mut self,
+        fresh: &[Fresh],
+        relinked: &[usize],
+        gone: &[(usize, String)],
+    ) -> Result<String> {
+        let Some(root) = self.cache_root.clone() else {
+            return Ok("disabled".into());
+        };
+        let mut outcome = "appended";
+        for n in 0..self.stores.len() {
+            let link_of = |id: &str| -> cache::Link {
+                match self.index.get(id).and_then(|&i| self.skeletons.get(i)) {
+                    Some(s) => (
+                        s.parent_task_id.clone(),
+                        s.root_task_id.clone(),
+                        s.parent_evidence.clone(),
+                    ),
+                    None => (None, None, None),
+                }
+            };
+            let mut updates: Vec<TaskUpdate<'_>> = Vec::new();
+            for (store, id, sig, s, d) in fresh {
+                if *store == n {
+                    updates.push(TaskUpdate::Parsed {
+                        id,
+                        sig: *sig,
+                        skeleton: s.as_ref(),
+                        diagnostics: d,
+                        link: link_of(id),
+                    });
+                }
+            }
+            for &i in relinked {
+                if self.tasks.get(i).is_some_and(|t| t.store == n) {
+                    let id = self.skeletons[i].task_id.as_str();
+                    updates.push(TaskUpdate::Relinked {
+                        id,
+                        link: link_of(id),
+                    });
+                }
+            }
+            let store_dir = PathBuf::from(&self.stores[n].tasks_dir);
+            for (store, id) in gone {
+                if *store == n {
+                    updates.push(TaskUpdate::Removed { id });
+                }
+            }
+            if updates.is_empty() {
+                continue;
+            }
+            let info = &self.stores[n];
+            let large = info.journal_bytes * 4 > info.data_bytes.max(1 << 16);
+            let appended =
+                !large && cache::append_updates(&root, &store_dir, info.generation, &updates)?;
+            if appended {
+                let grown: u64 = updates
+                    .iter()
+                    .map(|u| match u {
+                        TaskUpdate::Parsed { .. } => 2048,
+                        _ => 256,
+                    })
+                    .sum();
+                self.stores[n].journal_bytes += grown;
+            } else {
+                cache::build_skeleton_cache(
+                    std::slice::from_ref(&store_dir),
+                    &BuildOptions::new(&root),
+                )?;
+                if let Some(snap) = cache::read_snapshot(&root, &store_dir) {
+                    self.stores[n].generation = snap.generation;
+                    self.stores[n].journal_bytes = snap.journal_bytes;
+                    self.stores[n].data_bytes = snap.data_bytes;
+                }
+                outcome = "rewritten";
+            }
+        }
+        for (n, info) in self.stores.iter_mut().enumerate() {
+            info.tasks = self.tasks.iter().filter(|t| t.store == n).count() as u32;
+        }
+        Ok(outcome.into())
+    }
+
+    /// The stores of the handle.
+    pub fn stores(&self) -> &[StoreInfo] {
+        &self.stores
+    }
+
+    /// Every linked header, in task id order.
+    pub fn skeletons(&self) -> &[ConversationSkeleton] {
+        &self.skeletons
+    }
+
+    /// What the last hierarchy pass did (after a cached open: the tasks and roots only).
+    pub fn metrics(&self) -> &HierarchyMetrics {
+        &self.metrics
+    }
+
+    /// Tasks without a skeleton and stores that could not be read.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// A task by its id, or by a prefix of it that only one id starts with.
+    pub fn lookup(&self, id_or_prefix: &str) -> Lookup {
+        if id_or_prefix.is_empty() {
+            return Lookup::NotFound;
+        }
+        if let Some(&i) = self.index.get(id_or_prefix) {
+            return Lookup::Found(i);
+        }
+        // Ids are sorted: the matches are one run.
+        let from = self
+            .skeletons
+            .partition_point(|s| s.task_id.as_str() < id_or_prefix);
+        let matches: Vec<usize> = (from..self.skeletons.len())
+            .take_while(|&i| self.skeletons[i].task_id.starts_with(id_or_prefix))
+            .take(6)
+            .collect();
+        match matches.as_slice() {
+            [] => Lookup::NotFound,
+            [one] => Lookup::Found(*one),
+            many => Lookup::Ambiguous(
+                many.iter()
+                    .take(5)
+                    .map(|&i| self.skeletons[i].task_id.clone())
+                    .collect(),
+            ),
+        }
+    }
+
+    /// A task's header by id or unique prefix.
+    pub fn get(&self, id_or_prefix: &str) -> std::result::Result<&ConversationSkeleton, Lookup> {
+        match self.lookup(id_or_prefix) {
+            Lookup::Found(i) => self.skeletons.get(i).ok_or(Lookup::NotFound),
+            other => Err(other),
+        }
+    }
+
+    /// The folder of a task.
+    pub fn task_dir(&self, task_id: &str) -> Option<PathBuf> {
+        let &i = self.index.get(task_id)?;
+        let t = self.tasks.get(i)?;
+        Some(Path::new(&self.stores.get(t.store)?.tasks_dir).join(task_id))
+    }
+
+    /// Tasks matching `q`, sorted, one page.
+    pub fn list(&self, q: &ListQuery) -> ListPage<'_> {
+        let ws = q.workspace.as_deref().map(normalize_workspace);
+        let mut hits: Vec<&ConversationSkeleton> = self
+            .skeletons
+            .iter()
+            .filter(|s| {
+                ws.as_deref().is_none_or(|w| {
+                    s.metadata
+                        .workspace
+                        .as_deref()
+                        .map(normalize_workspace)
+                        .as_deref()
+                        == Some(w)
+                })
+            })
+            .filter(|s| q.host.as_deref().is_none_or(|h| s.metadata.source == h))
+            .filter(|s| {
+                let last = s.last_activity_ms.unwrap_or(0);
+                q.since_ms.is_none_or(|t| last >= t) && q.until_ms.is_none_or(|t| last < t)
+            })
+            .filter(|s| !q.roots_only || s.parent_task_id.is_none())
+            .collect();
+        match q.sort.as_deref() {
+            Some("createdAt") => hits.sort_by(|a, b| {
+                b.created_at_ms
+                    .cmp(&a.created_at_ms)
+                    .then_with(|| a.task_id.cmp(&b.task_id))
+            }),
+            Some("title") => hits.sort_by(|a, b| {
+                a.metadata
+                    .title
+                    .as_deref()
+                    .unwrap_or("")
+                    .to_lowercase()
+                    .cmp(&b.metadata.title.as_deref().unwrap_or("").to_lowercase())
+                    .then_with(|| a.task_id.cmp(&b.task_id))
+            }),
+            _ => hits.sort_by(|a, b| {
+                b.last_activity_ms
+                    .cmp(&a.last_activity_ms)
+                    .then_with(|| a.task_id.cmp(&b.task_id))
+            }),
+        }
+        let total = hits.len();
+        let items = hits
+            .into_iter()
+            .skip(q.offset)
+            .take(q.limit.unwrap_or(usize::MAX))
+            .collect();
+        ListPage {
+            total,
+            offset: q.offset,
+            items,
+        }
+    }
+
+    /// The forest of tasks, or one subtree (see [`hierarchy::get_task_tree`]).
+    pub fn tree(&self, opts: &TreeOptions) -> Vec<TaskTreeNode> {
+        hierarchy::get_task_tree(&self.skeletons, opts)
+    }
+
+    /// Ancestors of a task, nearest first.
+    pub fn ancestors(&self, task_id: &str) -> Vec<String> {
+        hierarchy::ancestors(&self.skeletons, task_id)
+    }
+
+    /// Descendants of a task, breadth-first.
+    pub fn descendants(&self, task_id: &str) -> Vec<String> {
+        hierarchy::descendants(&self.skeletons, task_id)
+    }
+
+    /// Every header as one JSON array (the bulk transfer to JavaScript).
+    pub fn headers_json(&self) -> Result<Vec<u8>> {
+        serde_json::to_vec(&self.skeletons).map_err(|e| StoreError::InvalidArgument(e.to_string()))
+    }
+}
+
+fn checked_dir(dir: &Path) -> Result<PathBuf> {
+    if dir.as_os_str().is_empty() {
+        return Err(StoreError::InvalidArgument(
+            "no tasks folder was given (an empty path)".into(),
+        ));
+    }
+    match std::fs::metadata(dir) {
+        Ok(md) if md.is_dir() => Ok(fsutil::canonical(dir)),
+        Ok(_) => Err(StoreError::InvalidPath(format!(
+            "{} is a file, not a tasks folder",
+            dir.display()
+        ))),
+        Err(_) => Err(StoreError::NotFound {
+            path: dir.to_path_buf(),
+        }),
+    }
+}

@@ -1,0 +1,233 @@
+//! The task store handle: open from the cache, queries, incremental refresh recorded by appending
+//! to the cache, a journal cut short by a crash, and a cache rebuilt by another process.
+
+mod common;
+
+use common::{fixture_tasks, make_tasks, touch};
+use roo_state::hierarchy::TreeOptions;
+use roo_store::cache;
+use roo_store::task_store::{ListQuery, Lookup, OpenOptions, TaskStore};
+use roo_store::HostEnv;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn open(tasks: &Path, cache_root: Option<&Path>) -> TaskStore {
+    TaskStore::open(
+        &HostEnv::current(),
+        &OpenOptions {
+            tasks_dirs: vec![tasks.to_path_buf()],
+            cache_root: cache_root.map(Path::to_path_buf),
+            ignore_stored_links: false,
+        },
+    )
+    .expect("open")
+}
+
+fn setup(
+    n: usize,
+) -> (
+    (tempfile::TempDir, tempfile::TempDir),
+    PathBuf,
+    PathBuf,
+    Vec<String>,
+) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tasks = dir.path().join("tasks");
+    let ids = make_tasks(&tasks, n);
+    let cache_dir = tempfile::tempdir().expect("tempdir");
+    let cache_root = cache_dir.path().join("cache");
+    ((dir, cache_dir), tasks, cache_root, ids)
+}
+
+/// What a handle holds, comparable across handles: id, parent, title, message count.
+fn facts(s: &TaskStore) -> Vec<(String, Option<String>, Option<String>, u32)> {
+    s.skeletons()
+        .iter()
+        .map(|k| {
+            (
+                k.task_id.clone(),
+                k.parent_task_id.clone(),
+                k.metadata.title.clone(),
+                k.metadata.message_count,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn open_from_the_cache_equals_a_scan_and_answers_queries() {
+    let (_d, _tasks, cache_root, _) = setup(0);
+    let tasks = fixture_tasks("history-item-v3.50");
+    let cached = open(&tasks, Some(&cache_root));
+    let scanned = open(&tasks, None);
+    assert_eq!(facts(&cached), facts(&scanned));
+    assert_eq!(cached.skeletons().len(), 4);
+    // Lookup by id, by unique prefix, ambiguous prefix, unknown.
+    let root = "019cd6ce-1c9e-7be9-a324-5dcc53ca83b6";
+    assert!(matches!(cached.lookup(root), Lookup::Found(_)));
+    assert_eq!(
+        cached.get("019cd6ce-1c").map(|s| s.task_id.as_str()),
+        Ok(root)
+    );
+    match cached.lookup("019cd6") {
+        Lookup::Ambiguous(ids) => assert!(ids.len() >= 2, "{ids:?}"),
+        other => panic!("expected ambiguous, got {other:?}"),
+    }
+    assert_eq!(cached.lookup("zzz"), Lookup::NotFound);
+    assert_eq!(cached.lookup(""), Lookup::NotFound);
+    // Tree, ancestors, descendants.
+    let tree = cached.tree(&TreeOptions::default());
+    assert_eq!(tree.len(), 1);
+    assert_eq!(tree[0].task_id, root);
+    let desc = cached.descendants(root);
+    assert_eq!(desc.len(), 3);
+    for d in &desc {
+        assert!(cached.ancestors(d).contains(&root.to_owned()));
+    }
+    // List: filtered, sorted newest first, paged.
+    let all = cached.list(&ListQuery::default());
+    assert_eq!(all.total, 4);
+    let times: Vec<i64> = all
+        .items
+        .iter()
+        .map(|s| s.last_activity_ms.unwrap_or(0))
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] >= w[1]), "{times:?}");
+    let page = cached.list(&ListQuery {
+        offset: 1,
+        limit: Some(2),
+        ..ListQuery::default()
+    });
+    assert_eq!(page.total, 4);
+    assert_eq!(page.items.len(), 2);
+    assert_eq!(page.items[0].task_id, all.items[1].task_id);
+    let roots = cached.list(&ListQuery {
+        roots_only: true,
+        ..ListQuery::default()
+    });
+    assert_eq!(roots.total, 1);
+    let other_ws = cached.list(&ListQuery {
+        workspace: Some("/elsewhere".into()),
+        ..ListQuery::default()
+    });
+    assert_eq!(other_ws.total, 0);
+    let ws = cached.list(&ListQuery {
+        workspace: Some("/HOME/dev/projets/meteo-cli/".into()),
+        ..ListQuery::default()
+    });
+    assert_eq!(ws.total, 4);
+    // The bulk transfer is one JSON array of every header.
+    let json: serde_json::Value =
+        serde_json::from_slice(&cached.headers_json().expect("json")).expect("parse");
+    assert_eq!(json.as_array().map(Vec::len), Some(4));
+}
+
+#[test]
+fn one_changed_task_is_parsed_alone_and_appended_to_the_cache() {
+    let (_d, tasks, cache_root, ids) = setup(40);
+    let mut store = open(&tasks, Some(&cache_root));
+    let cache_file = cache::cache_file_for(&cache_root, &tasks);
+    let before = fs::metadata(&cache_file).expect("cache").len();
+    // Nothing changed: nothing done.
+    let r = store.refresh().expect("refresh");
+    assert_eq!(
+        (r.changed, r.added, r.removed, r.cache.as_str()),
+        (0, 0, 0, "none")
+    );
+    // One task's UI file rewritten with a new first message.
+    let ui = tasks.join(&ids[3]).join("ui_messages.json");
+    let ui = if ui.exists() {
+        ui
+    } else {
+        tasks.join(&ids[3]).join("claude_messages.json")
+    };
+    let text = fs::read_to_string(&ui).expect("ui");
+    let mut msgs: Vec<serde_json::Value> = serde_json::from_str(&text).expect("json");
+    msgs[0]["text"] = serde_json::Value::String("A new task text\n\nwith details".into());
+    fs::write(&ui, serde_json::to_vec(&msgs).expect("ser")).expect("write");
+    touch(&ui, 5);
+    let r = store.refresh().expect("refresh");
+    assert_eq!(r.changed, 1);
+    assert_eq!(r.cache, "appended");
+    let s = store.get(&ids[3]).expect("task");
+    assert_eq!(
+        s.instruction.as_deref(),
+        Some("A new task text\n\nwith details")
+    );
+    // The cache file grew (appended), it was not rewritten smaller, and a journal exists.
+    let after = fs::metadata(&cache_file).expect("cache").len();
+    assert!(after > before, "{after} > {before}");
+    assert!(cache_file.with_file_name(cache::JOURNAL_FILE).exists());
+    // A new handle reads the change from the cache without parsing: the cache is up to date.
+    let status = cache::cache_status(&cache_root, &tasks);
+    assert_eq!((status.stale, status.missing, status.removed), (0, 0, 0));
+    let reopened = open(&tasks, Some(&cache_root));
+    assert_eq!(facts(&reopened), facts(&store));
+    assert_eq!(facts(&open(&tasks, None)), facts(&store));
+}
+
+#[test]
+fn added_and_removed_tasks_and_a_full_rebuild_by_another_process() {
+    let (_d, tasks, cache_root, ids) = setup(20);
+    let mut store = open(&tasks, Some(&cache_root));
+    fs::remove_dir_all(tasks.join(&ids[0])).expect("rm");
+    common::copy_dir(&tasks.join(&ids[1]), &tasks.join("t99999"));
+    let r = store.refresh().expect("refresh");
+    assert_eq!((r.added, r.removed), (1, 1));
+    assert!(store.get(&ids[0]).is_err());
+    assert!(store.get("t99999").is_ok());
+    assert_eq!(facts(&open(&tasks, Some(&cache_root))), facts(&store));
+    // Another process rebuilds the cache (a new generation): the next change is written whole.
+    cache::build_skeleton_cache(
+        std::slice::from_ref(&tasks),
+        &cache::BuildOptions {
+            force_rebuild: true,
+            ..cache::BuildOptions::new(&cache_root)
+        },
+    )
+    .expect("rebuild");
+    fs::remove_dir_all(tasks.join(&ids[2])).expect("rm");
+    let r = store.refresh().expect("refresh");
+    assert_eq!(r.removed, 1);
+    assert_eq!(r.cache, "rewritten");
+    assert_eq!(facts(&open(&tasks, Some(&cache_root))), facts(&store));
+}
+
+#[test]
+fn a_journal_cut_short_by_a_crash_ends_where_it_breaks() {
+    let (_d, tasks, cache_root, ids) = setup(10);
+    let mut store = open(&tasks, Some(&cache_root));
+    fs::remove_dir_all(tasks.join(&ids[4])).expect("rm");
+    store.refresh().expect("refresh");
+    let journal = cache::cache_file_for(&cache_root, &tasks).with_file_name(cache::JOURNAL_FILE);
+    let mut text = fs::read_to_string(&journal).expect("journal");
+    text.push_str("{\"gen\":1,\"id\":\"t00005\",\"removed\":tr");
+    fs::write(&journal, text).expect("write");
+    // The complete line applies; the cut one is ignored (t00005 is still there).
+    let reopened = open(&tasks, Some(&cache_root));
+    assert!(reopened.get(&ids[4]).is_err());
+    assert!(reopened.get(&ids[5]).is_ok());
+    assert_eq!(facts(&reopened), facts(&store));
+}
+
+#[test]
+fn a_file_or_an_empty_path_is_refused_with_what_it_is() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("f.json");
+    fs::write(&file, "{}").expect("write");
+    for (p, words) in [
+        (file.as_path(), "a file"),
+        (Path::new(""), "no tasks folder"),
+    ] {
+        let err = TaskStore::open(
+            &HostEnv::current(),
+            &OpenOptions {
+                tasks_dirs: vec![p.to_path_buf()],
+                ..OpenOptions::default()
+            },
+        )
+        .err()
+        .expect("refused");
+        assert!(err.to_string().contains(words), "{err}");
+    }
+}
