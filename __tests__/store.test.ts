@@ -114,7 +114,7 @@ describe('skeleton cache', () => {
     const { root, tasks } = storeFrom(['v2-wrapper'], path.join(work, 'c3'))
     await expect(
       core.buildSkeletonCache({ tasksDir: tasks, cacheDir: path.join(root, 'rooveterinaryinc.roo-cline', 'x') }),
-    ).rejects.toMatchObject({ code: 'INVALID_PATH' })
+    ).rejects.toMatchObject({ code: 'INVALID_CACHE_DIR' })
     const ac = new AbortController()
     const pending = core.buildSkeletonCache({ tasksDir: tasks, cacheDir, forceRebuild: true, signal: ac.signal })
     ac.abort()

@@ -306,4 +306,4 @@ export interface LegacyAnalysis {
 }
 
 /** Errors thrown or rejected by this library carry one of these codes. */
-export type ErrorCode = 'TASK_NOT_FOUND' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED' | 'INVALID_ARGUMENT' | string
+export type ErrorCode = 'TASK_NOT_FOUND' | 'INVALID_PATH' | 'INVALID_CACHE_DIR' | 'TASK_AMBIGUOUS' | 'CORRUPT_FILE' | 'ABORTED' | 'INVALID_ARGUMENT' | string

@@ -79,7 +79,7 @@ export const commands = {
     options: {
       sequence: { type: 'boolean', help: 'include each task\'s message sequence (with --json)' },
     },
-    examples: ['roo-state scan fixtures/stores/history-item-v3.50/tasks', 'roo-state scan --json > skeletons.json'],
+    examples: ['roo-state scan ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks', 'roo-state scan --json > skeletons.json'],
     maxArgs: 1,
     async run(ctx) {
       const sel = ctx.args[0] ? { ...ctx.sel, tasksDirs: [ctx.args[0]] } : ctx.sel
@@ -112,7 +112,7 @@ export const commands = {
       'no-cache': O.noCache,
     },
     examples: [
-      'roo-state tree --tasks-dir fixtures/stores/stack-era-v3.20/tasks',
+      'roo-state tree --tasks-dir ~/backup/roo/tasks',
       'roo-state tree 019cd6ce-5036      # the conversation holding this task (an id prefix is enough)',
       'roo-state tree --workspace ~/projects/shop --max-depth 1 --json',
     ],
@@ -240,7 +240,7 @@ export const commands = {
       embedder: O.embedder,
       'index-dir': O.indexDir,
     },
-    examples: ['roo-state index', 'roo-state index --tasks-dir fixtures/stores/stack-era-v3.20/tasks --embedder none --index-dir /tmp/idx'],
+    examples: ['roo-state index', 'roo-state index --tasks-dir ~/backup/roo/tasks --embedder none --index-dir /tmp/idx'],
     async run(ctx) {
       const p = ctx.progress('indexing')
       const data = await ops
@@ -266,7 +266,7 @@ export const commands = {
     examples: [
       'roo-state search "the build fails because tsc does not know the @ alias"',
       'roo-state search "ERR_MODULE_NOT_FOUND" --mode lexical --since 2025-01-01 -n 5',
-      'roo-state search "cache des prévisions" --tasks-dir fixtures/stores/history-item-v3.50/tasks --index --index-dir /tmp/idx',
+      'roo-state search "cache des prévisions" --tasks-dir ~/backup/roo/tasks --index --index-dir /tmp/idx',
     ],
     minArgs: 1,
     async run(ctx) {
@@ -411,7 +411,7 @@ export const commands = {
     },
     examples: [
       'roo-state condense check 019cd6ce-1c9e --context-window 200000',
-      'roo-state condense check ac8aa7b4 --tasks-dir ../shared/fixtures/legacy-tasks/real-tasks --context-window 128000 --input-price 3 --output-price 15 --summary-tokens 2000',
+      'roo-state condense check ac8aa7b4 --tasks-dir ~/backup/roo/tasks --context-window 128000 --input-price 3 --output-price 15 --summary-tokens 2000',
     ],
     minArgs: 1,
     maxArgs: 1,

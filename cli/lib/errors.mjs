@@ -29,6 +29,8 @@ const EXIT_BY_CODE = {
   DESTINATION_NOT_EMPTY: EXIT.USAGE,
   TASK_NOT_FOUND: EXIT.NOT_FOUND,
   INVALID_PATH: EXIT.NOT_FOUND,
+  NO_API_HISTORY: EXIT.NOT_FOUND,
+  INVALID_CACHE_DIR: EXIT.USAGE,
   NO_STORE: EXIT.NOT_FOUND,
   NOT_INDEXED: EXIT.NOT_FOUND,
   NOT_AVAILABLE: EXIT.NOT_AVAILABLE,
@@ -64,8 +66,9 @@ const HINTS = {
   STORE_FAILED:
     'If another process (for instance a running `roo-state mcp`) holds the index open, stop it or use another --index-dir.',
   DESTINATION_NOT_EMPTY: 'migrate moves into a new or empty folder: pick another destination.',
-  INVALID_ARGUMENT: 'See `roo-state <command> --help` for the arguments and examples.',
-  USAGE: 'See `roo-state --help` (or `roo-state <command> --help`).',
+  INVALID_CACHE_DIR:
+    'Choose a --cache-dir (or ROO_STATE_CACHE_DIR) outside the extension\'s folders; the default, the platform cache folder, is one.',
+  NO_API_HISTORY: 'The task has no API history to replay; `roo-state show <task>` shows what its folder holds.',
   INVALID_CONFIG: 'The configuration was not changed; `roo-state export config get` shows the current one.',
   STATE_DB_ERROR: 'The editor database could not be read; close the editor and try again.',
   VERIFY_FAILED: 'Nothing was removed; read the message above, fix the cause and run the same command again.',
@@ -84,8 +87,7 @@ const MCP_HINTS = {
   MODEL_LOAD_FAILED: 'Install the model again on the server machine (`roo-state models fetch --force`) or search with mode "lexical".',
   SEMANTIC_UNAVAILABLE: 'Search with mode "lexical", or re-index with a model.',
   STORE_FAILED: 'If another process holds the search index open, stop it or start this server with --index-dir.',
-  INVALID_ARGUMENT: undefined,
-  USAGE: undefined,
+  INVALID_CACHE_DIR: 'Give another cache_dir, or start the server with --cache-dir outside the extension\'s folders.',
   INVALID_CONFIG: 'The configuration was not changed; configure_xml_export with action "get" shows the current one.',
   ABORTED: undefined,
 }
@@ -113,8 +115,9 @@ export function usageError(message) {
  * `{code, message, hint}` of any thrown value (binding errors carry `code`).
  * @param {unknown} err
  * @param {'cli'|'mcp'} [audience] whose words the hint uses
+ * @param {string} [command] the CLI command that failed: a usage error points at its own help
  */
-export function describeError(err, audience = 'cli') {
+export function describeError(err, audience = 'cli', command) {
   const hints = audience === 'mcp' ? MCP_HINTS : HINTS
   if (err && typeof err === 'object') {
     let code = typeof err.code === 'string' && err.code ? err.code : 'FAILED'
@@ -129,8 +132,16 @@ export function describeError(err, audience = 'cli') {
     message = message.replace(/^[A-Z_]+: /, '')
     // The binding names its functions; at a prompt or to an MCP client, name what they call.
     message = message.replace(/\bindexTasks\b/g, audience === 'mcp' ? 'index_tasks' : '`roo-state index`')
+    // The binding speaks of its options; at a prompt, name the command-line flag.
+    if (audience === 'cli') message = message.replace(/\bpass overwrite: true\b/g, 'pass --overwrite')
     const out = { code, message }
-    const hint = err.hint ?? hints[code]
+    // A bad argument points at the help of the command at hand (not when the message already
+    // names the option to use).
+    const usage =
+      audience === 'cli' && (code === 'USAGE' || code === 'INVALID_ARGUMENT') && !/--[a-z]/.test(message)
+        ? `See \`roo-state ${command ?? '<command>'} --help\` for its arguments and examples.`
+        : undefined
+    const hint = err.hint ?? hints[code] ?? usage
     if (hint) out.hint = hint
     if (err.details !== undefined) out.details = err.details
     return out

@@ -65,7 +65,7 @@ Examples:
   roo-state models fetch                                # the local model, for search by meaning
   roo-state cleanup --older-than 60                     # dry run: what would be freed
   roo-state condense check 019cd6ce --context-window 200000
-  roo-state tree --tasks-dir fixtures/stores/stack-era-v3.20/tasks --json | jq '.stores[0].roots[0]'
+  roo-state tree --tasks-dir ~/backup/roo/tasks --json | jq '.stores[0].roots[0]'
 
 Environment:
   ROO_STATE_STORAGE     storage folders to use instead of searching (path list)
@@ -145,8 +145,8 @@ function makeProgress(enabled, signal) {
   }
 }
 
-function printError(err, json) {
-  const e = describeError(err)
+function printError(err, json, command) {
+  const e = describeError(err, 'cli', command)
   process.stderr.write(`roo-state: ${e.code}: ${e.message}\n`)
   if (e.hint) process.stderr.write(`  ${e.hint}\n`)
   if (json) process.stdout.write(`${JSON.stringify({ error: e }, null, 2)}\n`)
@@ -240,6 +240,6 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
     }
     return result.exitCode ?? EXIT.OK
   } catch (err) {
-    return printError(err, json)
+    return printError(err, json, found?.name)
   }
 }

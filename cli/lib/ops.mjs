@@ -369,7 +369,7 @@ export async function condenseCheck(sel, opts, io = noIo) {
   if (io.signal?.aborted) throw new RooStateError('ABORTED', 'Cancelled.')
   const messages = api.value?.messages ?? []
   if (!messages.length) {
-    throw new RooStateError('INVALID_ARGUMENT', `Task ${t.taskId} has no readable API history (${apiFile}): there is no context to manage.`)
+    throw new RooStateError('NO_API_HISTORY', `Task ${t.taskId} has no readable API history (${apiFile}): there is no context to manage.`)
   }
   const uiMessages = ui.value ?? []
   // Records that carry `request` inside api_req_started were written by releases up to 3.28.17,

@@ -29,7 +29,7 @@ export function renderTree(data, opts = {}) {
     if (m && m.ambiguous) head.push(`${m.ambiguous} ambiguous`)
     if (m && m.orphans) head.push(`${plural(m.orphans, 'orphan')}`)
     out.push(`${head.join(' · ')} · dates UTC`)
-    if (!store.roots.length) out.push('  (no task)')
+    if (!store.roots.length) out.push(store.tasks ? '  (no task)' : '  (no task folder here: a store holds one folder per task, each with ui_messages.json or api_conversation_history.json; `roo-state discover` lists the stores found on this machine)')
     for (const root of store.roots) {
       out.push('')
       node(root, '', '', true, width, data.focus, out)
@@ -101,6 +101,10 @@ export function renderScan(data, cwd) {
   for (const store of data.stores) {
     if (out.length) out.push('')
     out.push(shownPath(store.tasksDir, cwd))
+    if (!store.total) {
+      out.push('(no task folder here: a store holds one folder per task, each with ui_messages.json or api_conversation_history.json; `roo-state discover` lists the stores found on this machine)')
+      continue
+    }
     const rows = store.skeletons
       .slice()
       .sort((a, b) => (a.createdAtMs ?? 0) - (b.createdAtMs ?? 0) || a.taskId.localeCompare(b.taskId))
@@ -130,7 +134,13 @@ export function renderShow(data, cwd) {
   out.push(`  created    ${shortDate(m.createdAt)} UTC   last activity ${shortDate(m.lastActivity)} UTC`)
   out.push(`  mode       ${m.mode ?? '-'}   workspace ${m.workspace ?? '-'}   source ${m.source}`)
   out.push(`  counts     ${plural(m.messageCount, 'message')}, ${plural(m.actionCount, 'tool call')}, ${plural(s.apiTotals.requests, 'request')}, ${bytes(m.totalSize)}`)
-  out.push(`  tokens     in ${s.apiTotals.tokensIn}, out ${s.apiTotals.tokensOut}, cost $${s.apiTotals.totalCost.toFixed(4)}${s.isCompleted ? '   completed' : ''}`)
+  // No request recorded: the tokens and cost are unknown, not zero.
+  const known = s.apiTotals.requests > 0 || s.apiTotals.totalCost > 0
+  out.push(
+    known
+      ? `  tokens     in ${s.apiTotals.tokensIn}, out ${s.apiTotals.tokensOut}, cost $${s.apiTotals.totalCost.toFixed(4)}${s.isCompleted ? '   completed' : ''}`
+      : `  tokens     unknown (no request recorded in the UI messages)${s.isCompleted ? '   completed' : ''}`,
+  )
   if (s.parentTaskId) out.push(`  parent     ${s.parentTaskId}${s.parentEvidence ? ` (${evidenceText(s.parentEvidence)})` : ''}`)
   for (const c of s.childTasks) {
     out.push(`  subtask    ${c.ts ? shortDate(c.ts) : '?'} [${c.mode ?? '?'}] ${oneLine(c.message, 80)}${c.childTaskId ? ` → ${c.childTaskId}` : ''}`)

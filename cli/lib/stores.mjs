@@ -31,10 +31,38 @@ export function normalizeTasksDir(input, cwd = process.cwd()) {
   }
   const abs = path.resolve(cwd, input)
   if (!isDir(abs)) {
+    if (fs.existsSync(abs)) {
+      throw new RooStateError('INVALID_PATH', `${abs} is a file, not a folder: --tasks-dir takes a tasks/ folder (or the storage folder that holds it).`, {
+        hint: isTaskFile(abs)
+          ? `This file belongs to one task; pass the tasks folder above it: --tasks-dir ${path.dirname(path.dirname(abs))}`
+          : 'Give the folder that holds the task folders; `roo-state discover` lists the stores found on this machine.',
+      })
+    }
     throw new RooStateError('INVALID_PATH', `There is no folder at ${abs}.`)
   }
   if (path.basename(abs) !== 'tasks' && isDir(path.join(abs, 'tasks'))) return path.join(abs, 'tasks')
+  if (TASK_FILES.some((f) => fs.existsSync(path.join(abs, f)))) {
+    throw new RooStateError('INVALID_PATH', `${abs} is one task's folder, not a store of tasks.`, {
+      hint: `Pass its parent: --tasks-dir ${path.dirname(abs)} (and the task id ${path.basename(abs)} where a command takes one).`,
+    })
+  }
   return abs
+}
+
+/** The files a task folder holds. */
+const TASK_FILES = ['ui_messages.json', 'claude_messages.json', 'api_conversation_history.json', 'history_item.json', 'task_metadata.json']
+
+function isTaskFile(p) {
+  return TASK_FILES.includes(path.basename(p))
+}
+
+/** Whether a tasks folder holds no task folder at all (names starting with `_` or `.` are not tasks). */
+export function isEmptyStore(tasksDir) {
+  try {
+    return !fs.readdirSync(tasksDir, { withFileTypes: true }).some((e) => isTaskName(e.name) && (e.isDirectory() || e.isSymbolicLink()))
+  } catch {
+    return false
+  }
 }
 
 /**

@@ -53,6 +53,22 @@ fn number(f: f64) -> String {
     }
 }
 
+/// A cost in dollars: rounded to the micro-dollar (sums of doubles carry noise such as
+/// `0.30950550000000004`), without trailing zeros; empty when no request recorded one (unknown is
+/// not zero).
+fn cost(t: &roo_state::skeleton::ApiTotalsOut) -> String {
+    if t.requests == 0 && t.total_cost == 0.0 {
+        return String::new();
+    }
+    let s = format!("{:.6}", t.total_cost);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_owned()
+    } else {
+        s.to_owned()
+    }
+}
+
 fn gen_err(e: std::io::Error) -> ExportError {
     ExportError::Generation(format!("the CSV could not be written: {e}"))
 }
@@ -118,7 +134,7 @@ pub fn write_task_list<W: Write>(
             t.requests.to_string(),
             number(t.tokens_in),
             number(t.tokens_out),
-            number(t.total_cost),
+            cost(t),
             h.parent_evidence
                 .as_ref()
                 .map(|e| e.source.clone())
@@ -137,6 +153,26 @@ pub fn write_task_list<W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn costs_are_rounded_and_unknown_is_empty() {
+        let mut t = roo_state::skeleton::ApiTotalsOut {
+            requests: 3,
+            tokens_in: 1.0,
+            tokens_out: 1.0,
+            cache_writes: 0.0,
+            cache_reads: 0.0,
+            total_cost: 0.30950550000000004,
+        };
+        assert_eq!(cost(&t), "0.309506");
+        t.total_cost = 0.0;
+        assert_eq!(cost(&t), "0");
+        t.total_cost = 2.5;
+        assert_eq!(cost(&t), "2.5");
+        t.requests = 0;
+        t.total_cost = 0.0;
+        assert_eq!(cost(&t), "");
+    }
 
     #[test]
     fn cells() {

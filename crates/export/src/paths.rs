@@ -430,17 +430,22 @@ impl AtomicFile {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let tmp = tempfile::Builder::new()
-            .prefix(".roo-export-")
-            .suffix(".tmp")
-            .tempfile_in(&dir)
-            .map_err(|e| {
-                remove_created(&target.created_dirs);
-                ExportError::InvalidPath(format!(
-                    "a temporary file could not be created in {}: {e}",
-                    dir.display()
-                ))
-            })?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".roo-export-").suffix(".tmp");
+        // An export is an ordinary file: created with the user's umask (usually 0644), not the
+        // 0600 of a private temporary file.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let tmp = builder.tempfile_in(&dir).map_err(|e| {
+            remove_created(&target.created_dirs);
+            ExportError::InvalidPath(format!(
+                "a temporary file could not be created in {}: {e}",
+                dir.display()
+            ))
+        })?;
         Ok(Self {
             out: Some(BufWriter::with_capacity(1 << 16, tmp)),
             target,

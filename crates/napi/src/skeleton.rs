@@ -1,6 +1,6 @@
 //! Skeletons, scanning, typed readers, extraction and the compatibility mode.
 
-use crate::job::{CodedError, Job, CORRUPT_FILE, INVALID_PATH, TASK_NOT_FOUND};
+use crate::job::{CodedError, Job, CORRUPT_FILE, INVALID_ARGUMENT, INVALID_PATH, TASK_NOT_FOUND};
 use crate::{progress_fn, ProgressFn};
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
@@ -111,6 +111,7 @@ pub fn scan_tasks(
             hierarchy,
         };
         roo_state::scan_tasks(Path::new(&tasks_dir), &opts).map_err(|e| match e {
+            ScanError::Empty => CodedError::new(INVALID_ARGUMENT, e.to_string()),
             ScanError::NotFound(_) | ScanError::NotADirectory(_) => {
                 CodedError::new(INVALID_PATH, e.to_string())
             }

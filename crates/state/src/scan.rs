@@ -42,9 +42,11 @@ pub struct ScanResult {
 /// Errors that stop a scan before it starts.
 #[derive(Debug, thiserror::Error)]
 pub enum ScanError {
+    #[error("no tasks folder was given (an empty path)")]
+    Empty,
     #[error("the tasks directory {0} does not exist")]
     NotFound(PathBuf),
-    #[error("{0} is not a directory")]
+    #[error("{0} is a file, not a tasks folder")]
     NotADirectory(PathBuf),
     #[error("the tasks directory {path} could not be read: {source}")]
     Unreadable {
@@ -60,6 +62,9 @@ pub type TaskDir = (String, PathBuf);
 /// The task directories of a `tasks/` folder: every entry whose name does not start with `_` or
 /// `.` (the extension's own rule), sorted by name. Entries that are not directories are reported.
 pub fn list_task_dirs(tasks_dir: &Path) -> Result<(Vec<TaskDir>, Vec<Diagnostic>), ScanError> {
+    if tasks_dir.as_os_str().is_empty() {
+        return Err(ScanError::Empty);
+    }
     let md = std::fs::metadata(tasks_dir).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             ScanError::NotFound(tasks_dir.to_path_buf())

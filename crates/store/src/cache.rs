@@ -429,17 +429,39 @@ fn check_tasks_dir(tasks_dir: &Path) -> Result<PathBuf> {
     }
 }
 
-/// Refuse a cache root inside the extension's storage folder (the parent of `tasks/`).
+/// Refuse a cache root inside the folders the extension owns ([`extension_folders`]).
 pub fn check_cache_root(cache_root: &Path, tasks_dir: &Path) -> Result<()> {
-    let base = tasks_dir.parent().unwrap_or(tasks_dir);
-    if fsutil::is_within(cache_root, base) {
-        return Err(StoreError::InvalidPath(format!(
-            "the cache directory {} lies inside the extension's folder {}; choose a directory of its own",
-            cache_root.display(),
-            base.display()
-        )));
+    for folder in extension_folders(tasks_dir) {
+        if fsutil::is_within(cache_root, &folder) {
+            return Err(StoreError::InvalidCacheDir(format!(
+                "the cache directory {} lies inside {}, a folder the extension owns; choose a directory of its own",
+                cache_root.display(),
+                folder.display()
+            )));
+        }
     }
     Ok(())
+}
+
+/// The folders an extension owns around a tasks folder: the tasks folder itself; the whole storage
+/// folder when it is an extension's own (`globalStorage/<extension id>`); otherwise (a custom
+/// storage path, which may be any folder, the home folder included) the extension's
+/// subfolders beside `tasks/`: `settings`, `cache`, `checkpoints`.
+pub fn extension_folders(tasks_dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![tasks_dir.to_path_buf()];
+    let Some(base) = tasks_dir.parent().filter(|p| !p.as_os_str().is_empty()) else {
+        return out;
+    };
+    let named = base
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .is_some_and(|n| crate::discover::HOSTS.iter().any(|h| h.id == n));
+    if named {
+        out.push(base.to_path_buf());
+    } else {
+        out.extend(["settings", "cache", "checkpoints"].map(|d| base.join(d)));
+    }
+    out
 }
 
 fn cancelled(opts: &BuildOptions) -> bool {

@@ -38,6 +38,9 @@ pub enum StoreError {
     InvalidPath(String),
     #[error("{0}")]
     InvalidArgument(String),
+    /// A cache directory that would lie in the extension's own folders.
+    #[error("{0}")]
+    InvalidCacheDir(String),
     #[error("{action} {path} failed: {source}")]
     Io {
         action: &'static str,
@@ -68,6 +71,7 @@ impl StoreError {
         match self {
             StoreError::NotFound { .. } | StoreError::InvalidPath(_) => "INVALID_PATH",
             StoreError::InvalidArgument(_) => "INVALID_ARGUMENT",
+            StoreError::InvalidCacheDir(_) => "INVALID_CACHE_DIR",
             StoreError::Io { .. } => "IO_ERROR",
             StoreError::Locked { .. } => "CACHE_LOCKED",
             StoreError::Aborted => "ABORTED",

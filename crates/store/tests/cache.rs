@@ -224,12 +224,49 @@ fn force_rebuild_and_workspace_filter() {
 
 #[test]
 fn cache_dir_inside_the_extension_folder_is_refused() {
-    let (_tmp, tasks, _cache, _ids) = setup(1);
-    let inside = tasks.parent().expect("base").join("our-cache");
-    let err = build_skeleton_cache(std::slice::from_ref(&tasks), &BuildOptions::new(&inside))
-        .expect_err("refused");
-    assert_eq!(err.code(), "INVALID_PATH");
-    assert!(!inside.exists());
+    // A store in the extension's own storage folder: that whole folder is the extension's.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let ext = tmp
+        .path()
+        .join("globalStorage")
+        .join("rooveterinaryinc.roo-cline");
+    let tasks = ext.join("tasks");
+    common::make_tasks(&tasks, 1);
+    for inside in [
+        ext.join("our-cache"),
+        tasks.join("cache"),
+        ext.join("settings/c"),
+    ] {
+        let err = build_skeleton_cache(std::slice::from_ref(&tasks), &BuildOptions::new(&inside))
+            .expect_err("refused");
+        assert_eq!(err.code(), "INVALID_CACHE_DIR");
+        assert!(
+            err.to_string().contains("a folder the extension owns"),
+            "{err}"
+        );
+        assert!(!inside.exists());
+    }
+}
+
+#[test]
+fn a_store_directly_in_the_home_folder_takes_the_default_cache() {
+    // A custom storage path of `~`: tasks/ sits in the home folder, beside the platform cache.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let home = tmp.path().join("home");
+    let tasks = home.join("tasks");
+    common::make_tasks(&tasks, 2);
+    let cache = home.join(".cache").join("roo-state-core");
+    let r = build(&tasks, &cache);
+    assert_eq!(r.built, 2);
+    // The extension's own folders beside tasks/ stay refused.
+    for inside in [
+        home.join("settings").join("c"),
+        home.join("tasks").join("c"),
+    ] {
+        let err = build_skeleton_cache(std::slice::from_ref(&tasks), &BuildOptions::new(&inside))
+            .expect_err("refused");
+        assert_eq!(err.code(), "INVALID_CACHE_DIR");
+    }
 }
 
 #[test]

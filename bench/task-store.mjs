@@ -1,0 +1,88 @@
+// The TaskStore handle through the binding, on a store of N tasks (fixture tasks copied under new
+// ids, a tenth of them children through task_metadata.json): open (cold, then warm from the
+// cache), a warm refresh with nothing changed, one changed task, the hierarchy pass, the bulk
+// transfer of every header, and peak RSS. Ratios against the warm refresh measured in the same run
+// (targets at 5 000 tasks: one change <= 3x, headers into JS <= 3x, warm refresh <= 50 ms; at
+// 50 000: warm refresh <= 250 ms, hierarchy <= 100 ms in Rust, peak RSS <= 400 MiB).
+//
+//   node bench/task-store.mjs [tasks=5000]
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+
+const require = createRequire(import.meta.url)
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const core = require(path.join(root, 'index.js'))
+const N = Number(process.argv[2] ?? 5000)
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'roo-task-store-bench-'))
+const tasks = path.join(work, 'store', 'tasks')
+const cacheDir = path.join(work, 'cache')
+fs.mkdirSync(tasks, { recursive: true })
+const sources = []
+for (const s of ['history-item-v3.50', 'native-tools-v3.45', 'stack-era-v3.20', 'v2-wrapper', 'claude-dev-2024']) {
+  const dir = path.join(root, 'fixtures', 'stores', s, 'tasks')
+  for (const t of fs.readdirSync(dir)) if (fs.statSync(path.join(dir, t)).isDirectory()) sources.push(path.join(dir, t))
+}
+const ids = []
+for (let i = 0; i < N; i++) {
+  const id = `t${String(i).padStart(6, '0')}`
+  fs.cpSync(sources[i % sources.length], path.join(tasks, id), { recursive: true })
+  ids.push(id)
+}
+
+const ms = (t) => Number(process.hrtime.bigint() - t) / 1e6
+async function median(runs, fn) {
+  const t = []
+  for (let i = 0; i < runs; i++) {
+    const s = process.hrtime.bigint()
+    await fn(i)
+    t.push(ms(s))
+  }
+  t.sort((a, b) => a - b)
+  return t[Math.floor(t.length / 2)]
+}
+
+let t = process.hrtime.bigint()
+const first = await core.TaskStore.open({ tasksDir: tasks, cacheDir })
+const coldOpen = ms(t)
+if (first.size !== N) throw new Error(`opened ${first.size} of ${N}`)
+t = process.hrtime.bigint()
+const store = await core.TaskStore.open({ tasksDir: tasks, cacheDir })
+const warmOpen = ms(t)
+
+const warm = await median(9, async () => {
+  const r = await store.refresh()
+  if (r.cache !== 'none') throw new Error('a warm refresh changed something')
+})
+const oneChanged = await median(7, async (round) => {
+  const dir = path.join(tasks, ids[(round * 37) % N])
+  const f = ['ui_messages.json', 'claude_messages.json', 'api_conversation_history.json'].map((n) => path.join(dir, n)).find((p) => fs.existsSync(p))
+  const when = new Date(Date.now() + (round + 1) * 1000)
+  fs.utimesSync(f, when, when)
+  const r = await store.refresh()
+  if (r.changed !== 1) throw new Error(`expected one change, got ${r.changed}`)
+})
+const headers = await median(5, () => {
+  const h = store.headers()
+  if (h.length !== N) throw new Error('headers')
+})
+const tree = await median(5, () => store.tree())
+const hierarchyRust = store.metrics().elapsedMs
+const list = await median(9, () => store.list({ limit: 50 }))
+const rss = process.resourceUsage().maxRSS / 1024
+
+const r = (x) => (x / warm).toFixed(2)
+console.log(`TaskStore, ${N} tasks (${os.cpus().length} cores)`)
+console.log(`  open cold (cache built)      ${coldOpen.toFixed(0)} ms`)
+console.log(`  open warm (from the cache)   ${warmOpen.toFixed(0)} ms`)
+console.log(`  refresh, nothing changed     ${warm.toFixed(1)} ms   (baseline)`)
+console.log(`  refresh, one task changed    ${oneChanged.toFixed(1)} ms   ${r(oneChanged)}x the warm refresh`)
+console.log(`  hierarchy pass (Rust)        ${hierarchyRust.toFixed(1)} ms`)
+console.log(`  headers() into JS            ${headers.toFixed(1)} ms   ${r(headers)}x the warm refresh`)
+console.log(`  tree()                       ${tree.toFixed(1)} ms`)
+console.log(`  list({ limit: 50 })          ${list.toFixed(2)} ms`)
+console.log(`  peak RSS                     ${rss.toFixed(0)} MiB`)
+fs.rmSync(work, { recursive: true, force: true })
