@@ -427,3 +427,21 @@ describe('progress and cancellation', () => {
     expect(still.stores[0].roots[0].taskId).toBe(ROOT)
   })
 })
+
+describe('a message over the size limit', () => {
+  it('an 11 MiB request is answered with an error naming the limit, and the next request is served', async () => {
+    const { client: c, log } = await connect(['--tasks-dir', storeDir(V350)])
+    try {
+      const huge = 'x'.repeat(11 * 1024 * 1024)
+      await expect(c.callTool({ name: 'get_task_tree', arguments: { conversation_id: huge } })).rejects.toThrow(
+        /more than this server's limit of 10485760 bytes/,
+      )
+      const after = await c.callTool({ name: 'get_task_tree', arguments: {} })
+      expect(after.isError).toBeFalsy()
+      expect(JSON.parse((after.content as Array<{ text: string }>)[0].text).stores[0].tasks).toBe(4)
+      expect(log()).toContain('refused a message of')
+    } finally {
+      await c.close()
+    }
+  }, 60_000)
+})

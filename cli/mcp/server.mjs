@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module'
 import process from 'node:process'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { LineTransport } from './line-transport.mjs'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { call, has } from '../lib/binding.mjs'
 import { describeError } from '../lib/errors.mjs'
@@ -190,7 +190,8 @@ export async function runServer(opts = {}) {
   console.warn = toStderr
 
   const server = createServer(opts)
-  const transport = new StdioServerTransport()
+  // Our line transport: an oversize message is answered with an error instead of ending the session.
+  const transport = new LineTransport({ log })
   let closing = false
   const shutdown = async () => {
     if (closing) return
