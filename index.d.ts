@@ -1395,6 +1395,11 @@ export interface ExportConversationOptions {
   maxDepth?: number
   includeContent?: boolean
   prettyPrint?: boolean
+  /**
+   * XML: `seed` (default) writes what the design document's schemas accept (schemas/*.xsd);
+   * `extended` adds the optional fields of schemas/extended/*.xsd.
+   */
+  schemaProfile?: 'seed' | 'extended'
   overwrite?: boolean
   outputRoot?: string
   /** JSON only: `light` (default) or `skeletons`. */
@@ -1419,6 +1424,11 @@ export interface ExportProjectOptions {
   /** A named filter of the export configuration. */
   filter?: string
   prettyPrint?: boolean
+  /**
+   * XML: `seed` (default) writes what the design document's schemas accept (schemas/*.xsd);
+   * `extended` adds the optional fields of schemas/extended/*.xsd.
+   */
+  schemaProfile?: 'seed' | 'extended'
   overwrite?: boolean
   outputRoot?: string
   signal?: AbortSignal
@@ -1442,6 +1452,11 @@ export interface ExportTaskXmlOptions {
   /** Full message content (default from the configuration: false, a preview). */
   includeContent?: boolean
   prettyPrint?: boolean
+  /**
+   * XML: `seed` (default) writes what the design document's schemas accept (schemas/*.xsd);
+   * `extended` adds the optional fields of schemas/extended/*.xsd.
+   */
+  schemaProfile?: 'seed' | 'extended'
   /** Replace an existing file (default false). */
   overwrite?: boolean
   /** Directory `filePath` must lie in (default: the configured root, else the current directory). */

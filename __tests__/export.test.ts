@@ -24,12 +24,13 @@ afterAll(() => {
 })
 
 /** xmllint --schema; fails (never skips) when xmllint is missing: CI installs libxml2-utils. */
-function validate(xml: string, schema: 'task' | 'conversation' | 'project'): void {
+function validate(xml: string, schema: 'task' | 'conversation' | 'project', profile: 'seed' | 'extended' = 'seed'): void {
   const dir = tempDir('roo-export-xml-')
   const file = path.join(dir, 'doc.xml')
   fs.writeFileSync(file, xml)
+  const xsd = profile === 'seed' ? path.join(repoRoot, 'schemas', `${schema}.xsd`) : path.join(repoRoot, 'schemas', 'extended', `${schema}.xsd`)
   try {
-    execFileSync('xmllint', ['--noout', '--schema', path.join(repoRoot, 'schemas', `${schema}.xsd`), file], {
+    execFileSync('xmllint', ['--noout', '--schema', xsd, file], {
       stdio: 'pipe',
     })
   } catch (e) {
@@ -86,6 +87,26 @@ describe('XML', () => {
     expect(count(parentPart, /<message /g)).toBeGreaterThan(10)
     expect(count(childPart, /<message /g)).toBeGreaterThan(10)
     expect(count(childPart, /<action /g)).toBeGreaterThan(10)
+  })
+
+  it('writes what the seed schemas accept by default, and the extended additions on request', async () => {
+    const seed = await core.exportTaskXml({ taskId: CHILD, tasksDir: realTasks })
+    validate(seed.content!, 'task')
+    expect(seed.content).not.toContain('<workspace>')
+    const ext = await core.exportTaskXml({ taskId: CHILD, tasksDir: realTasks, schemaProfile: 'extended' })
+    validate(ext.content!, 'task', 'extended')
+    expect(ext.content).toContain('<workspace>')
+    expect(() => validate(ext.content!, 'task')).toThrow(/rejects the export/)
+    const ws = (await core.analyzeConversation(CHILD, path.join(realTasks, CHILD), { includeSequence: false })).metadata.workspace!
+    const project = await core.exportProjectXml({ projectPath: ws, tasksDir: realTasks, schemaProfile: 'extended' })
+    validate(project.content!, 'project', 'extended')
+    expect(project.content).toMatch(/<conversation [^>]*createdAt=/)
+    const conv = await core.exportConversationXml({ conversationId: PARENT, tasksDir: realTasks, maxDepth: 1, schemaProfile: 'extended' })
+    validate(conv.content!, 'conversation', 'extended')
+    expect(conv.content).toContain('omittedChildren="1"')
+    await expect(core.exportTaskXml({ taskId: CHILD, tasksDir: realTasks, schemaProfile: 'xsd11' as 'seed' })).rejects.toThrow(
+      /schemaProfile must be 'seed' or 'extended'/,
+    )
   })
 
   it('exports a project summary whose counts add up', async () => {

@@ -198,7 +198,10 @@ describe('each seed tool on the fixtures', () => {
     expect(JSON.parse(text(task, 1)).format).toBe('xml')
     const conv = text(await ok('export_conversation_xml', { conversationId: ROOT, maxDepth: 2 }))
     expect(conv).toContain(`<conversation conversationId="${ROOT}"`)
-    expect(conv).toContain('omittedChildren="1"')
+    // The seed schemas (default) have no omittedChildren; the extended profile adds it.
+    expect(conv).not.toContain('omittedChildren')
+    const extended = text(await ok('export_conversation_xml', { conversationId: ROOT, maxDepth: 2, schemaProfile: 'extended' }))
+    expect(extended).toContain('omittedChildren="1"')
     const project = text(await ok('export_project_xml', { projectPath: '/home/dev/projets/meteo-cli', prettyPrint: false }))
     expect(project).toContain('<projectExport><summary><projectPath>/home/dev/projets/meteo-cli</projectPath>')
     const written = await okJson('export_tasks_xml', { taskId: ROOT, filePath: 'out/root.xml' })

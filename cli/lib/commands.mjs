@@ -156,9 +156,11 @@ export const commands = {
       filter: { type: 'string', arg: 'NAME', help: 'project/csv: a named filter of the export configuration' },
       variant: { type: 'string', arg: 'light|skeletons', help: 'json: the tree with summaries (default) or full skeletons' },
       overwrite: { type: 'boolean', help: 'replace an existing output file' },
+      'schema-profile': { type: 'string', arg: 'seed|extended', help: 'xml: the design document\'s schemas (default) or the extended ones (adds workspace, …)' },
     },
     examples: [
       'roo-state export xml 019cd6ce-1c9e-7be9-a324-5dcc53ca83b6 -o task.xml',
+      'roo-state export xml 019cd6ce-1c9e --schema-profile extended   # with the optional additions (schemas/extended)',
       'roo-state export xml 019cd6ce-1c9e --conversation --include-content > conversation.xml',
       'roo-state export md 019cd6ce-1c9e -o conversation.md',
       'roo-state export json 019cd6ce-1c9e --variant skeletons',
@@ -180,12 +182,14 @@ export const commands = {
       if (target !== 'project' && !id) throw usageError(`export ${format} needs a task id (or --project PATH for a project).`)
       if (target === 'project' && id) throw usageError('A project export takes no task id.')
       const variant = oneOf(ctx, 'variant', ['light', 'skeletons'])
+      const schemaProfile = oneOf(ctx, 'schema-profile', ['seed', 'extended'])
       const p = ctx.progress('exporting')
       const data = await ops
         .runExport(ctx.sel, {
           target,
           format,
           id,
+          schemaProfile,
           projectPath: ctx.opts.project,
           ...outputTarget(ctx),
           includeContent: ctx.opts['include-content'] ? true : undefined,

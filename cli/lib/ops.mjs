@@ -184,6 +184,8 @@ export async function runExport(sel, opts, io = noIo) {
     outputRoot: opts.outputRoot,
     signal: io.signal,
   }
+  // XML only: the seed schemas (default) or the extended ones.
+  if (opts.format === 'xml' && opts.schemaProfile !== undefined) common.schemaProfile = opts.schemaProfile
   if (opts.target === 'project') {
     if (opts.format === 'xml' && !opts.projectPath) {
       throw new RooStateError('INVALID_ARGUMENT', 'A project export needs the project (workspace) path.')

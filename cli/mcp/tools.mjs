@@ -121,6 +121,7 @@ export const tools = [
         filePath: { type: 'string', minLength: 1, description: 'Write here (relative to the output root) instead of returning the XML.' },
         includeContent: { type: 'boolean', description: 'Whole messages instead of 100-character previews (default from the export configuration: false).' },
         prettyPrint: { type: 'boolean', description: 'Indent the XML (default true).' },
+        schemaProfile: { type: 'string', enum: ['seed', 'extended'], description: 'seed (default): what the design document\'s schemas accept; extended: also workspace, omittedChildren, a project conversation\'s createdAt/totalSize/mode (schemas/extended).' },
         tasksDir: tasksDirCamel,
       },
       required: ['taskId'],
@@ -128,7 +129,7 @@ export const tools = [
     },
     annotations: readOnly,
     run: async (a, ctx) =>
-      exportAnswer(await ops.runExport(selOf(ctx, a.tasksDir), { target: 'task', format: 'xml', id: a.taskId, filePath: a.filePath, includeContent: a.includeContent, prettyPrint: a.prettyPrint }, ctx.io)),
+      exportAnswer(await ops.runExport(selOf(ctx, a.tasksDir), { target: 'task', format: 'xml', id: a.taskId, filePath: a.filePath, includeContent: a.includeContent, prettyPrint: a.prettyPrint, schemaProfile: a.schemaProfile }, ctx.io)),
   },
   {
     name: 'export_conversation_xml',
@@ -142,6 +143,7 @@ export const tools = [
         maxDepth: { type: 'integer', minimum: 1, description: 'Levels of tasks, the root being 1 (default: all).' },
         includeContent: { type: 'boolean', description: 'Whole messages instead of previews.' },
         prettyPrint: { type: 'boolean', description: 'Indent the XML (default true).' },
+        schemaProfile: { type: 'string', enum: ['seed', 'extended'], description: 'seed (default): what the design document\'s schemas accept; extended: also workspace, omittedChildren, a project conversation\'s createdAt/totalSize/mode (schemas/extended).' },
         tasksDir: tasksDirCamel,
       },
       required: ['conversationId'],
@@ -150,7 +152,7 @@ export const tools = [
     annotations: readOnly,
     run: async (a, ctx) =>
       exportAnswer(
-        await ops.runExport(selOf(ctx, a.tasksDir), { target: 'conversation', format: 'xml', id: a.conversationId, filePath: a.filePath, maxDepth: a.maxDepth, includeContent: a.includeContent, prettyPrint: a.prettyPrint }, ctx.io),
+        await ops.runExport(selOf(ctx, a.tasksDir), { target: 'conversation', format: 'xml', id: a.conversationId, filePath: a.filePath, maxDepth: a.maxDepth, includeContent: a.includeContent, prettyPrint: a.prettyPrint, schemaProfile: a.schemaProfile }, ctx.io),
       ),
   },
   {
@@ -166,6 +168,7 @@ export const tools = [
         endDate: { type: 'string', description: 'ISO 8601; a bare date covers the whole day.' },
         filter: { type: 'string', description: 'A named filter of the export configuration.' },
         prettyPrint: { type: 'boolean', description: 'Indent the XML (default true).' },
+        schemaProfile: { type: 'string', enum: ['seed', 'extended'], description: 'seed (default): what the design document\'s schemas accept; extended: also workspace, omittedChildren, a project conversation\'s createdAt/totalSize/mode (schemas/extended).' },
         tasksDir: tasksDirCamel,
       },
       required: ['projectPath'],
@@ -174,7 +177,7 @@ export const tools = [
     annotations: readOnly,
     run: async (a, ctx) =>
       exportAnswer(
-        await ops.runExport(selOf(ctx, a.tasksDir), { target: 'project', format: 'xml', projectPath: a.projectPath, filePath: a.filePath, startDate: a.startDate, endDate: a.endDate, filter: a.filter, prettyPrint: a.prettyPrint }, ctx.io),
+        await ops.runExport(selOf(ctx, a.tasksDir), { target: 'project', format: 'xml', projectPath: a.projectPath, filePath: a.filePath, startDate: a.startDate, endDate: a.endDate, filter: a.filter, prettyPrint: a.prettyPrint, schemaProfile: a.schemaProfile }, ctx.io),
       ),
   },
   {

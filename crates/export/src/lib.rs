@@ -44,6 +44,8 @@ pub struct Output {
     /// The output root (for the embedding program; tool arguments should not set it).
     pub output_root: Option<String>,
     pub pretty_print: Option<bool>,
+    /// XML: the schemas written for (default: the seed schemas).
+    pub schema_profile: Option<xml::SchemaProfile>,
 }
 
 /// `exportTaskXml`.
@@ -121,11 +123,12 @@ fn settings() -> Settings {
 }
 
 impl Settings {
-    fn content(&self, include: Option<bool>) -> ContentOptions {
+    fn content(&self, include: Option<bool>, o: &Output) -> ContentOptions {
         ContentOptions {
             include_content: include.unwrap_or(self.defaults.include_content),
             preview_len: self.defaults.content_preview_length as usize,
             max_content_len: self.defaults.max_content_length as usize,
+            profile: o.schema_profile.unwrap_or_default(),
         }
     }
 
@@ -221,7 +224,7 @@ pub fn export_task_xml(req: &TaskXmlRequest, cancel: &AtomicBool) -> Result<Expo
     let source = open_source(req.tasks_dir.as_deref())?;
     source.task_dir(&req.task_id)?;
     let settings = settings();
-    let content = settings.content(req.include_content);
+    let content = settings.content(req.include_content, &req.output);
     let pretty = settings.pretty(&req.output);
     let sink = open_sink(&settings, &req.output, source.as_ref())?;
     let skel = source.full(&req.task_id, &content.analyze())?;
@@ -290,7 +293,7 @@ pub fn export_conversation_xml(
         sink,
     } = conversation_parts(req, cancel)?;
     let conv = conversation(&headers, &settings, req)?;
-    let content = settings.content(req.include_content);
+    let content = settings.content(req.include_content, &req.output);
     let pretty = settings.pretty(&req.output);
     let (sink, written) =
         xml::write_conversation(sink, source.as_ref(), &conv, pretty, &content, cancel)?;
@@ -316,7 +319,8 @@ pub fn export_project_xml(req: &ProjectRequest, cancel: &AtomicBool) -> Result<E
     let sink = open_sink(&settings, &req.output, source.as_ref())?;
     let headers = source.headers(cancel)?;
     let conversations = tree::project_conversations(&headers, project, &filter);
-    let (sink, written) = xml::write_project(sink, project, &conversations, pretty)?;
+    let profile = req.output.schema_profile.unwrap_or_default();
+    let (sink, written) = xml::write_project(sink, project, &conversations, pretty, profile)?;
     finish_sink("xml", sink, written, settings.warnings, cancel)
 }
 
@@ -360,7 +364,7 @@ pub fn export_conversation_markdown(
     } = conversation_parts(req, cancel)?;
     let conv = conversation(&headers, &settings, req)?;
     // Markdown is read by people: full content unless asked otherwise.
-    let content = settings.content(Some(req.include_content.unwrap_or(true)));
+    let content = settings.content(Some(req.include_content.unwrap_or(true)), &req.output);
     let (sink, written) =
         markdown::write_conversation(sink, source.as_ref(), &conv, &content, cancel)?;
     finish_sink("markdown", sink, written, settings.warnings, cancel)
@@ -389,7 +393,7 @@ pub fn export_conversation_json(
         sink,
     } = conversation_parts(req, cancel)?;
     let conv = conversation(&headers, &settings, req)?;
-    let content = settings.content(req.include_content);
+    let content = settings.content(req.include_content, &req.output);
     let pretty = settings.pretty(&req.output);
     let (sink, written) = match variant {
         JsonVariant::Light => json::write_light(sink, &conv, pretty)?,

@@ -26,6 +26,38 @@ use std::sync::atomic::AtomicBool;
 /// Titles longer than this (UTF-16 units) are cut.
 const MAX_TITLE: usize = 500;
 
+/// Which schemas the XML is written for.
+///
+/// - `Seed` (the default): exactly what the design document's schemas accept (`schemas/*.xsd`:
+///   the seed documents with only the fixes that make them usable: empty sequences, the
+///   conversation types completed as the document's TODO says, the `comment` attribute turned into
+///   documentation). A consumer validating against the seed contract accepts every export.
+/// - `Extended`: the seed plus optional additions (`schemas/extended/*.xsd`): `metadata/workspace`,
+///   `isTruncated` on `<parameters>`, `omittedChildren` on conversation tasks, `createdAt`,
+///   `totalSize` and `mode` on a project's `<conversation>`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchemaProfile {
+    #[default]
+    Seed,
+    Extended,
+}
+
+impl SchemaProfile {
+    /// `seed` or `extended`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "seed" => Some(SchemaProfile::Seed),
+            "extended" => Some(SchemaProfile::Extended),
+            _ => None,
+        }
+    }
+
+    fn extended(self) -> bool {
+        self == SchemaProfile::Extended
+    }
+}
+
 /// How message content is written.
 #[derive(Debug, Clone, Copy)]
 pub struct ContentOptions {
@@ -35,6 +67,8 @@ pub struct ContentOptions {
     pub preview_len: usize,
     /// Longest content when `include_content` is true (0 = no limit).
     pub max_content_len: usize,
+    /// The schemas written for.
+    pub profile: SchemaProfile,
 }
 
 impl ContentOptions {
@@ -214,17 +248,21 @@ fn task_open<W: Write>(
     if let Some(p) = parent {
         attrs.push(("parentTaskId", p));
     }
-    if omitted_children > 0 {
+    if omitted_children > 0 && content.profile.extended() {
         attrs.push(("omittedChildren", &omitted));
     }
     out.start(element, &attrs)?;
-    write_metadata(out, skel)?;
+    write_metadata(out, skel, content.profile)?;
     write_sequence(out, skel, content, written)?;
     written.tasks += 1;
     Ok(())
 }
 
-fn write_metadata<W: Write>(out: &mut XmlOut<W>, s: &ConversationSkeleton) -> Result<()> {
+fn write_metadata<W: Write>(
+    out: &mut XmlOut<W>,
+    s: &ConversationSkeleton,
+    profile: SchemaProfile,
+) -> Result<()> {
     let m = &s.metadata;
     out.start("metadata", &[])?;
     if let Some(t) = title_of(s) {
@@ -238,7 +276,11 @@ fn write_metadata<W: Write>(out: &mut XmlOut<W>, s: &ConversationSkeleton) -> Re
     out.text_element("messageCount", &[], &m.message_count.to_string())?;
     out.text_element("actionCount", &[], &m.action_count.to_string())?;
     out.text_element("totalSize", &[], &m.total_size.to_string())?;
-    if let Some(ws) = m.workspace.as_deref().filter(|x| !x.trim().is_empty()) {
+    if let Some(ws) = m
+        .workspace
+        .as_deref()
+        .filter(|x| profile.extended() && !x.trim().is_empty())
+    {
         out.text_element("workspace", &[], ws)?;
     }
     out.end("metadata")
@@ -319,8 +361,10 @@ fn write_sequence<W: Write>(
                     out.start("action", &attrs)?;
                     let json = a.parameters.to_string();
                     let (text, cut) = content.cut(&json, false);
-                    let pattrs: &[(&str, &str)] = if cut {
+                    if cut {
                         written.truncated += 1;
+                    }
+                    let pattrs: &[(&str, &str)] = if cut && content.profile.extended() {
                         &[("isTruncated", "true")]
                     } else {
                         &[]
@@ -430,6 +474,7 @@ pub fn write_project<W: Write>(
     project_path: &str,
     conversations: &[ProjectConversation<'_>],
     pretty: bool,
+    profile: SchemaProfile,
 ) -> Result<(W, Written)> {
     let mut out = XmlOut::new(sink, pretty)?;
     let total_tasks: usize = conversations.iter().map(|c| c.task_count).sum();
@@ -472,10 +517,12 @@ pub fn write_project<W: Write>(
             }
             attrs.push(("taskCount", &task_count));
             attrs.push(("lastActivity", &last));
-            attrs.push(("createdAt", &created));
-            attrs.push(("totalSize", &size));
-            if let Some(m) = r.metadata.mode.as_deref().filter(|m| !m.trim().is_empty()) {
-                attrs.push(("mode", m));
+            if profile.extended() {
+                attrs.push(("createdAt", &created));
+                attrs.push(("totalSize", &size));
+                if let Some(m) = r.metadata.mode.as_deref().filter(|m| !m.trim().is_empty()) {
+                    attrs.push(("mode", m));
+                }
             }
             out.empty("conversation", &attrs)?;
         }
@@ -509,6 +556,7 @@ mod tests {
             include_content: false,
             preview_len: 5,
             max_content_len: 0,
+            profile: SchemaProfile::Seed,
         };
         assert_eq!(
             c.cut("hello world", false),
@@ -524,6 +572,7 @@ mod tests {
             include_content: true,
             preview_len: 5,
             max_content_len: 4,
+            profile: SchemaProfile::Seed,
         };
         assert_eq!(
             limited.cut("ab...yz", true),

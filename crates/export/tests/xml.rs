@@ -1,10 +1,12 @@
-//! XML exports: every document validates with xmllint against schemas/*.xsd, and reading it back
-//! gives the counts of the skeletons it came from.
+//! XML exports: every document validates with xmllint against schemas/*.xsd (the seed profile,
+//! the default) and, with `schemaProfile: extended`, against schemas/extended/*.xsd; reading a
+//! document back gives the counts of the skeletons it came from.
 
 mod common;
 
 use common::*;
 use roo_export::source::SkeletonSource;
+use roo_export::xml::SchemaProfile;
 use roo_export::{
     export_conversation_xml, export_project_xml, export_task_xml, ConversationRequest, Output,
     ProjectRequest, TaskXmlRequest, TasksDirSource,
@@ -41,6 +43,93 @@ fn schemas_share_their_types() {
         s[a..b].to_owned()
     };
     assert_eq!(block("task.xsd"), block("conversation.xsd"));
+    assert_eq!(
+        block("extended/task.xsd"),
+        block("extended/conversation.xsd")
+    );
+}
+
+/// Both profiles on the real pair and its project: each document validates against its own
+/// profile's schema, and the extended documents carry additions the seed schemas refuse.
+#[test]
+fn seed_by_default_and_extended_on_request() {
+    isolate_config();
+    let with = |profile: Option<SchemaProfile>| Output {
+        schema_profile: profile,
+        ..Output::default()
+    };
+    let dir = Some(real_tasks().display().to_string());
+    let task = |profile| {
+        export_task_xml(
+            &TaskXmlRequest {
+                task_id: CHILD.into(),
+                tasks_dir: dir.clone(),
+                output: with(profile),
+                ..TaskXmlRequest::default()
+            },
+            &no_cancel(),
+        )
+        .expect("task")
+        .content
+        .expect("content")
+    };
+    let conversation = |profile| {
+        export_conversation_xml(
+            &ConversationRequest {
+                conversation_id: PARENT.into(),
+                tasks_dir: dir.clone(),
+                max_depth: Some(1),
+                output: with(profile),
+                ..ConversationRequest::default()
+            },
+            &no_cancel(),
+        )
+        .expect("conversation")
+        .content
+        .expect("content")
+    };
+    let ws = headers(&real_tasks())
+        .into_iter()
+        .find_map(|h| h.metadata.workspace)
+        .expect("a workspace");
+    let project = |profile| {
+        export_project_xml(
+            &ProjectRequest {
+                project_path: Some(ws.clone()),
+                tasks_dir: dir.clone(),
+                output: with(profile),
+                ..ProjectRequest::default()
+            },
+            &no_cancel(),
+        )
+        .expect("project")
+        .content
+        .expect("content")
+    };
+    for (name, make) in [
+        (
+            "task.xsd",
+            &task as &dyn Fn(Option<SchemaProfile>) -> String,
+        ),
+        ("conversation.xsd", &conversation),
+        ("project.xsd", &project),
+    ] {
+        let default = make(None);
+        xmllint(name, &default);
+        xmllint(name, &make(Some(SchemaProfile::Seed)));
+        let extended = make(Some(SchemaProfile::Extended));
+        xmllint(&format!("extended/{name}"), &extended);
+        assert!(
+            !validates(name, &extended),
+            "{name}: the extended document should carry additions the seed schema refuses"
+        );
+        // The seed schemas' documents are valid extended documents too.
+        xmllint(&format!("extended/{name}"), &default);
+    }
+    assert!(!task(None).contains("<workspace>"));
+    assert!(task(Some(SchemaProfile::Extended)).contains("<workspace>"));
+    assert!(!conversation(None).contains("omittedChildren"));
+    assert!(conversation(Some(SchemaProfile::Extended)).contains("omittedChildren=\"1\""));
 }
 
 #[test]
@@ -191,7 +280,6 @@ fn real_pair_nests_the_child_under_the_parent_with_sequences() {
         .content
         .expect("content");
     xmllint("conversation.xsd", &xml);
-    assert!(xml.contains("omittedChildren=\"1\""));
     assert_eq!(parse(&xml).order.len(), 1);
     // The task export of the child names its reconstructed parent.
     let xml = export_task_xml(

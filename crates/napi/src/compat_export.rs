@@ -169,6 +169,7 @@ fn content(o: &Option<CompatXmlOptions>) -> ContentOptions {
         include_content: o.as_ref().and_then(|o| o.include_content).unwrap_or(false),
         preview_len: PREVIEW_LEN,
         max_content_len: 0,
+        profile: roo_export::xml::SchemaProfile::Seed,
     }
 }
 
@@ -289,8 +290,14 @@ pub fn compat_project_xml(
         mode: None,
     };
     let conversations = project_conversations(&headers, &project_path, &filter);
-    let (bytes, _) = write_project(Vec::new(), &project_path, &conversations, pretty(&options))
-        .map_err(xml_error)?;
+    let (bytes, _) = write_project(
+        Vec::new(),
+        &project_path,
+        &conversations,
+        pretty(&options),
+        roo_export::xml::SchemaProfile::Seed,
+    )
+    .map_err(xml_error)?;
     utf8(bytes)
 }
 

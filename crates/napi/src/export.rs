@@ -18,13 +18,24 @@ fn output(
     overwrite: Option<bool>,
     output_root: Option<String>,
     pretty_print: Option<bool>,
-) -> Output {
-    Output {
+    schema_profile: Option<String>,
+) -> Result<Output, CodedError> {
+    let schema_profile = match schema_profile.as_deref() {
+        None => None,
+        Some(p) => Some(roo_export::xml::SchemaProfile::parse(p).ok_or_else(|| {
+            CodedError::new(
+                crate::job::INVALID_ARGUMENT,
+                format!("schemaProfile must be 'seed' or 'extended', not '{p}'"),
+            )
+        })?),
+    };
+    Ok(Output {
         file_path,
         overwrite,
         output_root,
         pretty_print,
-    }
+        schema_profile,
+    })
 }
 
 #[napi(object, object_to_js = false)]
@@ -37,6 +48,10 @@ pub struct ExportTaskXmlOptions {
     /// Full message content (default from the configuration: false, a preview).
     pub include_content: Option<bool>,
     pub pretty_print: Option<bool>,
+    /// XML: `seed` (default) writes what the design document's schemas accept (schemas/*.xsd);
+    /// `extended` adds the optional fields of schemas/extended/*.xsd.
+    #[napi(ts_type = "'seed' | 'extended'")]
+    pub schema_profile: Option<String>,
     /// Replace an existing file (default false).
     pub overwrite: Option<bool>,
     /// Directory `filePath` must lie in (default: the configured root, else the current directory).
@@ -48,18 +63,22 @@ pub struct ExportTaskXmlOptions {
 /// One task as XML (schemas/task.xsd).
 #[napi(ts_return_type = "Promise<ExportResult>")]
 pub fn export_task_xml(options: ExportTaskXmlOptions) -> AsyncTask<Job<ExportOutcome>> {
-    let req = TaskXmlRequest {
-        task_id: options.task_id,
-        tasks_dir: options.tasks_dir,
-        include_content: options.include_content,
-        output: output(
-            options.file_path,
-            options.overwrite,
-            options.output_root,
-            options.pretty_print,
-        ),
-    };
+    let out = output(
+        options.file_path,
+        options.overwrite,
+        options.output_root,
+        options.pretty_print,
+        options.schema_profile,
+    );
+    let (task_id, tasks_dir, include_content) =
+        (options.task_id, options.tasks_dir, options.include_content);
     Job::spawn_checked(options.signal, move |cancel| {
+        let req = TaskXmlRequest {
+            task_id,
+            tasks_dir,
+            include_content,
+            output: out?,
+        };
         roo_export::export_task_xml(&req, cancel).map_err(coded)
     })
 }
@@ -74,6 +93,10 @@ pub struct ExportConversationOptions {
     pub max_depth: Option<u32>,
     pub include_content: Option<bool>,
     pub pretty_print: Option<bool>,
+    /// XML: `seed` (default) writes what the design document's schemas accept (schemas/*.xsd);
+    /// `extended` adds the optional fields of schemas/extended/*.xsd.
+    #[napi(ts_type = "'seed' | 'extended'")]
+    pub schema_profile: Option<String>,
     pub overwrite: Option<bool>,
     pub output_root: Option<String>,
     /// JSON only: `light` (default) or `skeletons`.
@@ -83,17 +106,28 @@ pub struct ExportConversationOptions {
     pub signal: Option<crate::job::Signal>,
 }
 
+/// The request (or why its options are refused, reported when the job runs) and the signal.
 fn conversation_request(
     o: ExportConversationOptions,
-) -> (ConversationRequest, Option<crate::job::Signal>) {
+) -> (
+    Result<ConversationRequest, CodedError>,
+    Option<crate::job::Signal>,
+) {
+    let out = output(
+        o.file_path,
+        o.overwrite,
+        o.output_root,
+        o.pretty_print,
+        o.schema_profile,
+    );
     (
-        ConversationRequest {
+        out.map(|output| ConversationRequest {
             conversation_id: o.conversation_id,
             tasks_dir: o.tasks_dir,
             max_depth: o.max_depth,
             include_content: o.include_content,
-            output: output(o.file_path, o.overwrite, o.output_root, o.pretty_print),
-        },
+            output,
+        }),
         o.signal,
     )
 }
@@ -105,7 +139,7 @@ pub fn export_conversation_xml(
 ) -> AsyncTask<Job<ExportOutcome>> {
     let (req, signal) = conversation_request(options);
     Job::spawn_checked(signal, move |cancel| {
-        roo_export::export_conversation_xml(&req, cancel).map_err(coded)
+        roo_export::export_conversation_xml(&req?, cancel).map_err(coded)
     })
 }
 
@@ -116,7 +150,7 @@ pub fn export_conversation_markdown(
 ) -> AsyncTask<Job<ExportOutcome>> {
     let (req, signal) = conversation_request(options);
     Job::spawn_checked(signal, move |cancel| {
-        roo_export::export_conversation_markdown(&req, cancel).map_err(coded)
+        roo_export::export_conversation_markdown(&req?, cancel).map_err(coded)
     })
 }
 
@@ -138,7 +172,7 @@ pub fn export_conversation_json(
                 ))
             }
         };
-        roo_export::export_conversation_json(&req, variant, cancel).map_err(coded)
+        roo_export::export_conversation_json(&req?, variant, cancel).map_err(coded)
     })
 }
 
@@ -155,22 +189,39 @@ pub struct ExportProjectOptions {
     /// A named filter of the export configuration.
     pub filter: Option<String>,
     pub pretty_print: Option<bool>,
+    /// XML: `seed` (default) writes what the design document's schemas accept (schemas/*.xsd);
+    /// `extended` adds the optional fields of schemas/extended/*.xsd.
+    #[napi(ts_type = "'seed' | 'extended'")]
+    pub schema_profile: Option<String>,
     pub overwrite: Option<bool>,
     pub output_root: Option<String>,
     #[napi(ts_type = "AbortSignal")]
     pub signal: Option<crate::job::Signal>,
 }
 
-fn project_request(o: ExportProjectOptions) -> (ProjectRequest, Option<crate::job::Signal>) {
+/// The request (or why its options are refused, reported when the job runs) and the signal.
+fn project_request(
+    o: ExportProjectOptions,
+) -> (
+    Result<ProjectRequest, CodedError>,
+    Option<crate::job::Signal>,
+) {
+    let out = output(
+        o.file_path,
+        o.overwrite,
+        o.output_root,
+        o.pretty_print,
+        o.schema_profile,
+    );
     (
-        ProjectRequest {
+        out.map(|output| ProjectRequest {
             project_path: o.project_path,
             tasks_dir: o.tasks_dir,
             start_date: o.start_date,
             end_date: o.end_date,
             filter: o.filter,
-            output: output(o.file_path, o.overwrite, o.output_root, o.pretty_print),
-        },
+            output,
+        }),
         o.signal,
     )
 }
@@ -180,7 +231,7 @@ fn project_request(o: ExportProjectOptions) -> (ProjectRequest, Option<crate::jo
 pub fn export_project_xml(options: ExportProjectOptions) -> AsyncTask<Job<ExportOutcome>> {
     let (req, signal) = project_request(options);
     Job::spawn_checked(signal, move |cancel| {
-        roo_export::export_project_xml(&req, cancel).map_err(coded)
+        roo_export::export_project_xml(&req?, cancel).map_err(coded)
     })
 }
 
@@ -189,7 +240,7 @@ pub fn export_project_xml(options: ExportProjectOptions) -> AsyncTask<Job<Export
 pub fn export_task_list_csv(options: ExportProjectOptions) -> AsyncTask<Job<ExportOutcome>> {
     let (req, signal) = project_request(options);
     Job::spawn_checked(signal, move |cancel| {
-        roo_export::export_task_list_csv(&req, cancel).map_err(coded)
+        roo_export::export_task_list_csv(&req?, cancel).map_err(coded)
     })
 }
 

@@ -57,6 +57,24 @@ pub fn isolate_config() -> &'static Path {
     .path()
 }
 
+/// Whether `xml` validates against `schema` (xmllint; panics when xmllint is missing).
+pub fn validates(schema_name: &str, xml: &str) -> bool {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("export.xml");
+    std::fs::write(&file, xml).expect("write xml");
+    Command::new("xmllint")
+        .arg("--noout")
+        .arg("--schema")
+        .arg(schema(schema_name))
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("xmllint could not be run ({e}); install it: apt-get install -y libxml2-utils")
+        })
+        .status
+        .success()
+}
+
 /// Validate `xml` against `schema` with xmllint. Panics (never skips) when xmllint is missing:
 /// CI installs it (Debian's libxml2-utils).
 pub fn xmllint(schema_name: &str, xml: &str) {
