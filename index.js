@@ -721,19 +721,29 @@ if (!nativeBinding || forceWasi) {
   }
 }
 
+/* roo-state-core: missing binding message */
 if (!nativeBinding) {
-  if (loadErrors.length > 0) {
-    const error = new Error(
-      `Cannot find native binding. ` +
-        `npm has a bug related to optional dependencies (https://github.com/npm/cli/issues/4828). ` +
-        'Please try `npm i` again after removing both package-lock.json and node_modules directory.',
-    )
-    // assign instead of the `new Error(message, { cause })` options form,
-    // which Node < 16.9 silently ignores
-    error.cause = createLoadErrorChain(loadErrors)
-    throw error
-  }
-  throw new Error(`Failed to load native binding`)
+  const __platform = (() => {
+    const p = process.platform
+    const a = process.arch
+    if (p === 'linux') return `linux-${a}-${isMusl() ? 'musl' : 'gnu'}`
+    if (p === 'win32') return `win32-${a}-msvc`
+    return `${p}-${a}`
+  })()
+  const __supported = ["linux-x64-gnu","linux-arm64-gnu","linux-x64-musl","darwin-x64","darwin-arm64","win32-x64-msvc","win32-arm64-msvc"]
+  const __known = __supported.includes(__platform)
+  const error = new Error(
+    `roo-state-core: no native binary loads on this machine (${__platform}).\n` +
+      (__known
+        ? `  Either install its platform package: npm install roo-state-core-${__platform}@0.1.0 ` +
+          `(npm leaves optional packages out with --omit=optional, or when the lock file was made on another platform; ` +
+          `npm install --include=optional brings them back),\n`
+        : `  No prebuilt package exists for this platform (prebuilt: ${__supported.join(', ')});\n`) +
+      `  or build it from source: run \`npm run build\` in ${__dirname} with Rust installed (https://rustup.rs).`,
+  )
+  error.code = 'BINDING_NOT_FOUND'
+  if (loadErrors.length > 0) error.cause = createLoadErrorChain(loadErrors)
+  throw error
 }
 
 // A package can patch its own fallback in front of the load-failure check

@@ -7,3 +7,5 @@ cd "$(dirname "$0")/.."
 mkdir -p target
 cat types/*.d.ts > target/types-header.d.ts
 npx napi build --platform "$@" --manifest-path crates/napi/Cargo.toml --output-dir . --js index.js --dts index.d.ts
+# One clear message when no native binary loads (platform, and the two ways out).
+node scripts/loader-message.mjs index.js
