@@ -75,10 +75,13 @@ export async function taskTree(sel, opts = {}, io = noIo) {
       if (!byId.has(focus.taskId)) {
         throw new RooStateError('TASK_NOT_FOUND', `Task ${focus.taskId} has no skeleton in ${tasksDir} (its folder holds no task file).`)
       }
-      const ancestors = call('getAncestors', loaded.skeletons, focus.taskId)
+      const ancestors = loaded.handle ? loaded.handle.ancestors(focus.taskId) : call('getAncestors', loaded.skeletons, focus.taskId)
       rootId = ancestors.length ? ancestors[ancestors.length - 1] : focus.taskId
     }
-    const roots = call('getTaskTree', loaded.skeletons, { rootId, workspace: opts.workspace, maxDepth })
+    // The tree is built where the skeletons are: in the handle when there is one.
+    const roots = loaded.handle
+      ? loaded.handle.tree({ rootId, workspace: opts.workspace, maxDepth })
+      : call('getTaskTree', loaded.skeletons, { rootId, workspace: opts.workspace, maxDepth })
     const enrich = (node) => {
       const s = byId.get(node.taskId)
       const out = { ...node }
@@ -133,7 +136,8 @@ export async function conversationView(sel, opts, io = noIo) {
     const loaded = await storeSkeletons(t.tasksDir, { cacheDir: sel.cacheDir, noCache: opts.noCache, onProgress: io.onProgress, signal: io.signal })
     const byId = new Map(loaded.skeletons.map((s) => [s.taskId, s]))
     if (mode === 'chain') {
-      ids = [...call('getAncestors', loaded.skeletons, t.taskId).reverse(), t.taskId]
+      const ancestors = loaded.handle ? loaded.handle.ancestors(t.taskId) : call('getAncestors', loaded.skeletons, t.taskId)
+      ids = [...ancestors.reverse(), t.taskId]
     } else {
       const self = byId.get(t.taskId)
       const head = self?.parentTaskId && byId.has(self.parentTaskId) ? self.parentTaskId : t.taskId

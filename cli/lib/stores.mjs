@@ -5,7 +5,7 @@
 // replaces the automatic search).
 import fs from 'node:fs'
 import path from 'node:path'
-import { call, has } from './binding.mjs'
+import { call, core, has } from './binding.mjs'
 import { RooStateError } from './errors.mjs'
 
 /** Names in tasks/ that are not tasks (the extension's index, our and its leftovers). */
@@ -137,39 +137,54 @@ export async function findTask(sel, idOrPath) {
   throw new RooStateError('TASK_NOT_FOUND', `No task "${wanted}" in ${stores.length === 1 ? stores[0] : `the ${stores.length} stores (${stores.join(', ')})`}.`)
 }
 
+/** Open task store handles of this process: the MCP server keeps them and refreshes them per call. */
+const handles = new Map()
+
 /**
- * Skeleton headers of one store, linked to their parents: from our cache (built or refreshed
- * first; only changed tasks are read) when the binding has it and `noCache` is not set, else from a
- * scan with the hierarchy pass.
- * @returns {Promise<{tasksDir: string, source: 'cache'|'scan', skeletons: any[], metrics: any, diagnostics: any[]}>}
+ * The native task store handle of one tasks folder (TaskStore): opened once per process (the cache
+ * built or refreshed first, with progress, when it is used), then refreshed on each later call, so
+ * a long-lived server reads only what changed. `null` when the binding has no TaskStore.
+ */
+export async function storeHandle(tasksDir, opts = {}) {
+  if (!has('TaskStore')) return null
+  const { cacheDir, noCache, onProgress, signal } = opts
+  const key = JSON.stringify([tasksDir, cacheDir ?? null, Boolean(noCache)])
+  const known = handles.get(key)
+  if (known) {
+    await known.refresh(signal)
+    return known
+  }
+  if (!noCache && onProgress) await call('buildSkeletonCache', { tasksDir, cacheDir, onProgress, signal })
+  const TaskStore = core().TaskStore
+  const handle = await TaskStore.open({ tasksDir, cacheDir, noCache: Boolean(noCache) })
+  handles.set(key, handle)
+  return handle
+}
+
+/**
+ * Skeleton headers of one store, linked to their parents, and the handle they came from: through
+ * the native TaskStore (from our cache, built or refreshed first, when `noCache` is not set; else
+ * from the task folders), or, with an older binding, from a scan with the hierarchy pass. A cache
+ * that cannot be used (read-only home, a refused folder, a stuck writer) does not stop a read: the
+ * folders are read directly and the reason is kept.
+ * @returns {Promise<{tasksDir: string, source: 'cache'|'scan', skeletons: any[], metrics: any, diagnostics: any[], handle: any}>}
  */
 export async function storeSkeletons(tasksDir, opts = {}) {
   const { cacheDir, noCache, onProgress, signal, workspace } = opts
   const notes = []
-  if (!noCache && has('buildSkeletonCache') && has('loadSkeletons')) {
+  if (has('TaskStore')) {
+    let handle = null
+    let source = noCache ? 'scan' : 'cache'
     try {
-      const built = await call('buildSkeletonCache', { tasksDir, cacheDir, onProgress, signal })
-      const loaded = await call('loadSkeletons', { tasksDir, cacheDir, workspace })
-      const store = built.stores.find((s) => s.tasksDir === tasksDir) ?? built.stores[0]
-      return {
-        tasksDir,
-        source: 'cache',
-        skeletons: loaded.skeletons,
-        metrics: store?.hierarchy ?? null,
-        diagnostics: [...built.diagnostics, ...loaded.diagnostics],
-      }
+      handle = await storeHandle(tasksDir, { cacheDir, noCache, onProgress, signal })
     } catch (err) {
-      // A cache that cannot be written (read-only home, held by a stuck writer…) must not stop a
-      // read: the folders are scanned instead, and the reason is kept.
-      if (err?.code === 'ABORTED' || (err?.code === 'INVALID_PATH' && !fs.existsSync(tasksDir))) throw err
-      notes.push({
-        file: cacheDir ?? '',
-        path: '',
-        code: 'cache_unavailable',
-        severity: 'warning',
-        message: `the skeleton cache could not be used (${err?.code ?? 'FAILED'}: ${err?.message ?? err}); the task folders were read directly`,
-      })
+      if (noCache || err?.code === 'ABORTED' || (err?.code === 'INVALID_PATH' && !fs.existsSync(tasksDir))) throw err
+      notes.push(cacheNote(cacheDir, err))
+      handle = await storeHandle(tasksDir, { noCache: true, signal })
+      source = 'scan'
     }
+    const skeletons = workspace ? handle.list({ workspace }).items : handle.headers()
+    return { tasksDir, source, skeletons, metrics: handle.metrics(), diagnostics: [...notes, ...handle.diagnostics()], handle }
   }
   const scan = await call('scanTasks', tasksDir, {
     onProgress,
@@ -182,5 +197,16 @@ export async function storeSkeletons(tasksDir, opts = {}) {
     skeletons: scan.skeletons,
     metrics: scan.hierarchy ?? null,
     diagnostics: [...notes, ...scan.diagnostics],
+    handle: null,
+  }
+}
+
+function cacheNote(cacheDir, err) {
+  return {
+    file: cacheDir ?? '',
+    path: '',
+    code: 'cache_unavailable',
+    severity: 'warning',
+    message: `the skeleton cache could not be used (${err?.code ?? 'FAILED'}: ${err?.message ?? err}); the task folders were read directly`,
   }
 }

@@ -24,7 +24,7 @@ pub mod tree;
 pub mod xml;
 
 pub use error::{ExportError, Result};
-pub use source::{open_source, SkeletonSource, TasksDirSource};
+pub use source::{open_source, SkeletonSource, StoreSource, TasksDirSource};
 pub use xml::Written;
 
 use config::{ExportDefaults, ExportFilter};

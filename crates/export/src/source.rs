@@ -1,10 +1,11 @@
 //! Where exports read skeletons from.
 //!
 //! Everything an export reads goes through [`SkeletonSource`]; [`open_source`] is the one function
-//! that picks the implementation. Today it is [`TasksDirSource`]: one `tasks/` directory, scanned
-//! for headers (then linked with [`reconstruct_hierarchy`]) and read again, one task at a time,
-//! for the full skeletons an export streams out. The skeleton cache can take its place behind the
-//! same trait.
+//! that picks the implementation: [`StoreSource`], the task store handle of `roo-store` (linked
+//! headers from the skeleton cache, built or refreshed first, only changed tasks read again; the
+//! task folders read directly when the cache cannot be used), and each task read again, one at a
+//! time, for the full skeleton an export streams out. [`TasksDirSource`] scans a folder without
+//! any cache (tests compare the two).
 
 use crate::error::{ExportError, Result};
 use roo_state::hierarchy::{reconstruct_hierarchy, HierarchyOptions};
@@ -12,10 +13,6 @@ use roo_state::skeleton::{analyze_task, AnalyzeOptions, ConversationSkeleton};
 use roo_state::{scan_tasks, ScanOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Environment variable listing the storage directories (the first one's `tasks/` is read when no
-/// `tasksDir` is given).
-pub const STORAGE_ENV: &str = "ROO_STATE_STORAGE";
 
 /// Skeletons for exports.
 pub trait SkeletonSource: Send + Sync {
@@ -130,19 +127,82 @@ impl SkeletonSource for TasksDirSource {
     }
 }
 
-/// The source an export reads: `tasks_dir` when given, else the first directory of
-/// `$ROO_STATE_STORAGE` + `/tasks`.
+/// Exports read through the task store handle: headers linked once, from the cache when it can be
+/// used.
+pub struct StoreSource {
+    store: roo_store::task_store::TaskStore,
+    inner: TasksDirSource,
+}
+
+impl StoreSource {
+    /// Open `tasks_dir` through the handle, with our skeleton cache (the default cache root) or,
+    /// when the cache cannot be used, by reading the folders.
+    pub fn open(tasks_dir: &Path) -> Result<Self> {
+        let inner = TasksDirSource::new(tasks_dir)?;
+        let env = roo_store::HostEnv::current();
+        let open = |cache_root: Option<PathBuf>| {
+            roo_store::task_store::TaskStore::open(
+                &env,
+                &roo_store::task_store::OpenOptions {
+                    tasks_dirs: vec![tasks_dir.to_path_buf()],
+                    cache_root,
+                    ignore_stored_links: false,
+                },
+            )
+        };
+        let store = match open(Some(env.cache_root(None))) {
+            Ok(s) => s,
+            Err(_) => open(None).map_err(|e| ExportError::InvalidPath(e.to_string()))?,
+        };
+        Ok(Self { store, inner })
+    }
+}
+
+impl SkeletonSource for StoreSource {
+    fn headers(&self, cancel: &AtomicBool) -> Result<Vec<ConversationSkeleton>> {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(ExportError::Aborted);
+        }
+        Ok(self.store.skeletons().to_vec())
+    }
+
+    fn full(&self, task_id: &str, opts: &AnalyzeOptions) -> Result<ConversationSkeleton> {
+        self.inner.full(task_id, opts)
+    }
+
+    fn task_dir(&self, task_id: &str) -> Result<PathBuf> {
+        self.inner.task_dir(task_id)
+    }
+
+    fn stores(&self) -> Vec<PathBuf> {
+        self.inner.stores()
+    }
+}
+
+/// The source an export reads: `tasks_dir` when given; else the one store found on this machine
+/// (storage discovery, which honours `ROO_STATE_STORAGE`).
 pub fn open_source(tasks_dir: Option<&str>) -> Result<Box<dyn SkeletonSource>> {
     if let Some(d) = tasks_dir.filter(|d| !d.trim().is_empty()) {
-        return Ok(Box::new(TasksDirSource::new(d)?));
+        return Ok(Box::new(StoreSource::open(Path::new(d))?));
     }
-    let from_env = std::env::var_os(STORAGE_ENV)
-        .and_then(|v| std::env::split_paths(&v).find(|p| !p.as_os_str().is_empty()));
-    match from_env {
-        Some(storage) => Ok(Box::new(TasksDirSource::new(storage.join("tasks"))?)),
-        None => Err(ExportError::InvalidPath(format!(
+    let found = roo_store::discover::discover_storage(
+        &roo_store::HostEnv::current(),
+        &roo_store::discover::DiscoverOptions::default(),
+    );
+    match found.locations.as_slice() {
+        [one] => Ok(Box::new(StoreSource::open(Path::new(&one.tasks_dir))?)),
+        [] => Err(ExportError::InvalidPath(
             "no task store to read: pass tasksDir (the extension's tasks/ directory) or set \
-             {STORAGE_ENV} to its storage directory"
+             ROO_STATE_STORAGE to its storage directory"
+                .into(),
+        )),
+        several => Err(ExportError::InvalidArgument(format!(
+            "several task stores were found; pass tasksDir: {}",
+            several
+                .iter()
+                .map(|l| l.tasks_dir.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ))),
     }
 }

@@ -59,8 +59,15 @@ pub enum ScanError {
 /// A task directory: its name (the task id) and path.
 pub type TaskDir = (String, PathBuf);
 
-/// The task directories of a `tasks/` folder: every entry whose name does not start with `_` or
-/// `.` (the extension's own rule), sorted by name. Entries that are not directories are reported.
+/// Whether an entry of a `tasks/` folder can be a task: names starting with `_` or `.` are the
+/// extension's index, its leftovers and ours (the extension's own rule). Every listing of task
+/// folders goes through this.
+pub fn is_task_name(name: &str) -> bool {
+    !name.starts_with('_') && !name.starts_with('.')
+}
+
+/// The task directories of a `tasks/` folder: every entry that [`is_task_name`], sorted by name.
+/// Entries that are not directories are reported.
 pub fn list_task_dirs(tasks_dir: &Path) -> Result<(Vec<TaskDir>, Vec<Diagnostic>), ScanError> {
     if tasks_dir.as_os_str().is_empty() {
         return Err(ScanError::Empty);
@@ -99,7 +106,7 @@ pub fn list_task_dirs(tasks_dir: &Path) -> Result<(Vec<TaskDir>, Vec<Diagnostic>
             }
         };
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('_') || name.starts_with('.') {
+        if !is_task_name(&name) {
             continue;
         }
         let path = entry.path();

@@ -271,30 +271,12 @@ fn read_data(path: &Path, start: u64) -> std::io::Result<Vec<u8>> {
     Ok(data)
 }
 
-/// The task folders of `tasks_dir`, sorted: entries whose names do not start with `_` or `.`
-/// (the extension's rule) and that are folders. The entry type comes from the listing itself, so
-/// no stat is spent on it (links are followed with one).
+/// The task folders of `tasks_dir`, sorted ([`roo_state::scan::list_task_dirs`]; files among them
+/// are left out here, the scan reports them).
 pub fn list_tasks(tasks_dir: &Path) -> Result<Vec<(String, PathBuf)>> {
-    let rd = fs::read_dir(tasks_dir).map_err(|e| {
-        StoreError::InvalidPath(format!(
-            "the tasks folder {} could not be listed: {e}",
-            tasks_dir.display()
-        ))
-    })?;
-    let mut dirs: Vec<(String, PathBuf)> = rd
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('_') || name.starts_with('.') {
-                return None;
-            }
-            let ft = e.file_type().ok()?;
-            let is_dir = ft.is_dir() || (ft.is_symlink() && e.path().is_dir());
-            is_dir.then(|| (name, e.path()))
-        })
-        .collect();
-    dirs.sort();
-    Ok(dirs)
+    roo_state::scan::list_task_dirs(tasks_dir)
+        .map(|(dirs, _)| dirs)
+        .map_err(|e| StoreError::InvalidPath(e.to_string()))
 }
 
 /// The skeleton line of an entry in a data section, when the entry's span lies inside it.
@@ -997,6 +979,9 @@ pub struct StoreSnapshot {
     pub journal_bytes: u64,
     /// Size of the data section.
     pub data_bytes: u64,
+    /// What the hierarchy pass of the last full build did; `None` once a journal changed entries
+    /// since (the links are current, the counts would not be).
+    pub hierarchy: Option<HierarchyMetrics>,
 }
 
 /// Read a store's cache whole (entries, journal and skeletons). `None` when the file is missing,
@@ -1036,8 +1021,14 @@ pub fn read_snapshot(cache_root: &Path, tasks_dir: &Path) -> Option<StoreSnapsho
             }
         })
         .collect();
+    let journal_bytes = fs::metadata(journal_path(&file)).map_or(0, |m| m.len());
     Some(StoreSnapshot {
-        journal_bytes: fs::metadata(journal_path(&file)).map_or(0, |m| m.len()),
+        hierarchy: if journal_bytes == 0 {
+            index.header.hierarchy.clone()
+        } else {
+            None
+        },
+        journal_bytes,
         data_bytes: data.len() as u64,
         tasks_dir,
         cache_file: file,

@@ -60,6 +60,9 @@ pub struct StoreInfo {
     journal_bytes: u64,
     #[serde(skip)]
     data_bytes: u64,
+    /// The hierarchy metrics the cache holds for this store, when current.
+    #[serde(skip)]
+    cached_hierarchy: Option<HierarchyMetrics>,
 }
 
 /// What [`TaskStore::refresh`] did.
@@ -225,11 +228,16 @@ impl TaskStore {
             }
         }
         store.reindex();
-        if store.stores.len() > 1 || store.cache_root.is_none() {
-            // Links across stores (and a scan without cache) need the hierarchy over everything.
-            store.relink();
-        } else {
-            store.metrics = store.cached_metrics();
+        match store.stores.as_slice() {
+            // One store whose cache holds current metrics: its links and metrics as they are.
+            [one] if one.cached_hierarchy.is_some() => {
+                store.metrics = one.cached_hierarchy.clone().unwrap_or_default();
+            }
+            // Links across stores, a scan without cache, or metrics a journal made stale: the
+            // hierarchy over everything.
+            _ => {
+                store.relink();
+            }
         }
         Ok(store)
     }
@@ -263,6 +271,7 @@ impl TaskStore {
                     generation: snap.generation,
                     journal_bytes: snap.journal_bytes,
                     data_bytes: snap.data_bytes,
+                    cached_hierarchy: snap.hierarchy,
                 };
                 let tasks = snap
                     .tasks
@@ -292,6 +301,7 @@ impl TaskStore {
                 generation: 0,
                 journal_bytes: 0,
                 data_bytes: 0,
+                cached_hierarchy: None,
             },
             tasks,
         ))
@@ -324,20 +334,6 @@ impl TaskStore {
             .filter(|(_, (s, b))| s.parent_task_id != *b)
             .map(|(i, _)| i)
             .collect()
-    }
-
-    fn cached_metrics(&self) -> HierarchyMetrics {
-        // The cache keeps the metrics of its last build in its header; recount what is cheap.
-        let roots = self
-            .skeletons
-            .iter()
-            .filter(|s| s.parent_task_id.is_none())
-            .count() as u32;
-        HierarchyMetrics {
-            tasks: self.skeletons.len() as u32,
-            roots,
-            ..HierarchyMetrics::default()
-        }
     }
 
     /// Stat every task folder; parse again what changed; relink; record the change in the cache.
@@ -558,7 +554,7 @@ impl TaskStore {
         &self.skeletons
     }
 
-    /// What the last hierarchy pass did (after a cached open: the tasks and roots only).
+    /// What the last hierarchy pass did (after an open from a current cache: its last build's).
     pub fn metrics(&self) -> &HierarchyMetrics {
         &self.metrics
     }
