@@ -93,6 +93,16 @@ pub struct TaskStore {
     inner: Shared,
 }
 
+/// A value handed to JavaScript as one JSON text parsed by V8: for results of thousands of objects
+/// (trees, pages, headers) far faster than building them value by value through N-API.
+fn parsed<'e, T: serde::Serialize + ?Sized>(env: &'e Env, value: &T) -> napi::Result<Unknown<'e>> {
+    let text = serde_json::to_string(value).map_err(|e| {
+        CodedError::new("INTERNAL", format!("a result could not be encoded: {e}")).into_sync()
+    })?;
+    let parse: Function<'e, String, Unknown<'e>> = env.run_script("JSON.parse")?;
+    parse.call(text)
+}
+
 fn poisoned() -> napi::Error {
     CodedError::new(
         "INTERNAL",
@@ -240,7 +250,7 @@ impl TaskStore {
             }
         }
         let store = self.inner.read().map_err(|_| poisoned())?;
-        env.to_js_value(&store.list(&q))
+        parsed(env, &store.list(&q))
     }
 
     /// The task forest, or the subtree of `rootId` (id or unique prefix).
@@ -276,11 +286,14 @@ impl TaskStore {
             },
             None => None,
         };
-        env.to_js_value(&store.tree(&TreeOptions {
-            root_id,
-            workspace,
-            max_depth: Some(depth.unwrap_or(256)),
-        }))
+        parsed(
+            env,
+            &store.tree(&TreeOptions {
+                root_id,
+                workspace,
+                max_depth: Some(depth.unwrap_or(256)),
+            }),
+        )
     }
 
     /// Ancestors of a task, nearest first.

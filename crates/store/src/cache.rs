@@ -1026,7 +1026,7 @@ pub fn read_snapshot(cache_root: &Path, tasks_dir: &Path) -> Option<StoreSnapsho
         hierarchy: if journal_bytes == 0 {
             index.header.hierarchy.clone()
         } else {
-            None
+            read_hierarchy_note(&file, index.header.generation, journal_bytes)
         },
         journal_bytes,
         data_bytes: data.len() as u64,
@@ -1055,15 +1055,15 @@ pub enum TaskUpdate<'a> {
 }
 
 /// Record `updates` in the cache of generation `generation`: new skeleton lines are appended to
-/// the data section and the changed entries to the journal. Returns `false`, writing nothing,
-/// when the cache on disk is another generation (another process rebuilt it): the caller then
-/// rebuilds.
+/// the data section and the changed entries to the journal. Returns the journal's new length, or
+/// `None`, writing nothing, when the cache on disk is another generation (another process rebuilt
+/// it): the caller then rebuilds.
 pub fn append_updates(
     cache_root: &Path,
     tasks_dir: &Path,
     generation: u64,
     updates: &[TaskUpdate<'_>],
-) -> Result<bool> {
+) -> Result<Option<u64>> {
     use std::io::{Seek, Write};
     let tasks_dir = fsutil::canonical(tasks_dir);
     let store_dir = store_cache_dir(cache_root, &tasks_dir);
@@ -1071,7 +1071,7 @@ pub fn append_updates(
     let _lock = DirLock::acquire(&store_dir, crate::lock::DEFAULT_WAIT, None)?;
     let index = match read_index(&file) {
         ReadOutcome::Ok(i) if i.header.generation == generation && generation != 0 => i,
-        _ => return Ok(false),
+        _ => return Ok(None),
     };
     let mut cache = fs::OpenOptions::new()
         .read(true)
@@ -1176,5 +1176,57 @@ pub fn append_updates(
         .map_err(|e| StoreError::io("opening", &jpath, e))?;
     j.write_all(&journal)
         .map_err(|e| StoreError::io("appending to", &jpath, e))?;
-    Ok(true)
+    let len = j
+        .metadata()
+        .map_err(|e| StoreError::io("reading", &jpath, e))?
+        .len();
+    Ok(Some(len))
+}
+
+/// The hierarchy metrics of a cache whose journal has lines: written beside the journal after each
+/// append, valid while the cache is the same generation and the journal the same length.
+pub const HIERARCHY_NOTE_FILE: &str = "hierarchy.json";
+
+#[derive(Serialize, Deserialize)]
+struct HierarchyNote {
+    #[serde(rename = "gen")]
+    generation: u64,
+    journal_bytes: u64,
+    hierarchy: HierarchyMetrics,
+}
+
+/// Keep what the hierarchy pass found after an append (temp file and rename), so that the next
+/// open of the store needs no hierarchy pass of its own. A note that cannot be written only costs
+/// that pass.
+pub fn write_hierarchy_note(
+    cache_root: &Path,
+    tasks_dir: &Path,
+    generation: u64,
+    journal_bytes: u64,
+    hierarchy: &HierarchyMetrics,
+) {
+    let store_dir = store_cache_dir(cache_root, &fsutil::canonical(tasks_dir));
+    let Ok(text) = serde_json::to_vec(&HierarchyNote {
+        generation,
+        journal_bytes,
+        hierarchy: hierarchy.clone(),
+    }) else {
+        return;
+    };
+    let tmp = store_dir.join(format!("{HIERARCHY_NOTE_FILE}.{}.tmp", std::process::id()));
+    if fs::write(&tmp, text).is_ok()
+        && fs::rename(&tmp, store_dir.join(HIERARCHY_NOTE_FILE)).is_err()
+    {
+        let _ = fs::remove_file(&tmp);
+    }
+}
+
+fn read_hierarchy_note(
+    cache_file: &Path,
+    generation: u64,
+    journal_bytes: u64,
+) -> Option<HierarchyMetrics> {
+    let text = fs::read(cache_file.with_file_name(HIERARCHY_NOTE_FILE)).ok()?;
+    let note: HierarchyNote = serde_json::from_slice(&text).ok()?;
+    (note.generation == generation && note.journal_bytes == journal_bytes).then_some(note.hierarchy)
 }

@@ -144,6 +144,14 @@ type Fresh = (
     Vec<Diagnostic>,
 );
 
+/// A task read again by a refresh: its store, id, signature, and header or diagnostics.
+type Parsed = (
+    usize,
+    String,
+    TaskSig,
+    std::result::Result<ConversationSkeleton, Vec<Diagnostic>>,
+);
+
 fn header_options() -> AnalyzeOptions {
     AnalyzeOptions {
         include_sequence: false,
@@ -396,7 +404,52 @@ impl TaskStore {
             .par_iter()
             .map(|(n, id, d, sig)| (*n, id.clone(), *sig, analyze_task(id, d, &opts)))
             .collect();
-        // Apply: drop what is gone or re-parsed, then add the new versions.
+        // Changed tasks that still give a skeleton take their old slot; anything added, removed or
+        // now failing rebuilds the lists in id order.
+        let in_place = gone.is_empty()
+            && parsed
+                .iter()
+                .all(|p| p.3.is_ok() && self.index.contains_key(&p.1));
+        let mut fresh: Vec<Fresh> = Vec::new();
+        if in_place {
+            for (n, id, sig, r) in parsed {
+                if let (Ok(s), Some(&i)) = (r, self.index.get(&id)) {
+                    fresh.push((n, id, sig, Some(s.clone()), Vec::new()));
+                    self.tasks[i] = Task { store: n, sig };
+                    self.skeletons[i] = s;
+                }
+            }
+        } else {
+            self.apply_rebuilt(parsed, &gone, &mut fresh, &mut report);
+            self.reindex();
+        }
+        let relinked = self.relink();
+        let parsed_ids: std::collections::HashSet<&str> =
+            fresh.iter().map(|f| f.1.as_str()).collect();
+        let relinked: Vec<usize> = relinked
+            .into_iter()
+            .filter(|&i| !parsed_ids.contains(self.skeletons[i].task_id.as_str()))
+            .collect();
+        report.relinked = relinked.len() as u32;
+        self.diagnostics = self
+            .failed
+            .values()
+            .flat_map(|f| f.2.iter().cloned())
+            .collect();
+
+        report.cache = self.record(&fresh, &relinked, &gone)?;
+        report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+        Ok(report)
+    }
+
+    /// Drop what is gone or was parsed again, add the parsed versions, and keep the id order.
+    fn apply_rebuilt(
+        &mut self,
+        parsed: Vec<Parsed>,
+        gone: &[(usize, String)],
+        fresh: &mut Vec<Fresh>,
+        report: &mut RefreshReport,
+    ) {
         let mut drop: std::collections::HashSet<&str> =
             gone.iter().map(|(_, id)| id.as_str()).collect();
         drop.extend(parsed.iter().map(|p| p.1.as_str()));
@@ -413,7 +466,6 @@ impl TaskStore {
         }
         self.failed.retain(|id, _| !drop.contains(id.as_str()));
         // Unlinked headers of the parsed tasks, as the cache stores them.
-        let mut fresh: Vec<Fresh> = Vec::new();
         for (n, id, sig, r) in parsed {
             match r {
                 Ok(s) => {
@@ -439,24 +491,6 @@ impl TaskStore {
                 self.skeletons.push(s);
             }
         }
-        self.reindex();
-        let relinked = self.relink();
-        let parsed_ids: std::collections::HashSet<&str> =
-            fresh.iter().map(|f| f.1.as_str()).collect();
-        let relinked: Vec<usize> = relinked
-            .into_iter()
-            .filter(|&i| !parsed_ids.contains(self.skeletons[i].task_id.as_str()))
-            .collect();
-        report.relinked = relinked.len() as u32;
-        self.diagnostics = self
-            .failed
-            .values()
-            .flat_map(|f| f.2.iter().cloned())
-            .collect();
-
-        report.cache = self.record(&fresh, &relinked, &gone)?;
-        report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
-        Ok(report)
     }
 
     /// Record a refresh in each touched store's cache: appended, or rewritten when the journal
@@ -513,18 +547,25 @@ impl TaskStore {
                 continue;
             }
             let info = &self.stores[n];
+            let generation = info.generation;
             let large = info.journal_bytes * 4 > info.data_bytes.max(1 << 16);
-            let appended =
-                !large && cache::append_updates(&root, &store_dir, info.generation, &updates)?;
-            if appended {
-                let grown: u64 = updates
-                    .iter()
-                    .map(|u| match u {
-                        TaskUpdate::Parsed { .. } => 2048,
-                        _ => 256,
-                    })
-                    .sum();
-                self.stores[n].journal_bytes += grown;
+            let appended = if large {
+                None
+            } else {
+                cache::append_updates(&root, &store_dir, generation, &updates)?
+            };
+            if let Some(journal_bytes) = appended {
+                self.stores[n].journal_bytes = journal_bytes;
+                // The metrics are the store's own only when the handle holds that one store.
+                if self.stores.len() == 1 {
+                    cache::write_hierarchy_note(
+                        &root,
+                        &store_dir,
+                        generation,
+                        journal_bytes,
+                        &self.metrics,
+                    );
+                }
             } else {
                 cache::build_skeleton_cache(
                     std::slice::from_ref(&store_dir),

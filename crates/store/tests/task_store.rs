@@ -164,6 +164,21 @@ fn one_changed_task_is_parsed_alone_and_appended_to_the_cache() {
     let reopened = open(&tasks, Some(&cache_root));
     assert_eq!(facts(&reopened), facts(&store));
     assert_eq!(facts(&open(&tasks, None)), facts(&store));
+    // The refresh's hierarchy metrics were kept beside the journal: the new handle took them as
+    // they are (the same pass, to its elapsed time) instead of running a pass of its own.
+    let metrics = |s: &TaskStore| serde_json::to_value(s.metrics()).expect("metrics");
+    assert_eq!(metrics(&reopened), metrics(&store));
+    assert_eq!(reopened.metrics().tasks, 40);
+    // Without the note, an open runs the pass: same links and counts, its own timing.
+    let note = cache_file.with_file_name(cache::HIERARCHY_NOTE_FILE);
+    assert!(note.exists());
+    fs::remove_file(&note).expect("remove note");
+    let relinked = open(&tasks, Some(&cache_root));
+    assert_eq!(facts(&relinked), facts(&store));
+    assert_eq!(
+        (relinked.metrics().tasks, relinked.metrics().roots),
+        (store.metrics().tasks, store.metrics().roots)
+    );
 }
 
 #[test]
