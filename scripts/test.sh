@@ -8,7 +8,11 @@ cargo fmt --all --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 echo "== cargo test"
-cargo test --workspace
+# The addon build (napi) always passes --target <host triple>, which puts what it compiles under
+# target/<triple>/; the tests build for the same triple, so the two share one set of compiled
+# dependencies instead of compiling every crate twice.
+host_triple=$(rustc -vV | sed -n 's/^host: //p')
+cargo test --workspace --target "$host_triple"
 echo "== napi build (debug addon for the JS suites)"
 bash scripts/build-addon.sh
 echo "== index.d.ts type-checks under --strict"
