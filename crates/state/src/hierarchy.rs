@@ -1482,13 +1482,14 @@ pub fn get_task_tree(skeletons: &[ConversationSkeleton], opts: &TreeOptions) -> 
             let mut r: Vec<usize> = (0..forest.items.len())
                 .filter(|&i| forest.parent_of(i).is_none())
                 .collect();
-            r.sort_by_key(|&i| {
+            let key = |i: usize| {
                 let s = forest.items.get(i);
                 (
                     s.and_then(|s| s.created_at_ms).unwrap_or(i64::MAX),
-                    s.map(|s| s.task_id.clone()).unwrap_or_default(),
+                    s.map(|s| s.task_id.as_str()).unwrap_or_default(),
                 )
-            });
+            };
+            r.sort_by(|&a, &b| key(a).cmp(&key(b)));
             r
         }
     };
