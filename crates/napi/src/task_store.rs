@@ -99,7 +99,12 @@ fn parsed<'e, T: serde::Serialize + ?Sized>(env: &'e Env, value: &T) -> napi::Re
     let text = serde_json::to_string(value).map_err(|e| {
         CodedError::new("INTERNAL", format!("a result could not be encoded: {e}")).into_sync()
     })?;
-    let parse: Function<'e, String, Unknown<'e>> = env.run_script("JSON.parse")?;
+    json_to_js(env, text)
+}
+
+/// One JSON text parsed by V8's `JSON.parse`.
+fn json_to_js(env: &Env, text: String) -> napi::Result<Unknown<'_>> {
+    let parse: Function<'_, String, Unknown<'_>> = env.run_script("JSON.parse")?;
     parse.call(text)
 }
 
@@ -324,8 +329,6 @@ impl TaskStore {
     /// value by value).
     #[napi(ts_return_type = "ConversationSkeleton[]")]
     pub fn headers<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
-        let text = self.headers_json()?;
-        let parse: Function<'e, String, Unknown<'e>> = env.run_script("JSON.parse")?;
-        parse.call(text)
+        json_to_js(env, self.headers_json()?)
     }
 }

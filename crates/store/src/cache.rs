@@ -979,8 +979,9 @@ pub struct StoreSnapshot {
     pub journal_bytes: u64,
     /// Size of the data section.
     pub data_bytes: u64,
-    /// What the hierarchy pass of the last full build did; `None` once a journal changed entries
-    /// since (the links are current, the counts would not be).
+    /// What the last hierarchy pass over this store did: the full build's, or, once a journal has
+    /// lines, the one kept beside it by the last append; `None` when neither is current (the links
+    /// are, the counts would not be).
     pub hierarchy: Option<HierarchyMetrics>,
 }
 

@@ -60,7 +60,7 @@ pub struct StoreInfo {
     journal_bytes: u64,
     #[serde(skip)]
     data_bytes: u64,
-    /// The hierarchy metrics the cache holds for this store, when current.
+    /// The hierarchy metrics the cache holds for this store, when current (the open takes them).
     #[serde(skip)]
     cached_hierarchy: Option<HierarchyMetrics>,
 }
@@ -236,14 +236,16 @@ impl TaskStore {
             }
         }
         store.reindex();
-        match store.stores.as_slice() {
-            // One store whose cache holds current metrics: its links and metrics as they are.
-            [one] if one.cached_hierarchy.is_some() => {
-                store.metrics = one.cached_hierarchy.clone().unwrap_or_default();
-            }
-            // Links across stores, a scan without cache, or metrics a journal made stale: the
-            // hierarchy over everything.
-            _ => {
+        // One store whose cache holds current metrics: its links and metrics as they are. Links
+        // across stores, a scan without cache, or metrics a journal made stale: the hierarchy over
+        // everything. (Taken, not copied: the metrics can hold thousands of issues.)
+        let cached = match store.stores.as_mut_slice() {
+            [one] => one.cached_hierarchy.take(),
+            _ => None,
+        };
+        match cached {
+            Some(metrics) => store.metrics = metrics,
+            None => {
                 store.relink();
             }
         }
