@@ -5,32 +5,17 @@
 //
 //   node bench/cache.mjs [tasks=5000]
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { copyStore } from './copy-store.mjs'
 
 const require = createRequire(import.meta.url)
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const core = require(path.join(root, 'index.js'))
 const N = Number(process.argv[2] ?? 5000)
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'roo-cache-bench-'))
-const tasks = path.join(work, 'store', 'tasks')
-const cacheDir = path.join(work, 'cache')
-fs.mkdirSync(tasks, { recursive: true })
-
-const sources = []
-for (const s of ['history-item-v3.50', 'native-tools-v3.45', 'stack-era-v3.20', 'v2-wrapper', 'claude-dev-2024']) {
-  const dir = path.join(root, 'fixtures', 'stores', s, 'tasks')
-  for (const t of fs.readdirSync(dir)) if (fs.statSync(path.join(dir, t)).isDirectory()) sources.push(path.join(dir, t))
-}
-const ids = []
-for (let i = 0; i < N; i++) {
-  const id = `t${String(i).padStart(6, '0')}`
-  fs.cpSync(sources[i % sources.length], path.join(tasks, id), { recursive: true })
-  ids.push(id)
-}
+const { work, tasks, cacheDir, ids } = copyStore(root, N, 'roo-cache-bench-')
 const FILES = ['ui_messages.json', 'claude_messages.json', 'api_conversation_history.json', 'history_item.json', 'task_metadata.json']
 
 function statFloor() {

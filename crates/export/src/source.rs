@@ -8,9 +8,8 @@
 //! any cache (tests compare the two).
 
 use crate::error::{ExportError, Result};
-use roo_state::hierarchy::{reconstruct_hierarchy, HierarchyOptions};
 use roo_state::skeleton::{analyze_task, AnalyzeOptions, ConversationSkeleton};
-use roo_state::{scan_tasks, ScanOptions};
+use roo_store::task_store::{OpenOptions, TaskStore, Watch};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -71,21 +70,27 @@ pub fn check_task_id(task_id: &str) -> Result<()> {
 
 impl SkeletonSource for TasksDirSource {
     fn headers(&self, cancel: &AtomicBool) -> Result<Vec<ConversationSkeleton>> {
-        let opts = ScanOptions {
-            analyze: AnalyzeOptions {
-                include_sequence: false,
-                ..AnalyzeOptions::default()
+        // Through the task store without a cache: every task read, linked once.
+        let store = TaskStore::open_with(
+            &roo_store::HostEnv::current(),
+            &OpenOptions {
+                tasks_dirs: vec![self.tasks_dir.clone()],
+                cache_root: None,
+                ignore_stored_links: false,
             },
-            cancel: Some(cancel),
-            ..ScanOptions::default()
-        };
-        let scan = scan_tasks(&self.tasks_dir, &opts)
-            .map_err(|e| ExportError::InvalidPath(e.to_string()))?;
-        if scan.cancelled || cancel.load(Ordering::Relaxed) {
+            Watch {
+                on_progress: None,
+                cancel: Some(cancel),
+            },
+        )
+        .map_err(|e| match e {
+            roo_store::StoreError::Aborted => ExportError::Aborted,
+            e => ExportError::InvalidPath(e.to_string()),
+        })?;
+        if cancel.load(Ordering::Relaxed) {
             return Err(ExportError::Aborted);
         }
-        let (skeletons, _) = reconstruct_hierarchy(scan.skeletons, &HierarchyOptions::default());
-        Ok(skeletons)
+        Ok(store.into_skeletons())
     }
 
     fn full(&self, task_id: &str, opts: &AnalyzeOptions) -> Result<ConversationSkeleton> {
@@ -139,21 +144,12 @@ impl StoreSource {
     /// when the cache cannot be used, by reading the folders.
     pub fn open(tasks_dir: &Path) -> Result<Self> {
         let inner = TasksDirSource::new(tasks_dir)?;
-        let env = roo_store::HostEnv::current();
-        let open = |cache_root: Option<PathBuf>| {
-            roo_store::task_store::TaskStore::open(
-                &env,
-                &roo_store::task_store::OpenOptions {
-                    tasks_dirs: vec![tasks_dir.to_path_buf()],
-                    cache_root,
-                    ignore_stored_links: false,
-                },
-            )
-        };
-        let store = match open(Some(env.cache_root(None))) {
-            Ok(s) => s,
-            Err(_) => open(None).map_err(|e| ExportError::InvalidPath(e.to_string()))?,
-        };
+        let (store, _) = TaskStore::open_with_default_cache(
+            &roo_store::HostEnv::current(),
+            vec![tasks_dir.to_path_buf()],
+            Watch::default(),
+        )
+        .map_err(|e| ExportError::InvalidPath(e.to_string()))?;
         Ok(Self { store, inner })
     }
 }

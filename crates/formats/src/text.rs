@@ -19,15 +19,29 @@ const USER_WRAPPERS: [&str; 4] = ["task", "user_message", "feedback", "answer"];
 pub fn unwrap_user_text(text: &str) -> &str {
     let trimmed = text.trim();
     for tag in USER_WRAPPERS {
-        let open = format!("<{tag}>");
-        let close = format!("</{tag}>");
-        if let Some(rest) = trimmed.strip_prefix(&open) {
-            if let Some(inner) = rest.strip_suffix(&close) {
-                return inner.trim();
+        let Some(rest) = trimmed
+            .strip_prefix('<')
+            .and_then(|r| r.strip_prefix(tag))
+            .and_then(|r| r.strip_prefix('>'))
+        else {
+            continue;
+        };
+        // Closed at the very end: everything between; else the first `</tag>` ends the text.
+        if let Some(inner) = rest
+            .strip_suffix('>')
+            .and_then(|r| r.strip_suffix(tag))
+            .and_then(|r| r.strip_suffix("</"))
+        {
+            return inner.trim();
+        }
+        let mut from = 0;
+        while let Some(at) = rest[from..].find("</") {
+            let start = from + at;
+            let after = &rest[start + 2..];
+            if after.strip_prefix(tag).is_some_and(|r| r.starts_with('>')) {
+                return rest[..start].trim();
             }
-            if let Some(end) = rest.find(&close) {
-                return rest[..end].trim();
-            }
+            from = start + 2;
         }
     }
     trimmed
@@ -234,8 +248,37 @@ pub fn normalize_instruction(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut pending_space = false;
     let mut i = 0usize;
-    // Most instructions are largely ASCII: bytes below 0x80 are handled without decoding.
     while i < bytes.len() {
+        // Most instructions are largely ASCII: a run of bytes that need no decision is copied at
+        // once and lower-cased in place.
+        // Single spaces between such bytes stay in the run (nothing to collapse there).
+        let mut end = i;
+        while let Some(&b) = bytes.get(end) {
+            if PLAIN_ASCII[b as usize] {
+                end += 1;
+            } else if b == b' '
+                && end > i
+                && bytes.get(end + 1).is_some_and(|&n| PLAIN_ASCII[n as usize])
+            {
+                end += 2;
+            } else {
+                break;
+            }
+        }
+        let run = end - i;
+        if run > 0 {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            let from = out.len();
+            out.push_str(&text[i..i + run]);
+            if let Some(tail) = out.get_mut(from..) {
+                tail.make_ascii_lowercase();
+            }
+            i += run;
+            continue;
+        }
         let b = bytes[i];
         let (c, len) = if b < 0x80 {
             match b {
@@ -245,12 +288,7 @@ pub fn normalize_instruction(text: &str) -> String {
                     Some((ch, entity_len)) => (ch, entity_len + 1),
                     None => ('&', 1),
                 },
-                b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => {
-                    pending_space = !out.is_empty();
-                    i += 1;
-                    continue;
-                }
-                _ => ((b as char).to_ascii_lowercase(), 1),
+                _ => (b as char, 1),
             }
         } else {
             match text[i..].chars().next() {
@@ -275,6 +313,18 @@ pub fn normalize_instruction(text: &str) -> String {
     }
     out
 }
+
+/// ASCII bytes [`normalize_instruction`] copies as they are (lower-cased): everything but
+/// whitespace, control characters, `\\` (mention escapes) and `&` (entities).
+const PLAIN_ASCII: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0x21;
+    while b < 0x7f {
+        t[b] = b != b'\\' as usize && b != b'&' as usize;
+        b += 1;
+    }
+    t
+};
 
 /// An entity at the start of `rest` (the text after `&`): the character and the length through `;`.
 fn decode_entity_at(rest: &str) -> Option<(char, usize)> {
@@ -442,6 +492,29 @@ mod tests {
         fn fast_normalisation_agrees_with_the_reference(s in "(\\PC|[\\\\@&;#x0-9a-fA-F<> \\t\\n]|&amp;|&#x41;|\\\\\\\\@|<task>|</task>){0,60}") {
             prop_assert_eq!(normalize_instruction(&s), normalize_reference(&s));
         }
+
+        #[test]
+        fn unwrapping_agrees_with_the_reference(s in "( |\\n|a|b|<|>|/|task|answer|<task>|</task>|</answer>|<answer>|</ta){0,24}") {
+            prop_assert_eq!(unwrap_user_text(&s), unwrap_reference(&s));
+        }
+    }
+
+    /// What the user typed, by the plain definition: the text after `<tag>` up to a `</tag>` that
+    /// ends the text, else up to the first `</tag>`.
+    fn unwrap_reference(text: &str) -> &str {
+        let trimmed = text.trim();
+        for tag in USER_WRAPPERS {
+            let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+            if let Some(rest) = trimmed.strip_prefix(open.as_str()) {
+                if let Some(inner) = rest.strip_suffix(close.as_str()) {
+                    return inner.trim();
+                }
+                if let Some(end) = rest.find(close.as_str()) {
+                    return rest[..end].trim();
+                }
+            }
+        }
+        trimmed
     }
 
     #[test]

@@ -14,7 +14,9 @@ use crate::paths;
 use crate::state::{self, IndexState, TaskRecord};
 use crate::store::{self, ChunkPayload, Existing, Point, ResolvedStore, StoreConfig, VectorStore};
 use rayon::prelude::*;
-use roo_state::skeleton::{analyze_task, AnalyzeOptions};
+use roo_formats::diag::Diagnostic;
+use roo_state::skeleton::{analyze_task, AnalyzeOptions, ConversationSkeleton};
+use roo_store::task_store::{TaskStore, Watch};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::File;
@@ -194,38 +196,52 @@ struct ChunkPayloadMeta {
     user: Option<String>,
 }
 
+/// The parent a task's chunks name: the hierarchy's, else what its files store.
+fn meta_parent(s: &ConversationSkeleton) -> Option<String> {
+    s.parent_task_id
+        .clone()
+        .or_else(|| s.stored_links.history_item_parent.clone())
+        .or_else(|| s.stored_links.metadata_parent.clone())
+}
+
 fn workspace_name(ws: &str) -> Option<String> {
     let key = roo_state::hierarchy::normalize_workspace(ws);
     key.rsplit('/').find(|s| !s.is_empty()).map(str::to_owned)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn prepare(
     task_id: &str,
     task_dir: &Path,
     tasks_dir: &str,
     files: Vec<state::FileSig>,
+    header: Option<std::result::Result<&ConversationSkeleton, &[Diagnostic]>>,
     host: &str,
     user: Option<&String>,
     chunking: &ChunkOptions,
 ) -> Prepared {
-    let header = analyze_task(
-        task_id,
-        task_dir,
-        &AnalyzeOptions {
-            include_sequence: false,
-            ..AnalyzeOptions::default()
-        },
-    );
+    // A folder the task store did not list (made since it was opened) is read here.
+    let read;
+    let header = match header {
+        Some(h) => h,
+        None => {
+            read = analyze_task(
+                task_id,
+                task_dir,
+                &AnalyzeOptions {
+                    include_sequence: false,
+                    ..AnalyzeOptions::default()
+                },
+            );
+            read.as_ref().map_err(Vec::as_slice)
+        }
+    };
     let (meta, created_ms, last_ms, created, last, failure) = match &header {
         Ok(s) => (
             ChunkPayloadMeta {
                 title: s.metadata.title.clone(),
                 workspace: s.metadata.workspace.clone(),
-                parent: s
-                    .parent_task_id
-                    .clone()
-                    .or_else(|| s.stored_links.history_item_parent.clone())
-                    .or_else(|| s.stored_links.metadata_parent.clone()),
+                parent: meta_parent(s),
                 source: Some(s.metadata.source.clone()),
                 host: host.to_owned(),
                 user: user.cloned(),
@@ -379,9 +395,27 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
         }
     }
 
+    // Linked headers (titles, workspaces, parents: stored or inferred) from the task store,
+    // through our skeleton cache when it can be used.
+    // A cancelled open leaves no handle; the run then stops before its first task.
+    let (tasks, cache_note) = match TaskStore::open_with_default_cache(
+        &roo_store::HostEnv::current(),
+        tasks_dirs.clone(),
+        Watch {
+            on_progress: None,
+            cancel: opts.cancel,
+        },
+    ) {
+        Ok((t, note)) => (Some(t), note),
+        Err(roo_store::StoreError::Aborted) => (None, None),
+        Err(roo_store::StoreError::NotFound { path }) => return Err(Error::TasksDirNotFound(path)),
+        Err(e) => return Err(Error::InvalidArgument(e.to_string())),
+    };
+    let header_of = |id: &str| tasks.as_ref().and_then(|t| t.header(id));
+
     let _lock = WriteLock::acquire(&t.index_dir)?;
     // The default never fails: a local model that cannot be loaded leaves lexical vectors.
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = cache_note.into_iter().collect();
     let embedder: Arc<dyn Embedder> = match (&opts.embedder, embed::build(&opts.embedder)) {
         (_, Ok(e)) => e,
         (EmbedderConfig::Auto, Err(e)) => {
@@ -489,8 +523,16 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
     let on_disk: HashSet<&str> = listing.iter().map(|(id, _, _)| id.as_str()).collect();
     for (id, path, dir) in &listing {
         let sig = state::task_signature(path);
+        // A task whose files did not change is done again when its parent did (a parent
+        // inferred, or a link that changed with other tasks).
+        let parent_now = match header_of(id) {
+            Some(Ok(h)) => meta_parent(h),
+            _ => None,
+        };
         match st.tasks.get(id) {
-            Some(r) if r.files == sig && &r.tasks_dir == dir => unchanged += 1,
+            Some(r) if r.files == sig && &r.tasks_dir == dir && r.parent_task_id == parent_now => {
+                unchanged += 1
+            }
             _ => todo.push((id.clone(), path.clone(), dir.clone(), sig)),
         }
     }
@@ -558,7 +600,17 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
         let prepared: Vec<Prepared> = group
             .par_iter()
             .map(|(id, path, dir, sig)| {
-                prepare(id, path, dir, sig.clone(), &host, user.as_ref(), &chunking)
+                let header = header_of(id);
+                prepare(
+                    id,
+                    path,
+                    dir,
+                    sig.clone(),
+                    header,
+                    &host,
+                    user.as_ref(),
+                    &chunking,
+                )
             })
             .collect();
         // Deletions and the points to embed.

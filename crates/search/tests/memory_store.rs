@@ -231,3 +231,75 @@ fn only_dialogue_is_indexed() {
     }
     assert!(chunks > 200);
 }
+
+/// A task folder with one UI record: `(type, kind, text, ts)` per message.
+fn write_task(tasks: &std::path::Path, id: &str, messages: &[(&str, &str, &str, i64)]) {
+    let dir = tasks.join(id);
+    std::fs::create_dir_all(&dir).expect("task dir");
+    let ui: Vec<serde_json::Value> = messages
+        .iter()
+        .map(|(t, kind, text, ts)| serde_json::json!({ "type": t, *t: kind, "text": text, "ts": ts }))
+        .collect();
+    std::fs::write(
+        dir.join("ui_messages.json"),
+        serde_json::to_vec(&ui).expect("json"),
+    )
+    .expect("write");
+}
+
+#[test]
+fn chunks_name_the_inferred_parent_and_follow_it_when_it_appears() {
+    let work = tempfile::tempdir().expect("tmp");
+    let tasks = work.path().join("tasks");
+    let instruction = "Write the invoice parser for the billing service";
+    write_task(
+        &tasks,
+        "child-task",
+        &[
+            ("say", "text", instruction, 1_700_000_060_000),
+            (
+                "say",
+                "text",
+                "The invoice parser reads every line item.",
+                1_700_000_070_000,
+            ),
+        ],
+    );
+    let store = memory(work.path());
+    let index_dir = work.path().join("index");
+    let opts = IndexOptions {
+        tasks_dirs: vec![tasks.clone()],
+        index_dir: Some(index_dir.clone()),
+        embedder: EmbedderConfig::None,
+        store: store.clone(),
+        ..IndexOptions::default()
+    };
+    let parent_of = |r: &roo_search::SearchResponse| {
+        r.results
+            .iter()
+            .find(|t| t.task_id == "child-task")
+            .map(|t| t.parent_task_id.clone())
+    };
+    let first = index_tasks(&opts).expect("first index");
+    assert_eq!(first.tasks_indexed, 1);
+    let r = search(&index_dir, &store, "invoice parser", Some(Mode::Lexical));
+    assert_eq!(parent_of(&r), Some(None));
+
+    // The parent's folder arrives (a copy from another machine): the child's files did not
+    // change, its parent did.
+    let call = serde_json::json!({ "tool": "newTask", "mode": "code", "content": instruction });
+    write_task(
+        &tasks,
+        "parent-task",
+        &[
+            ("say", "text", "Plan the billing service", 1_700_000_000_000),
+            ("ask", "tool", &call.to_string(), 1_700_000_050_000),
+        ],
+    );
+    let second = index_tasks(&opts).expect("second index");
+    assert_eq!(second.tasks_indexed, 2, "{second:?}");
+    let r = search(&index_dir, &store, "invoice parser", Some(Mode::Lexical));
+    assert_eq!(parent_of(&r), Some(Some("parent-task".to_owned())));
+    let third = index_tasks(&opts).expect("third index");
+    assert_eq!((third.tasks_indexed, third.tasks_unchanged), (0, 2));
+}

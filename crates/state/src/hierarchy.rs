@@ -31,6 +31,7 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 use std::time::Instant;
+use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 /// `parentEvidence.source` values.
 pub mod source {
@@ -236,22 +237,27 @@ struct Slot<'a> {
 }
 
 /// A distinct normalised message; its slots sorted by time (untimed last).
-struct KeyEntry {
+struct KeyEntry<'a> {
+    text: &'a str,
     /// Some record of it ended with an ellipsis.
     cut: bool,
     slots: Vec<u32>,
 }
 
-struct TaskInfo {
+struct TaskInfo<'a> {
     /// Interned normalised workspace.
     workspace: Option<u32>,
     created: Option<i64>,
     last_activity: Option<i64>,
-    query: String,
+    /// The normalised instruction ("" when the task is not looked up).
+    query: &'a str,
+    /// Its hash ([`KeyMemo`]), to find an equal message without hashing the text again.
+    query_hash: u128,
 }
 
 struct SlotDraft<'a> {
-    key: String,
+    key: &'a str,
+    key_hash: u128,
     cut: bool,
     ts: Option<i64>,
     upper: Option<i64>,
@@ -398,10 +404,10 @@ fn shard_of(key: &str) -> usize {
         .map_or(0, |&b| b as usize % TRIE_SHARDS)
 }
 
-struct Claim {
+struct Claim<'a> {
     rank: u8,
     source: &'static str,
-    parent: String,
+    parent: &'a str,
 }
 
 /// What the reconstruction decides for one task.
@@ -416,16 +422,21 @@ struct Outcome {
 struct Index<'a> {
     view: Vec<&'a ConversationSkeleton>,
     index_of: FxMap<&'a str, u32>,
-    infos: Vec<TaskInfo>,
+    infos: Vec<TaskInfo<'a>>,
     slots: Vec<Slot<'a>>,
     /// Slot ids of each task (contiguous).
     slots_of: Vec<std::ops::Range<u32>>,
-    keys: Vec<KeyEntry>,
-    key_ids: FxMap<String, u32>,
+    keys: Vec<KeyEntry<'a>>,
+    /// Key ids by the hash of their text.
+    key_ids: FxMap<u128, u32>,
 }
 
 impl<'a> Index<'a> {
-    fn build(view: Vec<&'a ConversationSkeleton>, stored: bool) -> Self {
+    fn build(
+        view: Vec<&'a ConversationSkeleton>,
+        hashes: &[TaskHashes],
+        memo: &'a KeyMemo,
+    ) -> Self {
         // Workspaces: few distinct spellings, normalised once each, compared as numbers.
         let mut raw_ws: FxMap<&'a str, Option<u32>> = FxMap::default();
         let mut norm_ws: FxMap<String, u32> = FxMap::default();
@@ -443,10 +454,11 @@ impl<'a> Index<'a> {
                 })
             })
             .collect();
-        let prepared: Vec<(TaskInfo, Vec<SlotDraft<'a>>)> = view
+        let prepared: Vec<(TaskInfo<'a>, Vec<SlotDraft<'a>>)> = view
             .par_iter()
             .zip(ws_ids.par_iter())
-            .map(|(s, &ws)| prepare(s, ws, stored))
+            .zip(hashes.par_iter())
+            .map(|((s, &ws), h)| prepare(s, ws, h, memo))
             .collect();
         let n = view.len();
         let mut index_of: FxMap<&'a str, u32> = FxMap::default();
@@ -458,22 +470,28 @@ impl<'a> Index<'a> {
         let mut infos = Vec::with_capacity(n);
         let mut slots: Vec<Slot<'a>> = Vec::with_capacity(total);
         let mut slots_of = Vec::with_capacity(n);
-        let mut keys: Vec<KeyEntry> = Vec::with_capacity(total);
-        let mut key_ids: FxMap<String, u32> = FxMap::default();
+        let mut keys: Vec<KeyEntry<'a>> = Vec::with_capacity(total);
+        let mut key_ids: FxMap<u128, u32> = FxMap::default();
         key_ids.reserve(total);
         for (i, (info, drafts)) in prepared.into_iter().enumerate() {
             infos.push(info);
             let first = slots.len() as u32;
             for d in drafts {
-                let key = match key_ids.get(d.key.as_str()) {
-                    Some(&k) => k,
+                let known = key_ids
+                    .get(&d.key_hash)
+                    .copied()
+                    .filter(|&k| keys.get(k as usize).is_some_and(|e| e.text == d.key));
+                let key = match known {
+                    Some(k) => k,
                     None => {
                         let k = keys.len() as u32;
                         keys.push(KeyEntry {
+                            text: d.key,
                             cut: false,
                             slots: Vec::new(),
                         });
-                        key_ids.insert(d.key, k);
+                        // Two texts with one hash (never seen): the second is found by the trie only.
+                        key_ids.entry(d.key_hash).or_insert(k);
                         k
                     }
                 };
@@ -511,6 +529,14 @@ impl<'a> Index<'a> {
         }
     }
 
+    /// The key whose text equals `text` (hash `hash`), if any task issued that message.
+    fn key_of(&self, hash: u128, text: &str) -> Option<u32> {
+        self.key_ids
+            .get(&hash)
+            .copied()
+            .filter(|&k| self.keys.get(k as usize).is_some_and(|e| e.text == text))
+    }
+
     fn id(&self, rank: u32) -> &'a str {
         self.view
             .get(rank as usize)
@@ -522,48 +548,35 @@ impl<'a> Index<'a> {
     }
 
     /// The texts of the keys, by key id.
-    fn texts(&self) -> Vec<&str> {
-        let mut texts = vec![""; self.keys.len()];
-        for (t, &k) in &self.key_ids {
-            if let Some(x) = texts.get_mut(k as usize) {
-                *x = t.as_str();
-            }
-        }
-        texts
+    fn texts(&self) -> Vec<&'a str> {
+        self.keys.iter().map(|e| e.text).collect()
     }
 }
 
-/// A task's facts and its calls, normalised (the costly part, run in parallel).
-///
-/// With `stored` (stored links in use), a task whose `history_item.json` names another task as its
-/// parent will never be inferred: its instruction is normalised later, only if needed.
-fn prepare(
-    s: &ConversationSkeleton,
+/// A task's facts and its calls, with their keys from the memo (run in parallel).
+fn prepare<'a>(
+    s: &'a ConversationSkeleton,
     workspace: Option<u32>,
-    stored: bool,
-) -> (TaskInfo, Vec<SlotDraft<'_>>) {
-    let linked = stored
-        && s.stored_links
-            .history_item_parent
-            .as_deref()
-            .is_some_and(|p| !p.trim().is_empty() && p != s.task_id);
+    hashes: &TaskHashes,
+    memo: &'a KeyMemo,
+) -> (TaskInfo<'a>, Vec<SlotDraft<'a>>) {
+    let query = hashes.query.and_then(|h| memo.get(h));
     let info = TaskInfo {
         workspace,
         created: s.created_at_ms,
         last_activity: s.last_activity_ms,
-        query: match s.instruction.as_deref() {
-            Some(i) if !linked => normalize_instruction(i),
-            _ => String::new(),
-        },
+        query: query.map_or("", |e| &*e.key),
+        query_hash: query.map_or(0, |e| e.key_hash),
     };
     let mut times: Vec<i64> = s.child_tasks.iter().filter_map(|c| c.ts).collect();
     times.sort_unstable();
     let drafts = s
         .child_tasks
         .iter()
-        .filter_map(|c| {
-            let (key, cut) = strip_ellipsis(normalize_instruction(&c.message));
-            if key.is_empty() {
+        .zip(&hashes.calls)
+        .filter_map(|(c, &h)| {
+            let entry = memo.get(h)?;
+            if entry.key.is_empty() {
                 return None;
             }
             let next_call =
@@ -573,8 +586,9 @@ fn prepare(
                 (a, b) => a.or(b),
             };
             Some(SlotDraft {
-                key,
-                cut,
+                key: &entry.key,
+                key_hash: entry.key_hash,
+                cut: entry.cut,
                 ts: c.ts,
                 upper,
                 closed_by_result: c.completed_ts.is_some(),
@@ -589,14 +603,153 @@ fn prepare(
     (info, drafts)
 }
 
+/// The memo hashes of one task's texts: its instruction (when it is looked up) and each call's
+/// message, in the order of `child_tasks`.
+struct TaskHashes {
+    query: Option<u128>,
+    calls: Vec<u128>,
+}
+
+/// Seeds of the two kinds of text: an instruction is kept whole, a call's message loses a trailing
+/// ellipsis.
+const QUERY_SEED: u64 = 0;
+const CALL_SEED: u64 = 1;
+
+/// Normalised instruction keys kept from one pass to the next.
+///
+/// Normalising every instruction and call message is the costly part of a pass. A long-lived caller
+/// (the task store) keeps one memo and hands it to [`reconstruct_hierarchy_with`]: a pass then
+/// normalises only the texts it has not seen, and a text shared by many tasks is held once. Entries
+/// are found by a 128-bit hash (XXH3) of the raw text; after each pass only the texts that pass used
+/// are kept.
+#[derive(Default)]
+pub struct KeyMemo {
+    entries: FxMap<u128, MemoEntry>,
+    pass: u32,
+}
+
+struct MemoEntry {
+    /// The normalised text (a call's without its trailing ellipsis).
+    key: Box<str>,
+    /// Hash of `key`: equal keys of different raw texts share it.
+    key_hash: u128,
+    cut: bool,
+    /// The last pass that used it.
+    used: u32,
+}
+
+impl KeyMemo {
+    /// Texts held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Bytes of normalised text held.
+    pub fn text_bytes(&self) -> usize {
+        self.entries.values().map(|e| e.key.len()).sum()
+    }
+
+    fn get(&self, hash: u128) -> Option<&MemoEntry> {
+        self.entries.get(&hash)
+    }
+
+    /// Hash the texts of this pass, normalise those not held, forget those no task uses any more.
+    ///
+    /// With `stored` (stored links in use), a task whose `history_item.json` names another task as
+    /// its parent will never be inferred: its instruction is not looked up here (it is normalised
+    /// later, only if needed).
+    fn update<'s>(&mut self, view: &[&'s ConversationSkeleton], stored: bool) -> Vec<TaskHashes> {
+        self.pass = self.pass.wrapping_add(1);
+        let pass = self.pass;
+        let hashes: Vec<TaskHashes> = view
+            .par_iter()
+            .map(|s| {
+                let linked = stored
+                    && s.stored_links
+                        .history_item_parent
+                        .as_deref()
+                        .is_some_and(|p| !p.trim().is_empty() && p != s.task_id);
+                TaskHashes {
+                    query: s
+                        .instruction
+                        .as_deref()
+                        .filter(|_| !linked)
+                        .map(|t| xxh3_128_with_seed(t.as_bytes(), QUERY_SEED)),
+                    calls: s
+                        .child_tasks
+                        .iter()
+                        .map(|c| xxh3_128_with_seed(c.message.as_bytes(), CALL_SEED))
+                        .collect(),
+                }
+            })
+            .collect();
+        let mut missing: Vec<(u128, &'s str, bool)> = Vec::new();
+        for (s, h) in view.iter().zip(&hashes) {
+            let texts = h
+                .query
+                .zip(s.instruction.as_deref())
+                .map(|(q, t)| (q, t, false))
+                .into_iter()
+                .chain(
+                    h.calls
+                        .iter()
+                        .zip(&s.child_tasks)
+                        .map(|(&c, t)| (c, t.message.as_str(), true)),
+                );
+            for (hash, text, call) in texts {
+                match self.entries.get_mut(&hash) {
+                    Some(e) => e.used = pass,
+                    None => missing.push((hash, text, call)),
+                }
+            }
+        }
+        missing.sort_unstable_by_key(|m| m.0);
+        missing.dedup_by_key(|m| m.0);
+        let made: Vec<(u128, MemoEntry)> = missing
+            .par_iter()
+            .map(|&(hash, text, call)| {
+                let (key, cut) = if call {
+                    strip_ellipsis(normalize_instruction(text))
+                } else {
+                    (normalize_instruction(text), false)
+                };
+                let entry = MemoEntry {
+                    key_hash: xxh3_128_with_seed(key.as_bytes(), 0),
+                    key: key.into_boxed_str(),
+                    cut,
+                    used: pass,
+                };
+                (hash, entry)
+            })
+            .collect();
+        self.entries.retain(|_, e| e.used == pass);
+        self.entries.extend(made);
+        hashes
+    }
+}
+
 /// Rebuild every task's parent. See the [module documentation](self).
 ///
 /// Returns the skeletons in the order given (only those of `workspace_filter` when set) with
 /// `parent_task_id`, `parent_evidence` and `root_task_id` set, and what was done. The decisions do not
 /// depend on the input order (ties are broken on task ids).
 pub fn reconstruct_hierarchy(
+    skeletons: Vec<ConversationSkeleton>,
+    opts: &HierarchyOptions,
+) -> (Vec<ConversationSkeleton>, HierarchyMetrics) {
+    reconstruct_hierarchy_with(skeletons, opts, &mut KeyMemo::default())
+}
+
+/// [`reconstruct_hierarchy`] with the normalised keys of earlier passes (see [`KeyMemo`]); the
+/// result is the same as without them.
+pub fn reconstruct_hierarchy_with(
     mut skeletons: Vec<ConversationSkeleton>,
     opts: &HierarchyOptions,
+    memo: &mut KeyMemo,
 ) -> (Vec<ConversationSkeleton>, HierarchyMetrics) {
     let start = Instant::now();
     let mut metrics = HierarchyMetrics::default();
@@ -630,7 +783,8 @@ pub fn reconstruct_hierarchy(
             .iter()
             .filter_map(|&i| skeletons.get(i as usize))
             .collect();
-        let index = Index::build(view, opts.use_stored_links);
+        let hashes = memo.update(&view, opts.use_stored_links);
+        let index = Index::build(view, &hashes, memo);
         compute(&index, &filtered_out, opts, &mut metrics)
     };
     for (&i, out) in order.iter().zip(outcomes) {
@@ -640,7 +794,7 @@ pub fn reconstruct_hierarchy(
             s.parent_evidence = out.evidence;
         }
     }
-    metrics.issues.sort_by(|a, b| {
+    metrics.issues.sort_unstable_by(|a, b| {
         a.kind
             .cmp(&b.kind)
             .then_with(|| a.task_id.cmp(&b.task_id))
@@ -679,7 +833,7 @@ fn stored_links(
     out: &mut [Outcome],
     metrics: &mut HierarchyMetrics,
 ) {
-    let mut named_by: HashMap<&str, Vec<u32>> = HashMap::new();
+    let mut named_by: FxMap<&str, Vec<u32>> = FxMap::default();
     for (p, s) in ix.view.iter().enumerate() {
         for c in &s.stored_links.child_ids {
             named_by.entry(c.as_str()).or_default().push(p as u32);
@@ -696,12 +850,12 @@ fn stored_links(
         }
     }
     for (i, s) in ix.view.iter().enumerate() {
-        let mut claims: Vec<Claim> = Vec::new();
+        let mut claims: Vec<Claim<'_>> = Vec::new();
         if let Some(p) = &s.stored_links.history_item_parent {
             claims.push(Claim {
                 rank: 3,
                 source: source::HISTORY_ITEM,
-                parent: p.clone(),
+                parent: p,
             });
         }
         for &p in named_by
@@ -712,14 +866,14 @@ fn stored_links(
             claims.push(Claim {
                 rank: 2,
                 source: source::CHILD_IDS,
-                parent: ix.id(p).to_owned(),
+                parent: ix.id(p),
             });
         }
         if let Some(p) = &s.stored_links.metadata_parent {
             claims.push(Claim {
                 rank: 1,
                 source: source::TASK_METADATA,
-                parent: p.clone(),
+                parent: p,
             });
         }
         claims.retain(|c| !c.parent.trim().is_empty());
@@ -743,11 +897,11 @@ fn stored_links(
         claims.sort_by(|a, b| {
             b.rank
                 .cmp(&a.rank)
-                .then_with(|| on_disk(&b.parent).cmp(&on_disk(&a.parent)))
-                .then_with(|| a.parent.cmp(&b.parent))
+                .then_with(|| on_disk(b.parent).cmp(&on_disk(a.parent)))
+                .then_with(|| a.parent.cmp(b.parent))
         });
         let Some(best) = claims.first() else { continue };
-        let chosen = best.parent.clone();
+        let chosen = best.parent;
         let mut conflicts: Vec<String> = claims
             .iter()
             .filter(|c| c.parent != chosen)
@@ -762,7 +916,7 @@ fn stored_links(
         };
         if !conflicts.is_empty() {
             metrics.conflicts += 1;
-            let mut cands: Vec<String> = claims.iter().map(|c| c.parent.clone()).collect();
+            let mut cands: Vec<String> = claims.iter().map(|c| c.parent.to_owned()).collect();
             cands.sort();
             cands.dedup();
             metrics.issues.push(HierarchyIssue {
@@ -778,7 +932,7 @@ fn stored_links(
             });
         }
         // The parent's matching call is this child's: no look-alike may claim it.
-        if let Some(&p) = ix.index_of.get(chosen.as_str()) {
+        if let Some(&p) = ix.index_of.get(chosen) {
             if let Some(sid) = matching_slot(ix, texts, i as u32, p, claimed) {
                 if let Some(f) = claimed.get_mut(sid as usize) {
                     *f = true;
@@ -786,7 +940,7 @@ fn stored_links(
             }
         }
         if let Some(o) = out.get_mut(i) {
-            o.parent = Some(chosen);
+            o.parent = Some(chosen.to_owned());
             o.evidence = Some(ParentEvidence {
                 source: best.source.to_owned(),
                 confidence: if conflicts.is_empty() {
@@ -825,7 +979,7 @@ fn matching_slot(
         lazy = normalize_instruction(ix.view.get(child as usize)?.instruction.as_deref()?);
         lazy.as_str()
     } else {
-        info.query.as_str()
+        info.query
     };
     open.into_iter()
         .filter_map(|sid| {
@@ -867,9 +1021,12 @@ fn infer(
     let mut per_child: Vec<Vec<Edge>> = pending
         .par_iter()
         .map(|&c| {
-            let q = ix.infos.get(c as usize).map_or("", |x| x.query.as_str());
-            match ix.key_ids.get(q) {
-                Some(&k) => slot_edges(ix, c, MatchKind::Exact, q.len(), k, frozen),
+            let Some(info) = ix.infos.get(c as usize) else {
+                return Vec::new();
+            };
+            let q = info.query;
+            match ix.key_of(info.query_hash, q) {
+                Some(k) => slot_edges(ix, c, MatchKind::Exact, q.len(), k, frozen),
                 None => Vec::new(),
             }
         })
@@ -905,6 +1062,7 @@ fn infer(
     }
     let mut done = vec![false; ix.view.len()];
     let mut assigned: Vec<Edge> = Vec::new();
+    let mut ambiguous: Vec<(Edge, Vec<u32>)> = Vec::new();
     for e in &edges {
         let (c, s) = (e.child as usize, e.slot as usize);
         if done.get(c).copied().unwrap_or(true) || claimed.get(s).copied().unwrap_or(true) {
@@ -924,14 +1082,27 @@ fn infer(
             *d = true;
         }
         if mine.iter().any(|o| is_rival(&o)) {
-            metrics.ambiguous += 1;
-            let mut cands: Vec<String> = std::iter::once(e)
-                .chain(mine.iter().filter(is_rival))
-                .map(|x| ix.id(x.parent).to_owned())
+            // The issue is written after the loop, in parallel; the rivals are those of now.
+            let rivals: Vec<u32> = mine.iter().filter(is_rival).map(|x| x.parent).collect();
+            ambiguous.push((*e, rivals));
+            continue;
+        }
+        if let Some(f) = claimed.get_mut(s) {
+            *f = true;
+        }
+        assigned.push(*e);
+    }
+    metrics.ambiguous += u32::try_from(ambiguous.len()).unwrap_or(u32::MAX);
+    let issues: Vec<HierarchyIssue> = ambiguous
+        .par_iter()
+        .map(|(e, rivals)| {
+            let mut cands: Vec<String> = std::iter::once(e.parent)
+                .chain(rivals.iter().copied())
+                .map(|p| ix.id(p).to_owned())
                 .collect();
-            cands.sort();
+            cands.sort_unstable();
             cands.dedup();
-            metrics.issues.push(HierarchyIssue {
+            HierarchyIssue {
                 kind: issue::AMBIGUOUS.into(),
                 task_id: ix.id(e.child).to_owned(),
                 detail: match e.gap {
@@ -945,14 +1116,10 @@ fn infer(
                     ),
                 },
                 candidates: cands,
-            });
-            continue;
-        }
-        if let Some(f) = claimed.get_mut(s) {
-            *f = true;
-        }
-        assigned.push(*e);
-    }
+            }
+        })
+        .collect();
+    metrics.issues.extend(issues);
     // The evidence of each link (allocations only), in parallel.
     let evidence: Vec<(usize, String, ParentEvidence)> = assigned
         .par_iter()
@@ -1049,7 +1216,7 @@ fn prefix_edges(
     let Some(info) = ix.infos.get(c as usize) else {
         return Vec::new();
     };
-    let q = info.query.as_str();
+    let q = info.query;
     let Some(trie) = tries.get(shard_of(q)) else {
         return Vec::new();
     };

@@ -132,3 +132,65 @@ fn stored_links_are_all_honoured() {
         assert_eq!(sc.recall(), 1.0);
     }
 }
+
+/// The result of a pass, without its timing, as comparable text.
+fn outcome(
+    r: &[roo_state::ConversationSkeleton],
+    m: &roo_state::hierarchy::HierarchyMetrics,
+) -> String {
+    let mut m = m.clone();
+    m.elapsed_ms = 0.0;
+    let links: Vec<_> = r
+        .iter()
+        .map(|s| {
+            (
+                &s.task_id,
+                &s.parent_task_id,
+                &s.root_task_id,
+                &s.parent_evidence,
+            )
+        })
+        .collect();
+    serde_json::to_string(&(links, m)).unwrap_or_default()
+}
+
+#[test]
+fn a_memo_kept_between_passes_changes_nothing() {
+    use roo_state::hierarchy::{reconstruct_hierarchy_with, KeyMemo};
+    let mut memo = KeyMemo::default();
+    for (round, seed) in [21u64, 22, 23].into_iter().enumerate() {
+        let g = gen::generate(600, seed);
+        let mut sk = g.skeletons.clone();
+        gen::strip_links(&mut sk);
+        // Between passes the store changes: tasks gone, instructions and calls rewritten.
+        if round > 0 {
+            sk.retain(|s| !s.task_id.ends_with('7'));
+            for (i, s) in sk.iter_mut().enumerate() {
+                if i % 5 == 0 {
+                    if let Some(t) = s.instruction.as_mut() {
+                        t.push_str(" (again)");
+                    }
+                }
+                if i % 7 == 0 {
+                    for c in &mut s.child_tasks {
+                        c.message = c.message.to_uppercase();
+                    }
+                }
+            }
+        }
+        for stored in [false, true] {
+            let (fresh, fm) = reconstruct_hierarchy(sk.clone(), &opts(stored));
+            let (kept, km) = reconstruct_hierarchy_with(sk.clone(), &opts(stored), &mut memo);
+            assert_eq!(
+                outcome(&fresh, &fm),
+                outcome(&kept, &km),
+                "seed {seed}, stored {stored}"
+            );
+            assert!(fm.links_by_source.instruction_prefix > 0 || stored);
+        }
+        assert!(!memo.is_empty());
+    }
+    // Only the texts of the last pass are held.
+    let (_, _) = reconstruct_hierarchy_with(Vec::new(), &opts(false), &mut memo);
+    assert!(memo.is_empty());
+}

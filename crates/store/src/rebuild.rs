@@ -11,10 +11,11 @@
 use crate::cache::{self, BuildOptions, StoreBuild};
 use crate::fsutil;
 use crate::history_gen;
-use crate::{Result, StoreError};
+use crate::task_store::{OpenOptions, TaskStore, Watch};
+use crate::{HostEnv, Result, StoreError};
 use roo_formats::diag::{Diagnostic, Severity};
 use roo_formats::read::names;
-use roo_state::hierarchy::{normalize_workspace, HierarchyMetrics, HierarchyOptions};
+use roo_state::hierarchy::{normalize_workspace, HierarchyMetrics};
 use roo_state::ConversationSkeleton;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -122,32 +123,25 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
         )));
     }
 
-    // Skeletons with their parents: through a fresh cache, or in memory for a dry run.
-    let skeletons: Vec<ConversationSkeleton> = if opts.dry_run {
-        let scan = roo_state::scan_tasks(
-            tasks_dir,
-            &roo_state::ScanOptions {
-                analyze: roo_state::AnalyzeOptions {
-                    include_sequence: false,
-                    ..Default::default()
-                },
-                on_progress: opts.on_progress,
-                cancel: opts.cancel,
-                ..Default::default()
+    // Skeletons with their parents, through the task store: from a fresh cache, or every task
+    // parsed in memory for a dry run (nothing written).
+    let watch = Watch {
+        on_progress: opts.on_progress,
+        cancel: opts.cancel,
+    };
+    let open = |cache_root: Option<PathBuf>| {
+        TaskStore::open_with(
+            &HostEnv::current(),
+            &OpenOptions {
+                tasks_dirs: vec![tasks_dir.clone()],
+                cache_root,
+                ignore_stored_links: false,
             },
+            watch,
         )
-        .map_err(|e| StoreError::InvalidPath(e.to_string()))?;
-        if scan.cancelled {
-            return Err(StoreError::Aborted);
-        }
-        report.tasks = scan.total as u32;
-        report.diagnostics.extend(scan.diagnostics);
-        let (linked, metrics) = roo_state::hierarchy::reconstruct_hierarchy(
-            scan.skeletons,
-            &HierarchyOptions::default(),
-        );
-        report.hierarchy = Some(metrics);
-        linked
+    };
+    let store = if opts.dry_run {
+        open(None)?
     } else {
         cache::wipe_store_cache(&opts.cache_root, tasks_dir, opts.cancel)?;
         let build = cache::build_skeleton_cache(
@@ -160,24 +154,23 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
             },
         )?;
         report.diagnostics.extend(build.diagnostics);
-        let store = build.stores.into_iter().next();
-        report.tasks = store.as_ref().map_or(0, |s| s.tasks);
-        report.hierarchy = store.as_ref().and_then(|s| s.hierarchy.clone());
         report.cache_rebuilt = true;
-        report.cache = store;
-        let loaded = cache::load_skeletons(
-            &opts.cache_root,
-            Some(std::slice::from_ref(tasks_dir)),
-            None,
-        );
-        report.diagnostics.extend(loaded.diagnostics);
-        loaded.skeletons
+        report.cache = build.stores.into_iter().next();
+        open(Some(opts.cache_root.clone()))?
     };
+    report.tasks = store.stores().first().map_or(0, |s| s.tasks);
+    if opts.dry_run {
+        report
+            .diagnostics
+            .extend(store.diagnostics().iter().cloned());
+    }
+    report.hierarchy = Some(store.metrics().clone());
+    let skeletons = store.skeletons();
     report.skeletons = skeletons.len() as u32;
 
     // Workspaces, roots, orphans.
     let mut ws: BTreeMap<String, (String, u32)> = BTreeMap::new();
-    for s in &skeletons {
+    for s in skeletons {
         let raw = s.metadata.workspace.clone().unwrap_or_default();
         let key = normalize_workspace(&raw);
         ws.entry(key).or_insert((raw, 0)).1 += 1;
@@ -207,7 +200,7 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
     }
 
     if opts.regenerate_extension_index {
-        report.extension_index = Some(regenerate_index(tasks_dir, &skeletons, opts)?);
+        report.extension_index = Some(regenerate_index(tasks_dir, skeletons, opts)?);
     }
     Ok(report)
 }

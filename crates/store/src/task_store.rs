@@ -18,13 +18,15 @@ use crate::{fsutil, HostEnv, Result, StoreError};
 use rayon::prelude::*;
 use roo_formats::diag::Diagnostic;
 use roo_state::hierarchy::{
-    self, normalize_workspace, HierarchyMetrics, HierarchyOptions, TaskTreeNode, TreeOptions,
+    self, normalize_workspace, HierarchyMetrics, HierarchyOptions, KeyMemo, TaskTreeNode,
+    TreeOptions,
 };
 use roo_state::skeleton::{analyze_task, AnalyzeOptions};
 use roo_state::ConversationSkeleton;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// Options of [`TaskStore::open`].
@@ -36,6 +38,21 @@ pub struct OpenOptions {
     pub cache_root: Option<PathBuf>,
     /// `false`: every parent link is inferred from instructions.
     pub ignore_stored_links: bool,
+}
+
+/// What a long open reports and who may stop it (see [`TaskStore::open_with`]).
+#[derive(Default, Clone, Copy)]
+pub struct Watch<'a> {
+    /// `(tasks parsed, tasks to parse)` of the store being read.
+    pub on_progress: Option<cache::ProgressFn<'a>>,
+    /// Set: the open stops between tasks with [`StoreError::Aborted`].
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+impl Watch<'_> {
+    fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
 }
 
 /// One task of the handle.
@@ -133,6 +150,9 @@ pub struct TaskStore {
     diagnostics: Vec<Diagnostic>,
     /// Task id → its folder's diagnostics when it has no skeleton (kept for refresh).
     failed: HashMap<String, (usize, TaskSig, Vec<Diagnostic>)>,
+    /// The normalised instructions of the last hierarchy pass: the next one normalises only the
+    /// texts of changed tasks.
+    keys: KeyMemo,
 }
 
 /// A task parsed by a refresh: its store, id, signature, unlinked header (or why it has none).
@@ -163,6 +183,12 @@ impl TaskStore {
     /// Open the stores of `opts`. A store that cannot be read becomes a diagnostic when there are
     /// several; with one, its error is returned.
     pub fn open(env: &HostEnv, opts: &OpenOptions) -> Result<TaskStore> {
+        Self::open_with(env, opts, Watch::default())
+    }
+
+    /// [`TaskStore::open`] with progress and cancellation (a first open of a large store parses
+    /// every task).
+    pub fn open_with(env: &HostEnv, opts: &OpenOptions, watch: Watch<'_>) -> Result<TaskStore> {
         let dirs: Vec<PathBuf> = if opts.tasks_dirs.is_empty() {
             discover_storage(env, &DiscoverOptions::default())
                 .locations
@@ -185,12 +211,13 @@ impl TaskStore {
             metrics: HierarchyMetrics::default(),
             diagnostics: Vec::new(),
             failed: HashMap::new(),
+            keys: KeyMemo::default(),
         };
         let mut loaded: Vec<(String, Task, Option<ConversationSkeleton>, Vec<Diagnostic>)> =
             Vec::new();
         let single = dirs.len() == 1;
         for dir in dirs {
-            match store.load_store(&dir) {
+            match store.load_store(&dir, watch) {
                 Ok((info, tasks)) => {
                     let n = store.stores.len();
                     store.stores.push(info);
@@ -198,7 +225,7 @@ impl TaskStore {
                         loaded.push((id, Task { store: n, sig }, s, d));
                     }
                 }
-                Err(e) if single => return Err(e),
+                Err(e) if single || matches!(e, StoreError::Aborted) => return Err(e),
                 Err(e) => store.diagnostics.push(Diagnostic::new(
                     dir.display().to_string(),
                     "",
@@ -257,6 +284,7 @@ impl TaskStore {
     fn load_store(
         &self,
         dir: &Path,
+        watch: Watch<'_>,
     ) -> Result<(
         StoreInfo,
         Vec<(
@@ -271,7 +299,11 @@ impl TaskStore {
         if let Some(root) = &self.cache_root {
             cache::build_skeleton_cache(
                 std::slice::from_ref(&tasks_dir),
-                &BuildOptions::new(root),
+                &BuildOptions {
+                    on_progress: watch.on_progress,
+                    cancel: watch.cancel,
+                    ..BuildOptions::new(root)
+                },
             )?;
             if let Some(snap) = cache::read_snapshot(root, &tasks_dir) {
                 let info = StoreInfo {
@@ -293,16 +325,26 @@ impl TaskStore {
         }
         let dirs = cache::list_tasks(&tasks_dir)?;
         let opts = header_options();
+        let done = AtomicUsize::new(0);
         let tasks: Vec<_> = dirs
             .par_iter()
             .map(|(id, d)| {
+                if watch.cancelled() {
+                    return None;
+                }
                 let sig = cache::task_sig(d);
-                match analyze_task(id, d, &opts) {
+                let parsed = match analyze_task(id, d, &opts) {
                     Ok(s) => (id.clone(), sig, Some(s), Vec::new()),
                     Err(diags) => (id.clone(), sig, None, diags),
+                };
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if let Some(p) = watch.on_progress {
+                    p(n, dirs.len());
                 }
+                Some(parsed)
             })
-            .collect();
+            .collect::<Option<Vec<_>>>()
+            .ok_or(StoreError::Aborted)?;
         Ok((
             StoreInfo {
                 tasks_dir: tasks_dir.display().to_string(),
@@ -334,7 +376,8 @@ impl TaskStore {
             .map(|s| s.parent_task_id.clone())
             .collect();
         let taken = std::mem::take(&mut self.skeletons);
-        let (linked, metrics) = hierarchy::reconstruct_hierarchy(taken, &self.hierarchy);
+        let (linked, metrics) =
+            hierarchy::reconstruct_hierarchy_with(taken, &self.hierarchy, &mut self.keys);
         self.skeletons = linked;
         self.metrics = metrics;
         self.skeletons
@@ -640,6 +683,49 @@ impl TaskStore {
         match self.lookup(id_or_prefix) {
             Lookup::Found(i) => self.skeletons.get(i).ok_or(Lookup::NotFound),
             other => Err(other),
+        }
+    }
+
+    /// The linked headers, sorted by task id (the handle given up).
+    pub fn into_skeletons(self) -> Vec<ConversationSkeleton> {
+        self.skeletons
+    }
+
+    /// A task's linked header by its exact id, or the diagnostics of why its folder has none.
+    /// `None`: no folder of that name in the handle's stores.
+    pub fn header(
+        &self,
+        task_id: &str,
+    ) -> Option<std::result::Result<&ConversationSkeleton, &[Diagnostic]>> {
+        if let Some(s) = self.index.get(task_id).and_then(|&i| self.skeletons.get(i)) {
+            return Some(Ok(s));
+        }
+        self.failed
+            .get(task_id)
+            .map(|(_, _, diags)| Err(diags.as_slice()))
+    }
+
+    /// Open `tasks_dirs` with our skeleton cache in its usual place ([`HostEnv::cache_root`]) or,
+    /// when that cache cannot be used (an unwritable cache folder, one inside the extension's
+    /// folders), by reading the folders. The second value says why the cache was left out.
+    pub fn open_with_default_cache(
+        env: &HostEnv,
+        tasks_dirs: Vec<PathBuf>,
+        watch: Watch<'_>,
+    ) -> Result<(TaskStore, Option<String>)> {
+        let mut opts = OpenOptions {
+            tasks_dirs,
+            cache_root: Some(env.cache_root(None)),
+            ignore_stored_links: false,
+        };
+        match Self::open_with(env, &opts, watch) {
+            Ok(s) => Ok((s, None)),
+            Err(e @ (StoreError::Aborted | StoreError::NotFound { .. })) => Err(e),
+            Err(e) => {
+                opts.cache_root = None;
+                let why = format!("the skeleton cache was not used ({e}); every task was read");
+                Self::open_with(env, &opts, watch).map(|s| (s, Some(why)))
+            }
         }
     }
 

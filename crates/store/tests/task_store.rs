@@ -246,3 +246,54 @@ fn a_file_or_an_empty_path_is_refused_with_what_it_is() {
         assert!(err.to_string().contains(words), "{err}");
     }
 }
+
+#[test]
+fn an_open_reports_progress_and_can_be_cancelled() {
+    use roo_store::task_store::Watch;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let (_keep, tasks, cache_root, ids) = setup(12);
+    for cache in [None, Some(cache_root.clone())] {
+        let seen = AtomicUsize::new(0);
+        let last = AtomicUsize::new(0);
+        let progress = |done: usize, total: usize| {
+            seen.fetch_add(1, Ordering::Relaxed);
+            last.fetch_max(done, Ordering::Relaxed);
+            assert_eq!(total, ids.len());
+        };
+        let opts = OpenOptions {
+            tasks_dirs: vec![tasks.clone()],
+            cache_root: cache.clone(),
+            ignore_stored_links: false,
+        };
+        let store = TaskStore::open_with(
+            &HostEnv::current(),
+            &opts,
+            Watch {
+                on_progress: Some(&progress),
+                cancel: None,
+            },
+        )
+        .expect("open");
+        assert_eq!(store.skeletons().len(), ids.len());
+        assert!(seen.load(Ordering::Relaxed) > 0, "cache {cache:?}");
+        assert_eq!(last.load(Ordering::Relaxed), ids.len());
+        // A header by exact id; a prefix is not an id here.
+        assert!(matches!(store.header(&ids[0]), Some(Ok(s)) if s.task_id == ids[0]));
+        assert!(store.header(&ids[0][..3]).is_none());
+    }
+    // Cancelled before it starts: no handle.
+    let stop = AtomicBool::new(true);
+    let r = TaskStore::open_with(
+        &HostEnv::current(),
+        &OpenOptions {
+            tasks_dirs: vec![tasks.clone()],
+            cache_root: Some(cache_root.with_file_name("other")),
+            ignore_stored_links: false,
+        },
+        Watch {
+            on_progress: None,
+            cancel: Some(&stop),
+        },
+    );
+    assert!(matches!(r, Err(roo_store::StoreError::Aborted)));
+}

@@ -1,0 +1,28 @@
+// A store of N tasks for the benches: the fixture tasks of five eras copied under new ids
+// (t000000, t000001, …) into a fresh temporary folder. Copies keep the stored parent links of
+// their fixture, which name the fixtures' ids: those tasks count as orphans, and copies of one
+// parent issue the same instructions, so the hierarchy pass meets many ambiguous children.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+const ERAS = ['history-item-v3.50', 'native-tools-v3.45', 'stack-era-v3.20', 'v2-wrapper', 'claude-dev-2024']
+
+export function copyStore(root, n, prefix) {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  const tasks = path.join(work, 'store', 'tasks')
+  const cacheDir = path.join(work, 'cache')
+  fs.mkdirSync(tasks, { recursive: true })
+  const sources = []
+  for (const s of ERAS) {
+    const dir = path.join(root, 'fixtures', 'stores', s, 'tasks')
+    for (const t of fs.readdirSync(dir)) if (fs.statSync(path.join(dir, t)).isDirectory()) sources.push(path.join(dir, t))
+  }
+  const ids = []
+  for (let i = 0; i < n; i++) {
+    const id = `t${String(i).padStart(6, '0')}`
+    fs.cpSync(sources[i % sources.length], path.join(tasks, id), { recursive: true })
+    ids.push(id)
+  }
+  return { work, tasks, cacheDir, ids }
+}
