@@ -1593,6 +1593,12 @@ export declare function injectSyntheticToolResults(messages: ApiMessage[]): ApiM
 export declare function isContextManagementEvent(value: unknown): boolean
 
 /**
+ * `isTaskName(name)`: whether an entry of a `tasks/` folder can be a task (names starting with
+ * `_` or `.` are the extension's index and leftovers). The one rule every listing follows.
+ */
+export declare function isTaskName(name: string): boolean
+
+/**
  * The links the legacy engine finds on a tasks directory (legacy prefixes, exact-trie lookup),
  * for comparison suites.
  */
@@ -1649,6 +1655,12 @@ export interface OpenTaskStoreOptions {
   noCache?: boolean
   /** Honour stored links (history_item, childIds, task_metadata); default true. */
   useStoredLinks?: boolean
+  /**
+   * Tasks parsed so far of the store being read (a first open of a large store parses every
+   * task).
+   */
+  onProgress?: (progress: Progress) => void
+  signal?: AbortSignal
 }
 
 /** `parseApiPrice(price)`: a per-token price string → USD per million tokens. */

@@ -898,6 +898,7 @@ module.exports.getTaskTree = nativeBinding.getTaskTree
 module.exports.indexTasks = nativeBinding.indexTasks
 module.exports.injectSyntheticToolResults = nativeBinding.injectSyntheticToolResults
 module.exports.isContextManagementEvent = nativeBinding.isContextManagementEvent
+module.exports.isTaskName = nativeBinding.isTaskName
 module.exports.legacyHierarchyLinks = nativeBinding.legacyHierarchyLinks
 module.exports.loadSkeletons = nativeBinding.loadSkeletons
 module.exports.manageContext = nativeBinding.manageContext

@@ -65,6 +65,24 @@ describe('TaskStore on the fixtures', () => {
     fs.rmSync(work, { recursive: true, force: true })
   })
 
+  it('reports progress while it opens and stops on an aborted signal', async () => {
+    const tasksDir = fixtures('native-tools-v3.45')
+    const names = fs.readdirSync(tasksDir).filter(n => core.isTaskName(n) && fs.statSync(path.join(tasksDir, n)).isDirectory())
+    for (const options of [{ noCache: true }, { cacheDir: tempDir('roo-task-store-progress-') }]) {
+      const seen: Array<{ done: number; total: number }> = []
+      const store = await core.TaskStore.open({ tasksDir, ...options, onProgress: p => seen.push(p) })
+      expect(seen.length).toBeGreaterThan(0)
+      expect(seen.every(p => p.total === names.length)).toBe(true)
+      expect(Math.max(...seen.map(p => p.done))).toBe(names.length)
+      expect(store.size).toBeGreaterThan(0)
+    }
+    const aborted = AbortSignal.abort()
+    await expect(core.TaskStore.open({ tasksDir, noCache: true, signal: aborted })).rejects.toMatchObject({ code: 'ABORTED' })
+    expect(core.isTaskName('_index.json')).toBe(false)
+    expect(core.isTaskName('.DS_Store')).toBe(false)
+    expect(core.isTaskName('019cd6ce-1c9e')).toBe(true)
+  })
+
   it('refuses a file, a task folder or an empty path with what it is', async () => {
     const file = path.join(fixtures('history-item-v3.50'), '_index.json')
     await expect(core.TaskStore.open({ tasksDir: file, noCache: true })).rejects.toThrow(/is a file, not a tasks folder/)

@@ -8,9 +8,9 @@ import path from 'node:path'
 import { call, core, has } from './binding.mjs'
 import { RooStateError } from './errors.mjs'
 
-/** Names in tasks/ that are not tasks (the extension's index, our and its leftovers). */
+/** Whether a name in tasks/ can be a task: the core's one rule (`_…` and `.…` are not tasks). */
 function isTaskName(name) {
-  return !name.startsWith('_') && !name.startsWith('.')
+  return core().isTaskName(name)
 }
 
 function isDir(p) {
@@ -154,9 +154,8 @@ export async function storeHandle(tasksDir, opts = {}) {
     await known.refresh(signal)
     return known
   }
-  if (!noCache && onProgress) await call('buildSkeletonCache', { tasksDir, cacheDir, onProgress, signal })
   const TaskStore = core().TaskStore
-  const handle = await TaskStore.open({ tasksDir, cacheDir, noCache: Boolean(noCache) })
+  const handle = await TaskStore.open({ tasksDir, cacheDir, noCache: Boolean(noCache), onProgress, signal })
   handles.set(key, handle)
   return handle
 }

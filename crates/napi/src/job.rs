@@ -91,6 +91,21 @@ impl From<AbortSignal> for Signal {
 
 type Work<T> = Box<dyn FnOnce(&AtomicBool) -> Result<T, CodedError> + Send>;
 
+/// A flag set when `signal` aborts (set at once when it had already aborted).
+pub(crate) fn cancel_flag(signal: Option<Signal>) -> Arc<AtomicBool> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    if let Some(signal) = signal {
+        if signal.aborted {
+            cancel.store(true, Ordering::SeqCst);
+        }
+        let flag = cancel.clone();
+        signal
+            .inner
+            .on_abort(move || flag.store(true, Ordering::SeqCst));
+    }
+    cancel
+}
+
 /// A unit of core work: runs on the libuv pool, resolves to the serialised result.
 pub struct Job<T: Serialize + Send + 'static> {
     work: Option<Work<T>>,
@@ -114,16 +129,7 @@ impl<T: Serialize + Send + 'static> Job<T> {
         signal: Option<Signal>,
         work: impl FnOnce(&AtomicBool) -> Result<T, CodedError> + Send + 'static,
     ) -> AsyncTask<Job<T>> {
-        let cancel = Arc::new(AtomicBool::new(false));
-        if let Some(signal) = signal {
-            if signal.aborted {
-                cancel.store(true, Ordering::SeqCst);
-            }
-            let flag = cancel.clone();
-            signal
-                .inner
-                .on_abort(move || flag.store(true, Ordering::SeqCst));
-        }
+        let cancel = cancel_flag(signal);
         // The signal is not handed to napi's own cancellation: a job that has not started yet
         // still runs, sees the flag at once and rejects with `ABORTED`, so every abort looks alike.
         AsyncTask::new(Job {

@@ -418,3 +418,10 @@ pub fn migrate_tasks_dir(
         .map_err(coded)
     })
 }
+
+/// `isTaskName(name)`: whether an entry of a `tasks/` folder can be a task (names starting with
+/// `_` or `.` are the extension's index and leftovers). The one rule every listing follows.
+#[napi]
+pub fn is_task_name(name: String) -> bool {
+    roo_state::scan::is_task_name(&name)
+}

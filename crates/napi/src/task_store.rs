@@ -2,14 +2,16 @@
 //! or extension keeps one handle, refreshes it, and pulls only what it shows (a page, a subtree, a
 //! task). `headers()` hands every header over in one step: one JSON text parsed by V8.
 
-use crate::job::{CodedError, Job, Signal, INVALID_ARGUMENT, TASK_NOT_FOUND};
+use crate::job::{cancel_flag, CodedError, Job, Signal, INVALID_ARGUMENT, TASK_NOT_FOUND};
+use crate::{progress_fn, ProgressFn};
 use napi::bindgen_prelude::{AsyncTask, Function, Unknown};
 use napi::{Env, ScopedTask};
 use napi_derive::napi;
 use roo_state::hierarchy::TreeOptions;
-use roo_store::task_store::{ListQuery, Lookup, OpenOptions, RefreshReport};
+use roo_store::task_store::{ListQuery, Lookup, OpenOptions, RefreshReport, Watch};
 use roo_store::HostEnv;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, RwLock};
 
 type Shared = Arc<RwLock<roo_store::task_store::TaskStore>>;
@@ -17,7 +19,7 @@ type Shared = Arc<RwLock<roo_store::task_store::TaskStore>>;
 /// A task id given by a prefix that several ids start with.
 pub const TASK_AMBIGUOUS: &str = "TASK_AMBIGUOUS";
 
-#[napi(object)]
+#[napi(object, object_to_js = false)]
 pub struct OpenTaskStoreOptions {
     /// The tasks folders (`…/tasks`) to open. Default: every store found on this machine.
     pub tasks_dirs: Option<Vec<String>>,
@@ -29,6 +31,12 @@ pub struct OpenTaskStoreOptions {
     pub no_cache: Option<bool>,
     /// Honour stored links (history_item, childIds, task_metadata); default true.
     pub use_stored_links: Option<bool>,
+    /// Tasks parsed so far of the store being read (a first open of a large store parses every
+    /// task).
+    #[napi(ts_type = "(progress: Progress) => void")]
+    pub on_progress: Option<ProgressFn>,
+    #[napi(ts_type = "AbortSignal")]
+    pub signal: Option<Signal>,
 }
 
 #[napi(object)]
@@ -63,6 +71,8 @@ pub struct TaskStoreTreeOptions {
 /// Opens the handle off the JavaScript thread.
 pub struct OpenTask {
     opts: Option<OpenOptions>,
+    progress: Option<ProgressFn>,
+    cancel: Arc<AtomicBool>,
 }
 
 impl<'t> ScopedTask<'t> for OpenTask {
@@ -71,8 +81,13 @@ impl<'t> ScopedTask<'t> for OpenTask {
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
         let opts = self.opts.take().unwrap_or_default();
+        let report = progress_fn::<usize>(self.progress.take());
+        let watch = Watch {
+            on_progress: Some(&report),
+            cancel: Some(&self.cancel),
+        };
         Ok(
-            roo_store::task_store::TaskStore::open(&HostEnv::current(), &opts)
+            roo_store::task_store::TaskStore::open_with(&HostEnv::current(), &opts, watch)
                 .map_err(|e| CodedError::new(e.code(), e.to_string())),
         )
     }
@@ -129,6 +144,8 @@ impl TaskStore {
             cache_dir: None,
             no_cache: None,
             use_stored_links: None,
+            on_progress: None,
+            signal: None,
         });
         let mut dirs: Vec<PathBuf> = o
             .tasks_dirs
@@ -147,6 +164,8 @@ impl TaskStore {
                 cache_root,
                 ignore_stored_links: !o.use_stored_links.unwrap_or(true),
             }),
+            progress: o.on_progress,
+            cancel: cancel_flag(o.signal),
         }))
     }
 
