@@ -312,7 +312,7 @@ impl TaskStore {
         };
         parsed(
             env,
-            &store.tree(&TreeOptions {
+            &store.tree_view(&TreeOptions {
                 root_id,
                 workspace,
                 max_depth: Some(depth.unwrap_or(256)),

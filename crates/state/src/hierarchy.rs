@@ -163,6 +163,25 @@ pub struct TaskTreeNode {
     pub children: Vec<TaskTreeNode>,
 }
 
+/// A node of [`get_task_tree_view`]: a [`TaskTreeNode`] borrowing from the skeletons (it
+/// serialises to the same JSON).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskTreeView<'a> {
+    pub task_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'a str>,
+    pub created_at: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_evidence: Option<&'a ParentEvidence>,
+    pub depth: u32,
+    pub children: Vec<TaskTreeView<'a>>,
+}
+
 /// Options of [`get_task_tree`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -1642,6 +1661,55 @@ impl<'a> Forest<'a> {
 
 /// The forest of tasks (or the subtree of `root_id`), children in creation order, cycle-safe.
 pub fn get_task_tree(skeletons: &[ConversationSkeleton], opts: &TreeOptions) -> Vec<TaskTreeNode> {
+    build_tree(
+        skeletons,
+        opts,
+        |s, depth| TaskTreeNode {
+            task_id: s.task_id.clone(),
+            title: s.metadata.title.clone(),
+            created_at: s.metadata.created_at.clone(),
+            workspace: s.metadata.workspace.clone(),
+            mode: s.metadata.mode.clone(),
+            parent_evidence: s.parent_evidence.clone(),
+            depth,
+            children: Vec::new(),
+        },
+        |n, children| n.children = children,
+    )
+}
+
+/// [`get_task_tree`] borrowing from the skeletons: the same nodes and the same JSON, without a
+/// copy of every string (what a caller that only serialises the tree wants).
+pub fn get_task_tree_view<'a>(
+    skeletons: &'a [ConversationSkeleton],
+    opts: &TreeOptions,
+) -> Vec<TaskTreeView<'a>> {
+    build_tree(
+        skeletons,
+        opts,
+        |s, depth| TaskTreeView {
+            task_id: &s.task_id,
+            title: s.metadata.title.as_deref(),
+            created_at: &s.metadata.created_at,
+            workspace: s.metadata.workspace.as_deref(),
+            mode: s.metadata.mode.as_deref(),
+            parent_evidence: s.parent_evidence.as_ref(),
+            depth,
+            children: Vec::new(),
+        },
+        |n, children| n.children = children,
+    )
+}
+
+/// The tree of `opts` with nodes made by `node` (from a skeleton and its depth) and given their
+/// children by `adopt`: a breadth-first listing, node contents in parallel, then assembly
+/// bottom-up by moves (no recursion, whatever the depth).
+fn build_tree<'a, N: Send>(
+    skeletons: &'a [ConversationSkeleton],
+    opts: &TreeOptions,
+    node: impl Fn(&'a ConversationSkeleton, u32) -> N + Sync,
+    adopt: impl Fn(&mut N, Vec<N>),
+) -> Vec<N> {
     let forest = Forest::new(skeletons, opts.workspace.as_deref());
     let roots: Vec<usize> = match &opts.root_id {
         Some(id) => forest.index.get(id.as_str()).copied().into_iter().collect(),
@@ -1660,7 +1728,7 @@ pub fn get_task_tree(skeletons: &[ConversationSkeleton], opts: &TreeOptions) -> 
             r
         }
     };
-    // Breadth-first listing (index, depth, parent position), then nodes built bottom-up.
+    // Breadth-first listing (index, depth, parent position).
     let mut visited = vec![false; forest.items.len()];
     let mut listing: Vec<(usize, u32, Option<usize>)> = Vec::new();
     let mut queue: VecDeque<(usize, u32, Option<usize>)> =
@@ -1685,36 +1753,25 @@ pub fn get_task_tree(skeletons: &[ConversationSkeleton], opts: &TreeOptions) -> 
             }
         }
     }
-    // Node contents (allocations) in parallel, then assembled bottom-up by moves.
-    let mut shells: Vec<Option<TaskTreeNode>> = listing
+    let mut shells: Vec<Option<N>> = listing
         .par_iter()
-        .map(|&(i, depth, _)| {
-            forest.items.get(i).map(|s| TaskTreeNode {
-                task_id: s.task_id.clone(),
-                title: s.metadata.title.clone(),
-                created_at: s.metadata.created_at.clone(),
-                workspace: s.metadata.workspace.clone(),
-                mode: s.metadata.mode.clone(),
-                parent_evidence: s.parent_evidence.clone(),
-                depth,
-                children: Vec::new(),
-            })
-        })
+        .map(|&(i, depth, _)| forest.items.get(i).map(|&s| node(s, depth)))
         .collect();
-    let mut kids: Vec<Vec<TaskTreeNode>> = (0..listing.len()).map(|_| Vec::new()).collect();
-    let mut top: Vec<TaskTreeNode> = Vec::new();
+    let mut kids: Vec<Vec<N>> = (0..listing.len()).map(|_| Vec::new()).collect();
+    let mut top: Vec<N> = Vec::new();
     for pos in (0..listing.len()).rev() {
         let Some(&(_, _, parent_pos)) = listing.get(pos) else {
             continue;
         };
-        let Some(mut node) = shells.get_mut(pos).and_then(Option::take) else {
+        let Some(mut n) = shells.get_mut(pos).and_then(Option::take) else {
             continue;
         };
-        node.children = kids.get_mut(pos).map(std::mem::take).unwrap_or_default();
-        node.children.reverse();
+        let mut children = kids.get_mut(pos).map(std::mem::take).unwrap_or_default();
+        children.reverse();
+        adopt(&mut n, children);
         match parent_pos.and_then(|p| kids.get_mut(p)) {
-            Some(k) => k.push(node),
-            None => top.push(node),
+            Some(k) => k.push(n),
+            None => top.push(n),
         }
     }
     top.reverse();

@@ -194,3 +194,38 @@ fn a_memo_kept_between_passes_changes_nothing() {
     let (_, _) = reconstruct_hierarchy_with(Vec::new(), &opts(false), &mut memo);
     assert!(memo.is_empty());
 }
+
+#[test]
+fn the_borrowed_tree_serialises_as_the_owned_one() {
+    use roo_state::hierarchy::{get_task_tree, get_task_tree_view, TreeOptions};
+    let g = gen::generate(400, 31);
+    let (linked, _) = reconstruct_hierarchy(g.skeletons.clone(), &opts(true));
+    let some_parent = linked
+        .iter()
+        .find_map(|s| s.parent_task_id.clone())
+        .expect("a linked task");
+    let workspace = linked
+        .iter()
+        .find_map(|s| s.metadata.workspace.clone())
+        .expect("a workspace");
+    for o in [
+        TreeOptions::default(),
+        TreeOptions {
+            max_depth: Some(1),
+            ..TreeOptions::default()
+        },
+        TreeOptions {
+            root_id: Some(some_parent),
+            ..TreeOptions::default()
+        },
+        TreeOptions {
+            workspace: Some(workspace),
+            ..TreeOptions::default()
+        },
+    ] {
+        let owned = serde_json::to_string(&get_task_tree(&linked, &o)).unwrap_or_default();
+        let view = serde_json::to_string(&get_task_tree_view(&linked, &o)).unwrap_or_default();
+        assert!(owned.len() > 2, "{o:?}");
+        assert_eq!(owned, view, "{o:?}");
+    }
+}

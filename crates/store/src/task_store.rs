@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use roo_formats::diag::Diagnostic;
 use roo_state::hierarchy::{
     self, normalize_workspace, HierarchyMetrics, HierarchyOptions, KeyMemo, TaskTreeNode,
-    TreeOptions,
+    TaskTreeView, TreeOptions,
 };
 use roo_state::skeleton::{analyze_task, AnalyzeOptions};
 use roo_state::ConversationSkeleton;
@@ -796,6 +796,11 @@ impl TaskStore {
     /// The forest of tasks, or one subtree (see [`hierarchy::get_task_tree`]).
     pub fn tree(&self, opts: &TreeOptions) -> Vec<TaskTreeNode> {
         hierarchy::get_task_tree(&self.skeletons, opts)
+    }
+
+    /// [`TaskStore::tree`] borrowing from the handle (the same JSON, no string copied).
+    pub fn tree_view(&self, opts: &TreeOptions) -> Vec<TaskTreeView<'_>> {
+        hierarchy::get_task_tree_view(&self.skeletons, opts)
     }
 
     /// Ancestors of a task, nearest first.
