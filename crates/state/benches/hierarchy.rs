@@ -3,7 +3,7 @@
 //! inferred pass with the keys of the previous pass kept, as the task store runs it. Target: ≤ 100 ms
 //! at 50 000.
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use roo_state::hierarchy::{
     get_task_tree, reconstruct_hierarchy, reconstruct_hierarchy_with, HierarchyOptions, KeyMemo,
     TreeOptions,
@@ -59,5 +59,35 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// `normalize_instruction` over every instruction and call message of a generated store: the
+/// costly part of a pass without a memo (MB/s).
+fn normalize(c: &mut Criterion) {
+    let g = gen::generate(50_000, 42);
+    let texts: Vec<&str> = g
+        .skeletons
+        .iter()
+        .flat_map(|s| {
+            s.instruction
+                .as_deref()
+                .into_iter()
+                .chain(s.child_tasks.iter().map(|c| c.message.as_str()))
+        })
+        .collect();
+    let bytes: usize = texts.iter().map(|t| t.len()).sum();
+    let mut group = c.benchmark_group("normalize_instruction");
+    group
+        .sample_size(10)
+        .throughput(Throughput::Bytes(bytes as u64));
+    group.bench_function(format!("{}_texts", texts.len()), |b| {
+        b.iter(|| {
+            texts
+                .iter()
+                .map(|t| roo_formats::text::normalize_instruction(t).len())
+                .sum::<usize>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, normalize);
 criterion_main!(benches);

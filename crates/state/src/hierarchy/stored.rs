@@ -1,0 +1,181 @@
+//! Pass 1: the links the task files store.
+
+use super::*;
+
+pub(super) struct Claim<'a> {
+    pub(super) rank: u8,
+    pub(super) source: &'static str,
+    pub(super) parent: &'a str,
+}
+
+/// Pass 1: the links the files store, with their disagreements. Claims the parent's matching call.
+pub(super) fn stored_links(
+    ix: &Index<'_>,
+    texts: &[&str],
+    on_disk: &dyn Fn(&str) -> bool,
+    claimed: &mut [bool],
+    out: &mut [Outcome],
+    metrics: &mut HierarchyMetrics,
+) {
+    let mut named_by: FxMap<&str, Vec<u32>> = FxMap::default();
+    for (p, s) in ix.view.iter().enumerate() {
+        for c in &s.stored_links.child_ids {
+            named_by.entry(c.as_str()).or_default().push(p as u32);
+        }
+        for sid in ix.slots_of(p as u32) {
+            if let Some(c) = ix.slots.get(sid as usize).and_then(|x| x.child_task_id) {
+                named_by.entry(c).or_default().push(p as u32);
+                if ix.index_of.contains_key(c) {
+                    if let Some(f) = claimed.get_mut(sid as usize) {
+                        *f = true;
+                    }
+                }
+            }
+        }
+    }
+    for (i, s) in ix.view.iter().enumerate() {
+        let mut claims: Vec<Claim<'_>> = Vec::new();
+        if let Some(p) = &s.stored_links.history_item_parent {
+            claims.push(Claim {
+                rank: 3,
+                source: source::HISTORY_ITEM,
+                parent: p,
+            });
+        }
+        for &p in named_by
+            .get(s.task_id.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            claims.push(Claim {
+                rank: 2,
+                source: source::CHILD_IDS,
+                parent: ix.id(p),
+            });
+        }
+        if let Some(p) = &s.stored_links.metadata_parent {
+            claims.push(Claim {
+                rank: 1,
+                source: source::TASK_METADATA,
+                parent: p,
+            });
+        }
+        claims.retain(|c| !c.parent.trim().is_empty());
+        if claims.iter().any(|c| c.parent == s.task_id) {
+            let mut sources: Vec<&str> = claims
+                .iter()
+                .filter(|c| c.parent == s.task_id)
+                .map(|c| c.source)
+                .collect();
+            sources.sort_unstable();
+            sources.dedup();
+            metrics.issues.push(HierarchyIssue {
+                kind: issue::SELF_LINK.into(),
+                task_id: s.task_id.clone(),
+                detail: format!("stored link to itself ignored ({})", sources.join(", ")),
+                candidates: vec![s.task_id.clone()],
+            });
+            claims.retain(|c| c.parent != s.task_id);
+        }
+        // Strongest source first; within one, a parent on disk, then the smallest id.
+        claims.sort_by(|a, b| {
+            b.rank
+                .cmp(&a.rank)
+                .then_with(|| on_disk(b.parent).cmp(&on_disk(a.parent)))
+                .then_with(|| a.parent.cmp(b.parent))
+        });
+        let Some(best) = claims.first() else { continue };
+        let chosen = best.parent;
+        let mut conflicts: Vec<String> = claims
+            .iter()
+            .filter(|c| c.parent != chosen)
+            .map(|c| format!("{}:{}", c.source, c.parent))
+            .collect();
+        conflicts.sort();
+        conflicts.dedup();
+        let base = if best.source == source::TASK_METADATA {
+            0.9
+        } else {
+            1.0
+        };
+        if !conflicts.is_empty() {
+            metrics.conflicts += 1;
+            let mut cands: Vec<String> = claims.iter().map(|c| c.parent.to_owned()).collect();
+            cands.sort();
+            cands.dedup();
+            metrics.issues.push(HierarchyIssue {
+                kind: issue::CONFLICT.into(),
+                task_id: s.task_id.clone(),
+                detail: format!(
+                    "stored sources disagree; kept {}:{} over {}",
+                    best.source,
+                    chosen,
+                    conflicts.join(", ")
+                ),
+                candidates: cands,
+            });
+        }
+        // The parent's matching call is this child's: no look-alike may claim it.
+        if let Some(&p) = ix.index_of.get(chosen) {
+            if let Some(sid) = matching_slot(ix, texts, i as u32, p, claimed) {
+                if let Some(f) = claimed.get_mut(sid as usize) {
+                    *f = true;
+                }
+            }
+        }
+        if let Some(o) = out.get_mut(i) {
+            o.parent = Some(chosen.to_owned());
+            o.evidence = Some(ParentEvidence {
+                source: best.source.to_owned(),
+                confidence: if conflicts.is_empty() {
+                    base
+                } else {
+                    round3(base - 0.2)
+                },
+                matched_prefix: None,
+                new_task_ts: None,
+                match_kind: None,
+                gap_ms: None,
+                conflicts,
+            });
+        }
+    }
+}
+
+/// The unclaimed call of `parent` whose message matches `child`'s instruction, closest in time.
+pub(super) fn matching_slot(
+    ix: &Index<'_>,
+    texts: &[&str],
+    child: u32,
+    parent: u32,
+    claimed: &[bool],
+) -> Option<u32> {
+    let info = ix.infos.get(child as usize)?;
+    let open: Vec<u32> = ix
+        .slots_of(parent)
+        .filter(|&sid| !claimed.get(sid as usize).copied().unwrap_or(true))
+        .collect();
+    if open.is_empty() {
+        return None;
+    }
+    let lazy;
+    let query = if info.query.is_empty() {
+        lazy = normalize_instruction(ix.view.get(child as usize)?.instruction.as_deref()?);
+        lazy.as_str()
+    } else {
+        info.query
+    };
+    open.into_iter()
+        .filter_map(|sid| {
+            let sl = ix.slots.get(sid as usize)?;
+            let k = ix.keys.get(sl.key as usize)?;
+            match_kind(texts.get(sl.key as usize)?, query, k.cut)?;
+            let gap = match (info.created, sl.ts) {
+                (Some(c), Some(t)) => (c - t).abs(),
+                _ => i64::MAX,
+            };
+            Some((gap, sid))
+        })
+        .min()
+        .map(|(_, sid)| sid)
+}
