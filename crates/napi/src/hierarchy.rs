@@ -124,7 +124,7 @@ pub fn get_task_tree<'env>(
         ),
     };
     // Serialised straight to JS values (no intermediate `serde_json::Value`, which napi caps).
-    env.to_js_value(&roo_state::hierarchy::get_task_tree(&skeletons, &opts))
+    env.to_js_value(&roo_state::hierarchy::get_task_tree_view(&skeletons, &opts))
 }
 
 /// Ancestors of a task, nearest first.
