@@ -1,9 +1,9 @@
 // The TaskStore handle through the binding, on a store of N tasks (fixture tasks copied under new
-// ids, see copy-store.mjs): open (cold, then warm from the
-// cache), a warm refresh with nothing changed, one changed task, the hierarchy pass, the bulk
-// transfer of every header, and peak RSS. Ratios against the warm refresh measured in the same run
-// (targets at 5 000 tasks: one change <= 3x, headers into JS <= 3x, warm refresh <= 50 ms; at
-// 50 000: warm refresh <= 250 ms, hierarchy <= 100 ms in Rust, peak RSS <= 400 MiB for open + tree).
+// ids, see copy-store.mjs): open (cold, then warm from the cache), a warm refresh with nothing
+// changed, one changed task, the hierarchy pass, the bulk transfer of every header, and peak RSS.
+// Ratios against the warm refresh measured in the same run (targets at 5 000 tasks: one change
+// <= 3x, headers into JS <= 3x, warm refresh <= 50 ms; at 50 000: warm refresh <= 250 ms,
+// hierarchy <= 100 ms in Rust, peak RSS <= 400 MiB for open + tree).
 //
 //   node bench/task-store.mjs [tasks=5000]
 import fs from 'node:fs'

@@ -220,7 +220,8 @@ fn prepare(
     user: Option<&String>,
     chunking: &ChunkOptions,
 ) -> Prepared {
-    // A folder the task store did not list (made since it was opened) is read here.
+    // A folder the task store does not hold (gone or renamed between the listing and the store's
+    // open) is read here, which reports why it has no header.
     let read;
     let header = match header {
         Some(h) => h,

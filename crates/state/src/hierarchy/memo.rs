@@ -13,6 +13,9 @@ pub(super) struct TaskHashes {
 /// ellipsis.
 pub(super) const QUERY_SEED: u64 = 0;
 pub(super) const CALL_SEED: u64 = 1;
+/// Seed of the hash of a normalised key: one seed for both kinds, so an instruction and a call
+/// message that normalise alike have the same key hash.
+pub(super) const KEY_SEED: u64 = 0;
 
 /// Normalised instruction keys kept from one pass to the next.
 ///
@@ -121,7 +124,7 @@ impl KeyMemo {
                     (normalize_instruction(text), false)
                 };
                 let entry = MemoEntry {
-                    key_hash: xxh3_128_with_seed(key.as_bytes(), 0),
+                    key_hash: xxh3_128_with_seed(key.as_bytes(), KEY_SEED),
                     key: key.into_boxed_str(),
                     cut,
                     used: pass,
