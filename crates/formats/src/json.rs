@@ -112,6 +112,43 @@ pub fn read_array_strict<'de, T: Deserialize<'de>>(
     }
 }
 
+/// [`read_array_strict`] for a file that may also hold its array under one of `wrapper_keys`
+/// (`{"version":2,"messages":[…]}`). `Ok((n, shape))` exactly when [`read_array`] would read a
+/// complete array of `n` elements, plain or wrapped, and report nothing; `Err(k)` as
+/// [`read_array_strict`] (the wrapped array's elements are numbered as [`read_array`] numbers
+/// them, so the caller's skip holds). A wrapper is taken only when the whole text is one object
+/// that [`read_array`] would take as a wrapper; anything else is left to it (`Err(0)`).
+pub fn read_array_strict_in<'de, T: Deserialize<'de>>(
+    text: &'de str,
+    wrapper_keys: &[&str],
+    each: impl FnMut(T),
+) -> Result<(usize, Shape), usize> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') {
+        return read_array_strict(trimmed, each).map(|n| (n, Shape::Array));
+    }
+    if !trimmed.starts_with('{') {
+        return Err(0);
+    }
+    // One object and nothing after it, read as a wrapper: what `read_array` requires, in one pass.
+    let Ok(wrapper) = serde_json::from_str::<Wrapper<'de>>(trimmed) else {
+        return Err(0);
+    };
+    let Some((key, inner)) = wrapper.array(wrapper_keys) else {
+        return Err(0);
+    };
+    let version = wrapper.version();
+    read_array_strict(inner.get(), each).map(|n| {
+        (
+            n,
+            Shape::Wrapper {
+                key: key.to_owned(),
+                version,
+            },
+        )
+    })
+}
+
 fn describe(err: &serde_json::Error) -> String {
     format!("line {} column {}: {}", err.line(), err.column(), err)
 }
@@ -166,6 +203,28 @@ struct Wrapper<'a> {
     entries: Option<&'a RawValue>,
 }
 
+impl<'a> Wrapper<'a> {
+    /// The first of `wrapper_keys` whose value is an array, with that array.
+    fn array<'k>(&self, wrapper_keys: &[&'k str]) -> Option<(&'k str, &'a RawValue)> {
+        wrapper_keys.iter().find_map(|key| {
+            let inner = match *key {
+                "messages" => self.messages,
+                "entries" => self.entries,
+                _ => None,
+            }?;
+            inner
+                .get()
+                .trim_start()
+                .starts_with('[')
+                .then_some((*key, inner))
+        })
+    }
+
+    fn version(&self) -> Option<i64> {
+        self.version.as_ref().and_then(Value::as_i64)
+    }
+}
+
 /// Read the array in `text`, calling `callback(index, element)` for each element, handed over as
 /// its raw JSON text (borrowed from `text`: nothing is parsed into values here).
 ///
@@ -212,27 +271,17 @@ fn read_object_start<F: FnMut(usize, &RawValue)>(
     match first {
         Some(Ok(raw)) if rest.is_empty() => {
             if let Ok(wrapper) = serde_json::from_str::<Wrapper>(raw.get()) {
-                let version = wrapper.version.as_ref().and_then(Value::as_i64);
-                for key in wrapper_keys {
-                    let inner = match *key {
-                        "messages" => wrapper.messages,
-                        "entries" => wrapper.entries,
-                        _ => None,
+                if let Some((key, inner)) = wrapper.array(wrapper_keys) {
+                    let (elements, incomplete) =
+                        stream_array(inner.get(), key, diags, &mut callback);
+                    return ArrayStats {
+                        shape: Shape::Wrapper {
+                            key: key.to_owned(),
+                            version: wrapper.version(),
+                        },
+                        elements,
+                        incomplete,
                     };
-                    if let Some(inner) = inner {
-                        if inner.get().trim_start().starts_with('[') {
-                            let (elements, incomplete) =
-                                stream_array(inner.get(), key, diags, &mut callback);
-                            return ArrayStats {
-                                shape: Shape::Wrapper {
-                                    key: (*key).to_owned(),
-                                    version,
-                                },
-                                elements,
-                                incomplete,
-                            };
-                        }
-                    }
                 }
             }
             diags.push(

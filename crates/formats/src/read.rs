@@ -9,7 +9,7 @@ use crate::api_head::{ApiHead, StrictHead};
 use crate::decode::decode_json_bytes;
 use crate::diag::{DiagCode, Diagnostic, Diags, Read, Severity};
 use crate::history::{HistoryIndex, HistoryItem, TaskMetadata};
-use crate::json::{read_array, read_array_strict, read_object, ArrayStats, Shape};
+use crate::json::{read_array, read_array_strict_in, read_object, ArrayStats, Shape};
 use crate::ui::{unusual_kind, ClineMessage, Strict};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -136,7 +136,7 @@ pub fn for_each_ui_message(path: &Path, mut f: impl FnMut(usize, ClineMessage)) 
     let mut unusual: BTreeMap<(&'static str, String, bool), usize> = BTreeMap::new();
     let mut element_diags = Diags::for_file(diags.file());
     // One pass when the file is a well-formed array of well-formed records (the usual case).
-    let fast = read_array_strict(&text, |Strict(msg)| {
+    let fast = read_array_strict_in(&text, &["messages"], |Strict(msg)| {
         if let Some((field, value, retired)) = unusual_kind(&msg) {
             *unusual
                 .entry((field, value.to_owned(), retired))
@@ -146,9 +146,9 @@ pub fn for_each_ui_message(path: &Path, mut f: impl FnMut(usize, ClineMessage)) 
         kept += 1;
     });
     let (stats, skip) = match fast {
-        Ok(elements) => (
+        Ok((elements, shape)) => (
             Some(ArrayStats {
-                shape: Shape::Array,
+                shape,
                 elements,
                 incomplete: false,
             }),
@@ -310,7 +310,7 @@ fn stream_api(
     let mut nulls = 0usize;
     let mut element_diags = Diags::for_file(diags.file());
     let fast = if heads {
-        read_array_strict(&text, |StrictHead(head)| {
+        read_array_strict_in(&text, &["messages"], |StrictHead(head)| {
             if element(ApiElement::Head(head), kept, &mut element_diags, &mut nulls).is_some() {
                 kept += 1;
             }
@@ -319,8 +319,8 @@ fn stream_api(
         Err(0)
     };
     let stats = match fast {
-        Ok(elements) => ArrayStats {
-            shape: Shape::Array,
+        Ok((elements, shape)) => ArrayStats {
+            shape,
             elements,
             incomplete: false,
         },

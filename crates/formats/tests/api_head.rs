@@ -380,6 +380,12 @@ fn file_readers_agree_on_damaged_files() {
         ("bom", bom),
         ("jsonl", jsonl.as_bytes().to_vec()),
         ("wrapper", wrapper.as_bytes().to_vec()),
+        ("wrapper cut", wrapper.as_bytes()[..wrapper.len() - 20].to_vec()),
+        ("wrapper, version last", wrapper.replacen(r#""version":2,"#, "", 1).replacen("]}]}", r#"]}],"version":3}"#, 1).into_bytes()),
+        ("wrapper, messages twice", wrapper.replacen("]}]}", r#"]}],"messages":[]}"#, 1).into_bytes()),
+        ("wrapper, bad element", wrapper.replacen(r#"{"role":"user","content":"hi"}"#, r#"{"role":"user","content":"hi"},{"role":7,"ts":"x"}"#, 1).into_bytes()),
+        ("wrapper, trailing", format!("{wrapper}, ").into_bytes()),
+        ("wrapper, not an array", br#"{"version":2,"messages":{"role":"user"}}"#.to_vec()),
         ("empty", Vec::new()),
         ("garbage", b"not json".to_vec()),
         ("invalid utf8", b"[{\"role\":\"user\",\"content\":\"a\xFFb\"}]".to_vec()),
@@ -448,12 +454,16 @@ proptest! {
     #[test]
     fn ui_one_pass_and_fallback_agree(records in proptest::collection::vec(arb_ui_record(), 0..8),
                                       cut in proptest::option::of(0usize..400),
-                                      how in 0u8..4) {
+                                      how in 0u8..8) {
         let mut text = serde_json::to_string(&Value::Array(records)).expect("serialise");
         match how {
             1 => text.push_str(" trailing"),
             2 => text = format!("{{\"messages\":{text}}}"),
             3 => text = format!("\u{feff}{text}"),
+            4 => text = format!("{{\"version\":2,\"messages\":{text},\"other\":[1]}}"),
+            5 => text = format!("{{\"messages\":{text},\"version\":\"two\",\"messages\":[]}}"),
+            6 => text = format!("{{\"entries\":[],\"messages\":{text}}} {{}}"),
+            7 => text = format!("{{\"messages\":{text},\"version\":2.5}}"),
             _ => {}
         }
         if let Some(cut) = cut {
