@@ -38,7 +38,7 @@ fn time_of(v: &Value, key: &str) -> String {
         Some(Value::Number(n)) => n
             .as_f64()
             .filter(|f| f.is_finite() && f.abs() < 9.0e15)
-            .map(|f| roo_state::time::iso_from_ms(f.trunc() as i64))
+            .map(|f| roo_js::iso_from_ms(f.trunc() as i64))
             .unwrap_or_default(),
         _ => String::new(),
     }

@@ -37,19 +37,11 @@ fn messages(what: &str, v: Value) -> napi::Result<Vec<Value>> {
         Value::Null => Ok(Vec::new()),
         other => Err(invalid(
             what,
-            format!("expected an array of messages, got {}", kind(&other)),
+            format!(
+                "expected an array of messages, got {}",
+                roo_js::kind_of(&other)
+            ),
         )),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -442,7 +434,7 @@ pub fn get_effective_threshold(
         other => {
             return Err(invalid(
                 "profileThresholds",
-                format!("expected an object, got {}", kind(&other)),
+                format!("expected an object, got {}", roo_js::kind_of(&other)),
             ))
         }
     };
