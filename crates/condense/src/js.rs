@@ -26,11 +26,9 @@ pub fn num_value(f: f64) -> Value {
     }
 }
 
-/// Milliseconds since the epoch, as `Date.now()`.
+/// `Date.now()` as the double JavaScript holds it.
 pub fn now_ms() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_millis() as f64)
+    roo_js::now_ms() as f64
 }
 
 /// `{...obj, key: value}`: an existing key keeps its place, a new one goes at the end.

@@ -56,6 +56,13 @@ pub fn iso_from_ms(ms: i64) -> String {
     format!("{year}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{millis:03}Z")
 }
 
+/// `Date.now()`: milliseconds since the epoch (0 on a clock set before it).
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
 /// `new Date(ms).toISOString()`; `None` where JavaScript throws `RangeError: Invalid time value`
 /// (NaN, infinite, or beyond ±8.64e15).
 pub fn to_iso_string(ms: f64) -> Option<String> {
@@ -227,6 +234,13 @@ mod tests {
             iso_from_ms(8_640_000_000_000_001),
             "+275760-09-13T00:00:00.001Z"
         );
+    }
+
+    #[test]
+    fn now_is_a_present_day_timestamp() {
+        let now = now_ms();
+        assert!(now > 1_735_689_600_000, "{now} is before 2025");
+        assert!(to_iso_string(now as f64).is_some());
     }
 
     #[test]

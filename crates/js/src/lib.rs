@@ -21,7 +21,7 @@ pub mod number;
 pub mod utf16;
 
 pub use date::{
-    civil_from_days, date_parse, days_from_civil, iso_from_ms, time_clip, to_iso_string,
+    civil_from_days, date_parse, days_from_civil, iso_from_ms, now_ms, time_clip, to_iso_string,
 };
 pub use json::{
     property_order, stringify, stringify_pretty, to_json_string, to_json_vec, JsFormatter,

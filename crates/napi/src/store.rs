@@ -283,7 +283,7 @@ pub fn rebuild_roo_state_from_tasks(
             dry_run: o.dry_run.unwrap_or(true),
             on_progress: Some(&report),
             cancel: Some(cancel),
-            now_ms: roo_store::fsutil::now_ms(),
+            now_ms: roo_js::now_ms(),
         };
         roo_store::rebuild::rebuild_from_tasks(&opts).map_err(coded)
     })
@@ -338,7 +338,7 @@ pub fn cleanup_obsolete_checkpoints(
             completed_only: o.completed_only.unwrap_or(false),
             include_other: o.include_other.unwrap_or(false),
             dry_run: o.dry_run.unwrap_or(true),
-            now_ms: roo_store::fsutil::now_ms(),
+            now_ms: roo_js::now_ms(),
         };
         let mut summary = CleanupSummary {
             dry_run: opts.dry_run,

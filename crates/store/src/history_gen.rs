@@ -96,7 +96,7 @@ pub fn history_item_for(
     let ts = facts
         .last_ts
         .or(skeleton.last_activity_ms)
-        .unwrap_or_else(crate::fsutil::now_ms);
+        .unwrap_or_else(roo_js::now_ms);
     let size = if facts.messages == 0 && skeleton.files.api_messages == 0 {
         0.0
     } else {

@@ -224,7 +224,7 @@ fn refuses_while_the_extension_holds_its_lock() {
     let (tmp, tasks) = store();
     fs::create_dir_all(tasks.join("_index.json.lock")).expect("mkdir");
     let mut o = opts(&tasks, &tmp.path().join("cache"), false);
-    o.now_ms = roo_store::fsutil::now_ms();
+    o.now_ms = roo_js::now_ms();
     let err = rebuild_from_tasks(&o).expect_err("busy");
     assert_eq!(err.code(), "INVALID_ARGUMENT");
     assert!(err.to_string().contains("close the editor"));
