@@ -7,10 +7,10 @@ use crate::history::{
     inject_synthetic_tool_results, maybe_remove_image_blocks, transform_messages_for_condensing,
 };
 use crate::js::{
-    content_blocks, is_type, now_ms, num_value, number, str_field, stringify, text_block, truthy,
-    with_key,
+    content_blocks, is_type, now_ms, num_value, number, str_field, text_block, with_key,
 };
 use crate::provider::{CancelToken, ProviderError, StreamChunk, SummaryProvider, SummaryRequest};
+use roo_js::{stringify, truthy};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

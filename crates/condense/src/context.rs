@@ -4,10 +4,11 @@
 use crate::condense::{summarize_conversation, Cancelled, CondenseErrorKey, SummarizeOptions};
 use crate::era::Era;
 use crate::history::{truncate_conversation, TruncationResult};
-use crate::js::{content_blocks, text_block, truthy};
+use crate::js::{content_blocks, text_block};
 use crate::model::ANTHROPIC_DEFAULT_MAX_TOKENS;
 use crate::provider::{CancelToken, SummaryProvider};
 use crate::tokens;
+use roo_js::truthy;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -72,8 +73,8 @@ pub fn effective_threshold(
                 ThresholdSource::InvalidProfile,
                 Some(format!(
                     "Invalid profile threshold {} for profile \"{profile_id}\" (must be -1 or between {MIN_CONDENSE_THRESHOLD} and {MAX_CONDENSE_THRESHOLD}); using the global threshold {}",
-                    crate::js::js_string(Some(v)),
-                    crate::js::number_to_string(global_percent)
+                    roo_js::to_string(v),
+                    roo_js::number_to_string(global_percent)
                 )),
             ),
         },

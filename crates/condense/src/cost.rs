@@ -1,7 +1,8 @@
 //! API cost with the extension's order of operations, and a task's totals from its UI messages.
 
 use crate::era::Era;
-use crate::js::{is_type, num_or_zero, number, str_field, stringify};
+use crate::js::{is_type, num_or_zero, number, str_field};
+use roo_js::stringify;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

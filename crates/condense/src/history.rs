@@ -4,9 +4,9 @@
 
 use crate::era::{EffectiveHistory, Era};
 use crate::js::{
-    content_blocks, is_type, js_string, now_ms, num_value, number, str_field, stringify_pretty,
-    text_block, truthy, with_key,
+    content_blocks, is_type, now_ms, num_value, number, str_field, text_block, with_key,
 };
+use roo_js::{string_of, stringify_pretty, truthy};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -288,19 +288,19 @@ pub fn merge_consecutive_api_messages(messages: &[Value], roles: &[&str]) -> Vec
 
 /// `toolUseToText(block)`.
 pub fn tool_use_to_text(block: &Value) -> String {
-    let name = js_string(block.get("name"));
+    let name = string_of(block.get("name"));
     match block.get("input") {
         Some(Value::Object(map)) => {
             let lines: Vec<String> = map
                 .iter()
                 .map(|(k, v)| match v {
                     Value::Object(_) | Value::Array(_) => format!("{k}: {}", stringify_pretty(v)),
-                    other => format!("{k}: {}", js_string(Some(other))),
+                    other => format!("{k}: {}", roo_js::to_string(other)),
                 })
                 .collect();
             format!("[Tool Use: {name}]\n{}", lines.join("\n"))
         }
-        other => format!("[Tool Use: {name}]\n{}", js_string(other)),
+        other => format!("[Tool Use: {name}]\n{}", string_of(other)),
     }
 }
 
@@ -319,7 +319,7 @@ pub fn tool_result_to_text(block: &Value) -> String {
                 .map(|item| match str_field(item, "type") {
                     Some("text") => str_field(item, "text").unwrap_or("").to_owned(),
                     Some("image") => "[Image]".to_owned(),
-                    _ => format!("[{}]", js_string(item.get("type"))),
+                    _ => format!("[{}]", string_of(item.get("type"))),
                 })
                 .collect();
             format!("{header}\n{}", parts.join("\n"))

@@ -1,6 +1,7 @@
 //! `getModelMaxOutputTokens`: the output reservation that the context rules subtract.
 
-use crate::js::{num_or_zero, truthy};
+use crate::js::num_or_zero;
+use roo_js::truthy;
 use serde_json::Value;
 
 /// `ANTHROPIC_DEFAULT_MAX_TOKENS`.

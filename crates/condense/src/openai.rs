@@ -156,7 +156,7 @@ impl OpenAiCompatibleProvider {
             (Some(c), None) => c,
             (None, None) => return Err(ProviderError::Api("no HTTP client".into())),
         };
-        let body = crate::js::stringify(&self.body(request));
+        let body = roo_js::stringify(&self.body(request));
         let idle = Duration::from_millis(self.config.idle_timeout_ms.max(1));
         let mut attempt = 0u32;
         let response = loop {
@@ -301,7 +301,7 @@ fn dispatch(
             .get("message")
             .and_then(Value::as_str)
             .map(str::to_owned)
-            .unwrap_or_else(|| crate::js::stringify(err));
+            .unwrap_or_else(|| roo_js::stringify(err));
         return Err(ProviderError::Api(msg));
     }
     if let Some(text) = v

@@ -1,7 +1,8 @@
 //! Token estimates as the extension makes them: o200k_base over the text of each block, a square
 //! root for images, tool blocks written out as text, and one ×1.5 factor with a single `ceil`.
 
-use crate::js::{is_type, js_string, str_field, stringify, truthy, utf16_len};
+use crate::js::{is_type, str_field};
+use roo_js::{string_of, stringify, truthy, utf16_len};
 use serde_json::Value;
 use std::sync::OnceLock;
 use tiktoken_rs::CoreBPE;
@@ -38,7 +39,7 @@ pub fn encode_len(text: &str) -> usize {
 
 /// The text a `tool_use` block is counted as.
 pub fn tool_use_count_text(block: &Value) -> String {
-    let mut s = format!("Tool: {}", js_string(block.get("name")));
+    let mut s = format!("Tool: {}", string_of(block.get("name")));
     if let Some(input) = block.get("input") {
         s.push_str("\nArguments: ");
         s.push_str(&stringify(input));
@@ -50,7 +51,7 @@ pub fn tool_use_count_text(block: &Value) -> String {
 pub fn tool_result_count_text(block: &Value) -> String {
     let mut parts = vec![format!(
         "Tool Result ({})",
-        js_string(block.get("tool_use_id"))
+        string_of(block.get("tool_use_id"))
     )];
     if truthy(block.get("is_error")) {
         parts.push("[Error]".into());
@@ -66,7 +67,7 @@ pub fn tool_result_count_text(block: &Value) -> String {
                 } else {
                     parts.push(format!(
                         "[Unsupported content block: {}]",
-                        js_string(item.get("type"))
+                        string_of(item.get("type"))
                     ));
                 }
             }

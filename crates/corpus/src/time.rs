@@ -1,33 +1,8 @@
 //! Calendar helpers (proleptic Gregorian, UTC) for timestamps and the "Current Time" section.
 
-/// Days since 1970-01-01 for a civil date.
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let m = i64::from(m);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Civil date for days since 1970-01-01.
-pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 /// Unix ms at midnight UTC of a civil date.
 pub fn ms(y: i64, m: u32, d: u32) -> u64 {
-    (days_from_civil(y, m, d) * 86_400_000) as u64
+    (roo_js::days_from_civil(y, m, d) * 86_400_000) as u64
 }
 
 struct Parts {
@@ -37,13 +12,12 @@ struct Parts {
     h: u64,
     mi: u64,
     s: u64,
-    ms: u64,
 }
 
 fn parts(ms: i64) -> Parts {
     let days = ms.div_euclid(86_400_000);
     let rem = ms.rem_euclid(86_400_000) as u64;
-    let (y, mo, d) = civil_from_days(days);
+    let (y, mo, d) = roo_js::civil_from_days(days);
     Parts {
         y,
         mo,
@@ -51,17 +25,12 @@ fn parts(ms: i64) -> Parts {
         h: rem / 3_600_000,
         mi: rem / 60_000 % 60,
         s: rem / 1000 % 60,
-        ms: rem % 1000,
     }
 }
 
 /// `2026-01-27T13:31:08.264Z`
 pub fn iso(ms: u64) -> String {
-    let p = parts(ms as i64);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        p.y, p.mo, p.d, p.h, p.mi, p.s, p.ms
-    )
+    roo_js::iso_from_ms(ms as i64)
 }
 
 /// A time zone with a crude DST rule (April–October), enough for plausible env details.
@@ -137,8 +106,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_formats() {
-        assert_eq!(days_from_civil(1970, 1, 1), 0);
-        assert_eq!(civil_from_days(days_from_civil(2026, 3, 1)), (2026, 3, 1));
+        assert_eq!(ms(1970, 1, 1), 0);
         assert_eq!(iso(1_769_520_668_264), "2026-01-27T13:31:08.264Z");
         let paris = ZONES[0];
         assert_eq!(paris.local_us(1_744_120_961_342), "4/8/2025, 4:02:41 PM");

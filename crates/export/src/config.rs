@@ -205,17 +205,6 @@ pub fn merge_patch(target: &mut Value, patch: &Value) {
     }
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 fn show(v: &Value) -> String {
     let s = v.to_string();
     if s.chars().count() > 60 {
@@ -226,8 +215,13 @@ fn show(v: &Value) -> String {
 }
 
 fn object<'a>(v: &'a Value, at: &str) -> std::result::Result<&'a Map<String, Value>, String> {
-    v.as_object()
-        .ok_or_else(|| format!("{at} must be an object, got {} ({})", kind(v), show(v)))
+    v.as_object().ok_or_else(|| {
+        format!(
+            "{at} must be an object, got {} ({})",
+            roo_js::kind_of(v),
+            show(v)
+        )
+    })
 }
 
 fn unknown_keys(
@@ -493,7 +487,7 @@ pub fn configure_at(path: &Path, action: ConfigAction) -> Result<ConfigOutcome> 
             if !patch.is_object() {
                 return Err(ExportError::InvalidConfig(format!(
                     "config must be an object such as {{ defaults: {{ prettyPrint: false }} }}, got {}",
-                    kind(&patch)
+                    roo_js::kind_of(&patch)
                 )));
             }
             let current = match read_file(path) {

@@ -33,14 +33,6 @@ pub fn parse_date_bound(text: &str, is_end: bool, now_ms: i64) -> Option<i64> {
     })
 }
 
-/// Milliseconds since the epoch, now.
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
 /// An ISO 8601 string as written in skeletons, as a valid `xs:dateTime` (XSD 1.0): years past 9999
 /// lose JavaScript's `+` and leading zeros; years before 1 (which XSD 1.0 cannot express in the
 /// same calendar) and unreadable values become `0001-01-01T00:00:00.000Z`.

@@ -5,15 +5,13 @@
 //! - `skeletons` (`format: "roo-conversation-skeletons"`): every task's full `ConversationSkeleton`
 //!   (with its sequence, content cut as for XML), depth first, streamed one task at a time.
 
-use crate::dates::now_ms;
 use crate::error::{ExportError, Result};
 use crate::source::SkeletonSource;
 use crate::tree::{created_ms, last_ms, Conversation, Visit};
 use crate::xml::{ContentOptions, Written};
-use roo_formats::text::{truncate_utf16, utf16_len};
+use roo_js::{iso_from_ms, now_ms, truncate_utf16, utf16_len};
 use roo_state::hierarchy::TaskTreeNode;
 use roo_state::skeleton::SequenceItem;
-use roo_state::time::iso_from_ms;
 use serde_json::{json, Map, Value};
 use std::io::Write;
 use std::sync::atomic::AtomicBool;

@@ -172,7 +172,7 @@ impl Settings {
             })?),
             None => None,
         };
-        let now = dates::now_ms();
+        let now = roo_js::now_ms();
         let bound =
             |given: Option<&str>, from_filter: Option<&str>, is_end: bool, what: &str| match given
                 .or(from_filter)

@@ -7,16 +7,15 @@
 //! line feeds) become character references so that reading the document back gives the same
 //! text.
 
-use crate::dates::{now_ms, xsd_datetime};
+use crate::dates::xsd_datetime;
 use crate::error::{ExportError, Result};
 use crate::source::SkeletonSource;
 use crate::tree::{Conversation, ProjectConversation, Visit};
 use quick_xml::events::attributes::Attribute;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::name::QName;
-use roo_formats::text::{truncate_utf16, utf16_len};
+use roo_js::{iso_from_ms, now_ms, truncate_utf16, utf16_len};
 use roo_state::skeleton::{AnalyzeOptions, ConversationSkeleton, SequenceItem};
-use roo_state::time::iso_from_ms;
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;

@@ -513,16 +513,7 @@ pub(crate) fn max_nesting(raw: &str) -> usize {
 }
 
 /// A short name for the JSON type of a value, for messages.
-pub fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub use roo_js::kind_of;
 
 /// Parse one JSON value as JavaScript would read it, reporting what differs: a number beyond the
 /// range of a double (`1e999`, which `JSON.parse` reads as `Infinity`) is read as `null` with a

@@ -341,16 +341,6 @@ fn digits(s: &str, at: usize, n: usize) -> Option<i64> {
     }
 }
 
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// Milliseconds since the epoch of an ISO 8601 date-time such as `2025-01-01T10:00:00.000Z` or
 /// `2025-01-01T10:00:00+02:00` (a date-time without an offset is read as UTC).
 pub fn parse_iso_ms(text: &str) -> Option<i64> {
@@ -363,7 +353,7 @@ pub fn parse_iso_ms(text: &str) -> Option<i64> {
     {
         return None;
     }
-    let mut ms = days_from_civil(y, mo, d) * 86_400_000;
+    let mut ms = roo_js::days_from_civil(y, mo as u32, d as u32) * 86_400_000;
     if s.len() == 10 {
         return Some(ms);
     }
@@ -406,23 +396,6 @@ pub fn parse_iso_ms(text: &str) -> Option<i64> {
     }
     ms += ((h * 60 + mi - offset_min) * 60 + sec) * 1000 + frac;
     Some(ms)
-}
-
-/// Cut `text` to at most `max` UTF-16 code units without splitting a character.
-pub fn truncate_utf16(text: &str, max: usize) -> &str {
-    let mut units = 0usize;
-    for (i, c) in text.char_indices() {
-        units += c.len_utf16();
-        if units > max {
-            return &text[..i];
-        }
-    }
-    text
-}
-
-/// Length in UTF-16 code units (what JavaScript's `length` says).
-pub fn utf16_len(text: &str) -> usize {
-    text.chars().map(char::len_utf16).sum()
 }
 
 #[cfg(test)]
@@ -642,12 +615,5 @@ mod tests {
         assert_eq!(parse_iso_ms("2025-09-17"), Some(1_758_067_200_000));
         assert_eq!(parse_iso_ms("yesterday"), None);
         assert_eq!(parse_iso_ms("2025-13-01T00:00:00Z"), None);
-    }
-
-    #[test]
-    fn utf16_truncation() {
-        assert_eq!(truncate_utf16("a😀b", 2), "a");
-        assert_eq!(truncate_utf16("a😀b", 3), "a😀");
-        assert_eq!(utf16_len("a😀b"), 4);
     }
 }

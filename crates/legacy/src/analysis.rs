@@ -3,13 +3,13 @@
 use crate::extract::{
     extract_from_messages, main_instruction, parse_ui_for_instructions, LegacyInstruction,
 };
-use crate::js::{
-    js_date_value, js_json_stringify, js_to_string, js_trim, json_parse, number_value, or, prop,
-    prop_str, strip_bom, time_clip, truthy, utf16_len, utf16_prefix, utf16_suffix_from,
-    v8_sort_order,
-};
+use crate::js::{js_date_value, js_trim, json_parse, or, prop, prop_str, strip_bom, v8_sort_order};
 use crate::prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};
 use regex::Regex;
+use roo_js::{
+    number_value, stringify, time_clip, to_string, truthy, utf16_len, utf16_prefix,
+    utf16_suffix_from,
+};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -87,7 +87,7 @@ fn opt_value_string(v: Option<&Value>) -> Option<String> {
     match v {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => Some(js_json_stringify(other)),
+        Some(other) => Some(stringify(other)),
     }
 }
 
@@ -144,7 +144,7 @@ fn js_greater_than_zero(v: Option<&Value>) -> bool {
         Some(Value::Bool(b)) => f64::from(u8::from(*b)),
         Some(Value::Number(n)) => number_value(n),
         Some(Value::String(s)) => js_string_to_number(s),
-        Some(a @ Value::Array(_)) => js_string_to_number(&js_to_string(a)),
+        Some(a @ Value::Array(_)) => js_string_to_number(&to_string(a)),
     };
     n > 0.0
 }
@@ -206,7 +206,7 @@ fn message_text(item: &Value) -> String {
             let texts: Vec<String> = parts
                 .iter()
                 .filter(|p| prop_str(p, "type") == Some("text") && truthy(prop(p, "text")))
-                .filter_map(|p| prop(p, "text").map(js_to_string))
+                .filter_map(|p| prop(p, "text").map(to_string))
                 .collect();
             if texts.is_empty() {
                 "[contenu non textuel]".to_owned()
@@ -214,7 +214,7 @@ fn message_text(item: &Value) -> String {
                 texts.join("\n\n")
             }
         }
-        Some(other) => return js_json_stringify(other),
+        Some(other) => return stringify(other),
     };
     if text.contains("\"sequence\"") || text.contains("\"taskId\"") {
         return "[Contenu suspect ignoré pour éviter une boucle]".to_owned();

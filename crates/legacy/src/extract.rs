@@ -6,10 +6,11 @@
 //! accept a message but yield nothing (or fail) let the chain continue.
 
 use crate::js::{
-    ci_pattern, is_js_space, is_js_word, js_date_value, js_to_string, js_trim, json_parse, or,
-    prop, prop_str, truthy, typeof_object, utf16_len, utf16_prefix, JS_SPACE_CLASS,
+    ci_pattern, is_js_space, is_js_word, js_date_value, js_trim, json_parse, or, prop, prop_str,
+    typeof_object, JS_SPACE_CLASS,
 };
 use regex::Regex;
+use roo_js::{to_string, truthy, utf16_len, utf16_prefix};
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::LazyLock;
@@ -85,7 +86,7 @@ fn clean_mode(mode: &str) -> String {
 /// `String(v || fallback)` for a mode argument.
 fn mode_arg(v: Option<&Value>, fallback: &str) -> String {
     match v {
-        Some(v) if truthy(Some(v)) => js_to_string(v),
+        Some(v) if truthy(Some(v)) => to_string(v),
         _ => fallback.to_owned(),
     }
 }

@@ -7,8 +7,9 @@
 //! stored key matches when it equals the query, or when it is a prefix of the query and no other stored
 //! key continues along the query's next unit; a query that ends inside a longer key matches nothing.
 
-use crate::js::{js_trim, utf16_len, utf16_prefix};
+use crate::js::js_trim;
 use crate::prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};
+use roo_js::{utf16_len, utf16_prefix};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Default)]

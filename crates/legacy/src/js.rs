@@ -3,7 +3,8 @@
 //! The legacy server runs on V8, so its strings are sequences of UTF-16 code units, its `\s` class is
 //! the ECMAScript white-space set, its `toLowerCase()` is full Unicode, `JSON.parse` accepts lone
 //! surrogate escapes, and `JSON.stringify`/`String(x)`/truthiness follow ECMAScript rules. This module
-//! gives the Rust side the same answers.
+//! gives the Rust side the same answers where only the legacy reader needs them; numbers,
+//! `JSON.stringify`, `String(x)`, truthiness, UTF-16 cuts and dates come from `roo-js`.
 //!
 //! **Lone surrogates.** A Rust `String` cannot hold an unpaired UTF-16 surrogate, while a JS string can
 //! (a `substring` that splits a pair, `String.fromCharCode(0xD83D)`, a `"\ud83d"` JSON escape). Every
@@ -13,7 +14,8 @@
 //! and is not case-ignorable, so lengths, truncation points, trimming, tag scanning and lowercasing
 //! downstream are unchanged. The contract is therefore: our string == `legacyString.toWellFormed()`.
 
-use serde_json::{Map, Value};
+use roo_js::{date_parse, number_value, time_clip, to_string, truthy};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// ECMAScript `WhiteSpace ∪ LineTerminator`, i.e. what `\s` matches without the `u` flag and what
@@ -69,53 +71,6 @@ pub(crate) fn collapse_js_space(s: &str) -> String {
     out
 }
 
-/// `s.length` — the number of UTF-16 code units.
-pub(crate) fn utf16_len(s: &str) -> usize {
-    s.chars().map(char::len_utf16).sum()
-}
-
-/// `s.substring(0, n)` in UTF-16 code units. When unit `n` falls inside a surrogate pair, the
-/// dangling high surrogate JS would keep becomes U+FFFD (see the module docs).
-pub(crate) fn utf16_prefix(s: &str, n: usize) -> Cow<'_, str> {
-    let mut units = 0usize;
-    for (i, c) in s.char_indices() {
-        let w = c.len_utf16();
-        if units + w > n {
-            if units < n {
-                // `n` splits this astral character: JS keeps its high surrogate alone.
-                let mut out = String::with_capacity(i + 3);
-                out.push_str(&s[..i]);
-                out.push('\u{FFFD}');
-                return Cow::Owned(out);
-            }
-            return Cow::Borrowed(&s[..i]);
-        }
-        units += w;
-    }
-    Cow::Borrowed(s)
-}
-
-/// `s.substring(start)` in UTF-16 code units; a split pair leaves a lone low surrogate in JS, which
-/// becomes U+FFFD here.
-pub(crate) fn utf16_suffix_from(s: &str, start: usize) -> Cow<'_, str> {
-    let mut units = 0usize;
-    for (i, c) in s.char_indices() {
-        if units >= start {
-            return Cow::Borrowed(&s[i..]);
-        }
-        let w = c.len_utf16();
-        if units + w > start {
-            // `start` points at the low half of this astral character.
-            let mut out = String::with_capacity(s.len() - i + 3);
-            out.push('\u{FFFD}');
-            out.push_str(&s[i + c.len_utf8()..]);
-            return Cow::Owned(out);
-        }
-        units += w;
-    }
-    Cow::Borrowed("")
-}
-
 /// ASCII-case-insensitive `starts_with` (what a JS `/i` regex without `u` does for ASCII literals:
 /// its canonicalisation never folds a non-ASCII character onto an ASCII one).
 pub(crate) fn starts_with_ascii_ci(s: &str, lit: &str) -> bool {
@@ -154,17 +109,6 @@ pub(crate) fn prop_str<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     prop(v, key).and_then(Value::as_str)
 }
 
-/// ECMAScript `ToBoolean` for a value that may be `undefined` (`None`).
-pub(crate) fn truthy(v: Option<&Value>) -> bool {
-    match v {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(_)) | Some(Value::Object(_)) => true,
-    }
-}
-
 /// `a || b`.
 pub(crate) fn or<'a>(a: Option<&'a Value>, b: Option<&'a Value>) -> Option<&'a Value> {
     if truthy(a) {
@@ -180,185 +124,6 @@ pub(crate) fn typeof_object(v: Option<&Value>) -> bool {
         v,
         Some(Value::Null) | Some(Value::Array(_)) | Some(Value::Object(_))
     )
-}
-
-/// The JS number a JSON number denotes (`JSON.parse` always yields a double).
-pub(crate) fn number_value(n: &serde_json::Number) -> f64 {
-    if let Some(u) = n.as_u64() {
-        u as f64
-    } else if let Some(i) = n.as_i64() {
-        i as f64
-    } else {
-        n.as_f64().unwrap_or(f64::NAN)
-    }
-}
-
-/// ECMAScript `Number::toString(x)` (radix 10).
-pub(crate) fn js_number_to_string(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".to_owned();
-    }
-    if x == 0.0 {
-        return "0".to_owned();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
-    }
-    if x < 0.0 {
-        return format!("-{}", js_number_to_string(-x));
-    }
-    // Shortest round-trip digits, in scientific form "d.ddde±x".
-    let sci = format!("{x:e}");
-    let (mantissa, exp) = match sci.split_once('e') {
-        Some(parts) => parts,
-        None => (sci.as_str(), "0"),
-    };
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let e10: i64 = exp.parse().unwrap_or(0);
-    let k = digits.len() as i64;
-    let n = e10 + 1;
-    if k <= n && n <= 21 {
-        let mut s = digits;
-        for _ in 0..(n - k) {
-            s.push('0');
-        }
-        s
-    } else if 0 < n && n <= 21 {
-        let (a, b) = digits.split_at(n as usize);
-        format!("{a}.{b}")
-    } else if -6 < n && n <= 0 {
-        let mut s = String::from("0.");
-        for _ in 0..(-n) {
-            s.push('0');
-        }
-        s.push_str(&digits);
-        s
-    } else {
-        let e = n - 1;
-        let sign = if e < 0 { '-' } else { '+' };
-        let (first, rest) = digits.split_at(1);
-        if rest.is_empty() {
-            format!("{first}e{sign}{}", e.abs())
-        } else {
-            format!("{first}.{rest}e{sign}{}", e.abs())
-        }
-    }
-}
-
-/// ECMAScript `ToString` for a JSON value (`String(x)`, template literals, `Array.prototype.join`).
-pub(crate) fn js_to_string(v: &Value) -> String {
-    match v {
-        Value::Null => "null".to_owned(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => js_number_to_string(number_value(n)),
-        Value::String(s) => s.clone(),
-        Value::Array(a) => join_array(a, ","),
-        Value::Object(_) => "[object Object]".to_owned(),
-    }
-}
-
-/// `Array.prototype.join(sep)`: `null`/`undefined` elements become empty strings.
-pub(crate) fn join_array(a: &[Value], sep: &str) -> String {
-    let mut out = String::new();
-    for (i, e) in a.iter().enumerate() {
-        if i > 0 {
-            out.push_str(sep);
-        }
-        if !e.is_null() {
-            out.push_str(&js_to_string(e));
-        }
-    }
-    out
-}
-
-/// `JSON.stringify(v)` (no indentation), including the JS property order of objects: integer-like
-/// keys first in ascending numeric order, then the other keys in insertion order.
-pub(crate) fn js_json_stringify(v: &Value) -> String {
-    let mut out = String::new();
-    stringify_into(v, &mut out);
-    out
-}
-
-fn stringify_into(v: &Value, out: &mut String) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            let f = number_value(n);
-            if f.is_finite() {
-                out.push_str(&js_number_to_string(f));
-            } else {
-                out.push_str("null");
-            }
-        }
-        Value::String(s) => quote_into(s, out),
-        Value::Array(a) => {
-            out.push('[');
-            for (i, e) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                stringify_into(e, out);
-            }
-            out.push(']');
-        }
-        Value::Object(o) => {
-            out.push('{');
-            for (i, (k, e)) in js_property_order(o).into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                quote_into(k, out);
-                out.push(':');
-                stringify_into(e, out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-fn array_index_key(k: &str) -> Option<u32> {
-    if k.is_empty() || (k.len() > 1 && k.starts_with('0')) || !k.bytes().all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    k.parse::<u32>().ok().filter(|&n| n != u32::MAX)
-}
-
-/// Own-property order of an ordinary JS object built by `JSON.parse`.
-pub(crate) fn js_property_order(o: &Map<String, Value>) -> Vec<(&String, &Value)> {
-    let mut indexed: Vec<(u32, &String, &Value)> = Vec::new();
-    let mut named: Vec<(&String, &Value)> = Vec::new();
-    for (k, v) in o {
-        match array_index_key(k) {
-            Some(n) => indexed.push((n, k, v)),
-            None => named.push((k, v)),
-        }
-    }
-    indexed.sort_by_key(|&(n, _, _)| n);
-    indexed
-        .into_iter()
-        .map(|(_, k, v)| (k, v))
-        .chain(named)
-        .collect()
-}
-
-fn quote_into(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0C}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -452,172 +217,6 @@ pub(crate) fn strip_bom(s: &str) -> &str {
 // Dates
 // ---------------------------------------------------------------------------------------------
 
-const MS_PER_DAY: f64 = 86_400_000.0;
-
-/// ECMAScript `TimeClip`.
-pub(crate) fn time_clip(t: f64) -> f64 {
-    if !t.is_finite() || t.abs() > 8.64e15 {
-        f64::NAN
-    } else {
-        t.trunc() + 0.0
-    }
-}
-
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-struct Cursor<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-
-impl Cursor<'_> {
-    fn digits(&mut self, n: usize) -> Option<i64> {
-        let s = self.b.get(self.i..self.i + n)?;
-        let mut v = 0i64;
-        for &c in s {
-            if !c.is_ascii_digit() {
-                return None;
-            }
-            v = v * 10 + i64::from(c - b'0');
-        }
-        self.i += n;
-        Some(v)
-    }
-    fn eat(&mut self, c: u8) -> bool {
-        if self.b.get(self.i) == Some(&c) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn peek(&self) -> Option<u8> {
-        self.b.get(self.i).copied()
-    }
-}
-
-/// `Date.parse(s)` for the ECMAScript date-time string format (`YYYY[-MM[-DD]][THH:mm[:ss[.sss]]][Z|±HH:mm]`,
-/// plus the expanded `±YYYYYY` years). V8 falls back to a permissive legacy parser for other shapes;
-/// that fallback is not reproduced (NaN), and date-times without an offset are read as UTC where V8
-/// would use the host's zone (identical on a UTC host).
-pub(crate) fn date_parse(s: &str) -> f64 {
-    parse_iso(s).unwrap_or(f64::NAN)
-}
-
-fn parse_iso(s: &str) -> Option<f64> {
-    let mut c = Cursor {
-        b: s.as_bytes(),
-        i: 0,
-    };
-    let year = match c.peek()? {
-        b'+' | b'-' => {
-            let neg = c.peek() == Some(b'-');
-            c.i += 1;
-            let y = c.digits(6)?;
-            if neg && y == 0 {
-                return None;
-            }
-            if neg {
-                -y
-            } else {
-                y
-            }
-        }
-        _ => c.digits(4)?,
-    };
-    let mut month = 1;
-    let mut day = 1;
-    if c.eat(b'-') {
-        month = c.digits(2)?;
-        if c.eat(b'-') {
-            day = c.digits(2)?;
-        }
-    }
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let (mut h, mut mi, mut sec, mut ms) = (0i64, 0i64, 0i64, 0i64);
-    let mut offset_min = 0i64;
-    if c.eat(b'T') {
-        h = c.digits(2)?;
-        if !c.eat(b':') {
-            return None;
-        }
-        mi = c.digits(2)?;
-        if c.eat(b':') {
-            sec = c.digits(2)?;
-            if c.eat(b'.') {
-                let start = c.i;
-                let mut frac = 0i64;
-                let mut n = 0;
-                while let Some(d) = c.peek().filter(u8::is_ascii_digit) {
-                    if n < 3 {
-                        frac = frac * 10 + i64::from(d - b'0');
-                    }
-                    n += 1;
-                    c.i += 1;
-                }
-                if c.i == start {
-                    return None;
-                }
-                for _ in n..3 {
-                    frac *= 10;
-                }
-                ms = frac;
-            }
-        }
-        match c.peek() {
-            Some(b'Z') => c.i += 1,
-            Some(sign @ (b'+' | b'-')) => {
-                c.i += 1;
-                let oh = c.digits(2)?;
-                if !c.eat(b':') {
-                    return None;
-                }
-                let om = c.digits(2)?;
-                if oh > 23 || om > 59 {
-                    return None;
-                }
-                offset_min = (oh * 60 + om) * if sign == b'-' { -1 } else { 1 };
-            }
-            _ => {}
-        }
-        let valid_time =
-            (h < 24 && mi < 60 && sec < 60) || (h == 24 && mi == 0 && sec == 0 && ms == 0);
-        if !valid_time {
-            return None;
-        }
-    }
-    if c.i != c.b.len() {
-        return None;
-    }
-    let days = days_from_civil(year, month, day);
-    let t = days as f64 * MS_PER_DAY + (h * 3_600_000 + mi * 60_000 + sec * 1000 + ms) as f64
-        - (offset_min * 60_000) as f64;
-    Some(time_clip(t))
-}
-
 /// `new Date(v).getTime()` for a parsed JSON value.
 pub(crate) fn js_date_value(v: &Value) -> f64 {
     match v {
@@ -625,37 +224,9 @@ pub(crate) fn js_date_value(v: &Value) -> f64 {
         Value::Bool(b) => f64::from(u8::from(*b)),
         Value::Number(n) => time_clip(number_value(n)),
         Value::String(s) => date_parse(s),
-        Value::Array(_) => date_parse(&js_to_string(v)),
+        Value::Array(_) => date_parse(&to_string(v)),
         Value::Object(_) => f64::NAN,
     }
-}
-
-/// `new Date(ms).toISOString()`; `None` where JS throws (`Invalid time value`).
-pub fn js_iso_string(ms: f64) -> Option<String> {
-    let t = time_clip(ms);
-    if t.is_nan() {
-        return None;
-    }
-    let t = t as i64;
-    let days = t.div_euclid(86_400_000);
-    let rem = t.rem_euclid(86_400_000);
-    let (y, m, d) = civil_from_days(days);
-    let (h, mi, s, ms) = (
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1000 % 60,
-        rem % 1000,
-    );
-    let year = if (0..=9999).contains(&y) {
-        format!("{y:04}")
-    } else if y < 0 {
-        format!("-{:06}", -y)
-    } else {
-        format!("+{y:06}")
-    };
-    Some(format!(
-        "{year}-{m:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}Z"
-    ))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -773,42 +344,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn number_to_string_matches_js() {
-        let cases: &[(f64, &str)] = &[
-            (0.0, "0"),
-            (-0.0, "0"),
-            (1.0, "1"),
-            (-1.5, "-1.5"),
-            (123456789.0, "123456789"),
-            (1e21, "1e+21"),
-            (1.5e21, "1.5e+21"),
-            (1e20, "100000000000000000000"),
-            (0.000001, "0.000001"),
-            (1e-7, "1e-7"),
-            (1.2345e-7, "1.2345e-7"),
-            (0.1 + 0.2, "0.30000000000000004"),
-            (1758115714892.0, "1758115714892"),
-            (f64::NAN, "NaN"),
-            (f64::INFINITY, "Infinity"),
-        ];
-        for &(x, want) in cases {
-            assert_eq!(js_number_to_string(x), want, "{x}");
-        }
-    }
-
-    #[test]
-    fn utf16_cuts_use_replacement_for_split_pairs() {
-        assert_eq!(utf16_prefix("ab😀c", 3), "ab\u{FFFD}");
-        assert_eq!(utf16_prefix("ab😀c", 4), "ab😀");
-        assert_eq!(utf16_prefix("ab😀c", 2), "ab");
-        assert_eq!(utf16_prefix("ab", 10), "ab");
-        assert_eq!(utf16_suffix_from("ab😀c", 3), "\u{FFFD}c");
-        assert_eq!(utf16_suffix_from("ab😀c", 2), "😀c");
-        assert_eq!(utf16_suffix_from("ab😀c", 9), "");
-        assert_eq!(utf16_len("ab😀c"), 5);
-    }
-
-    #[test]
     fn json_parse_accepts_lone_surrogates() {
         assert_eq!(
             json_parse(r#"["\ud83d", "\ud83d\ude00", "\\ud83d", "\udc00x"]"#),
@@ -820,39 +355,6 @@ mod tests {
             ]))
         );
         assert_eq!(json_parse("{"), None);
-    }
-
-    #[test]
-    fn stringify_uses_js_key_order_and_numbers() {
-        let v = json_parse(r#"{"b":1,"2":2.0,"1":[true,null,"a\u0001\n"],"01":1e21}"#);
-        assert_eq!(
-            v.map(|v| js_json_stringify(&v)).as_deref(),
-            Some(r#"{"1":[true,null,"a\u0001\n"],"2":2,"b":1,"01":1e+21}"#)
-        );
-    }
-
-    #[test]
-    fn dates_round_trip() {
-        let t = date_parse("2025-09-17T13:28:34.892Z");
-        assert_eq!(t, 1758115714892.0);
-        assert_eq!(
-            js_iso_string(t).as_deref(),
-            Some("2025-09-17T13:28:34.892Z")
-        );
-        assert_eq!(date_parse("2025-10-17"), 1760659200000.0);
-        assert_eq!(date_parse("2025-10-17T21:56:00+02:00"), 1760730960000.0);
-        assert!(date_parse("17/10/2025").is_nan());
-        assert!(date_parse("2025-13-01").is_nan());
-        assert_eq!(
-            js_iso_string(0.0).as_deref(),
-            Some("1970-01-01T00:00:00.000Z")
-        );
-        assert_eq!(
-            js_iso_string(-62198755200000.0).as_deref(),
-            Some("-000001-01-01T00:00:00.000Z")
-        );
-        assert_eq!(js_iso_string(f64::NAN), None);
-        assert!(time_clip(8.64e15 + 1.0).is_nan());
     }
 
     #[test]

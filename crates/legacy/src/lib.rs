@@ -46,5 +46,4 @@ pub use extract::{
     LegacyInstruction, PATTERN_NAMES,
 };
 pub use index::LegacyInstructionIndex;
-pub use js::js_iso_string;
 pub use prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};

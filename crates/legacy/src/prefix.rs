@@ -4,8 +4,8 @@
 
 use crate::js::{
     collapse_js_space, is_js_space, is_js_word, js_trim, js_trim_end, starts_with_ascii_ci,
-    utf16_prefix,
 };
+use roo_js::utf16_prefix;
 
 /// The prefix length the legacy server uses everywhere (`K = 192`).
 pub const DEFAULT_PREFIX_LEN: usize = 192;
@@ -330,8 +330,9 @@ fn strip_content_prefix(s: &str) -> &str {
 pub(crate) mod reference {
     //! The same algorithm transcribed step by step with the `regex` crate (explicit JS classes, no
     //! `(?i)`), used to cross-check the scanner.
-    use crate::js::{ci_pattern, utf16_prefix, JS_SPACE_CLASS};
+    use crate::js::{ci_pattern, JS_SPACE_CLASS};
     use regex::{Captures, Regex};
+    use roo_js::utf16_prefix;
 
     thread_local! {
         static CACHE: std::cell::RefCell<std::collections::HashMap<String, Regex>> =
@@ -529,7 +530,7 @@ mod tests {
         let s = "a".repeat(191) + "😀";
         let out = compute_instruction_prefix(&s, 192);
         assert_eq!(out, "a".repeat(191) + "\u{FFFD}");
-        assert_eq!(crate::js::utf16_len(&out), 192);
+        assert_eq!(roo_js::utf16_len(&out), 192);
         let s = "a".repeat(190) + "😀";
         assert_eq!(compute_instruction_prefix(&s, 192), s);
     }
@@ -586,8 +587,9 @@ mod tests {
 #[cfg(test)]
 mod props {
     use super::*;
-    use crate::js::{is_js_space, utf16_len};
+    use crate::js::is_js_space;
     use proptest::prelude::*;
+    use roo_js::utf16_len;
 
     const FRAGMENTS: &[&str] = &[
         "<task>",

@@ -2,8 +2,7 @@
 //! (`shared/fixtures/legacy-outputs/tasks/<taskId>.json`).
 
 use roo_legacy::{
-    analyze_task_legacy, compute_instruction_prefix, js_iso_string, LegacyInstructionIndex,
-    DEFAULT_PREFIX_LEN,
+    analyze_task_legacy, compute_instruction_prefix, LegacyInstructionIndex, DEFAULT_PREFIX_LEN,
 };
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -167,8 +166,8 @@ fn all_seventeen_fixture_tasks_match_legacy_output() {
                 format!("got {:?} {:?}", got.created_at_ms, got.last_activity_ms),
             );
         } else {
-            let created = got.created_at_ms.and_then(js_iso_string);
-            let last = got.last_activity_ms.and_then(js_iso_string);
+            let created = got.created_at_ms.and_then(roo_js::to_iso_string);
+            let last = got.last_activity_ms.and_then(roo_js::to_iso_string);
             check(
                 "createdAt",
                 created.as_deref() == opt_str(&want["createdAt"]),

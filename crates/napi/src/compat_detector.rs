@@ -1,6 +1,7 @@
 //! Native entries of the compat storage detector: the legacy skeleton builder and extraction chain
 //! over contents the JavaScript side read (through Node's file system, so callers' mocks apply).
 
+use crate::error::{CodedError, ErrorCode};
 use crate::job::Job;
 use napi::bindgen_prelude::{AsyncTask, Buffer};
 use napi_derive::napi;
@@ -81,10 +82,11 @@ pub struct CompatChainResult {
 #[napi]
 pub fn compat_extraction_chain(messages_json: String) -> napi::Result<CompatChainResult> {
     let value: serde_json::Value = serde_json::from_str(&messages_json).map_err(|e| {
-        napi::Error::new(
-            napi::Status::InvalidArg,
-            format!("INVALID_ARGUMENT: messages are not JSON: {e}"),
+        CodedError::new(
+            ErrorCode::InvalidArgument,
+            format!("messages are not JSON: {e}"),
         )
+        .into_sync()
     })?;
     let messages = match value {
         serde_json::Value::Array(a) => a,
@@ -118,10 +120,11 @@ pub struct CompatInstruction {
 #[napi]
 pub fn compat_extract_fixed(messages_json: String) -> napi::Result<Vec<CompatInstruction>> {
     let value: serde_json::Value = serde_json::from_str(&messages_json).map_err(|e| {
-        napi::Error::new(
-            napi::Status::InvalidArg,
-            format!("INVALID_ARGUMENT: messages are not JSON: {e}"),
+        CodedError::new(
+            ErrorCode::InvalidArgument,
+            format!("messages are not JSON: {e}"),
         )
+        .into_sync()
     })?;
     let items = match value {
         serde_json::Value::Array(a) => a,

@@ -5,7 +5,7 @@
 //! skeletons (missing counts are 0, missing dates empty, unknown sequence items skipped) and run
 //! the core XML writers, so the output is valid against `schemas/*.xsd`.
 
-use crate::job::{CodedError, INVALID_ARGUMENT};
+use crate::error::{CodedError, ErrorCode};
 use napi_derive::napi;
 use roo_export::tree::{project_conversations, Conversation, ProjectFilter};
 use roo_export::xml::{write_conversation, write_project, write_task, ContentOptions};
@@ -38,7 +38,7 @@ fn time_of(v: &Value, key: &str) -> String {
         Some(Value::Number(n)) => n
             .as_f64()
             .filter(|f| f.is_finite() && f.abs() < 9.0e15)
-            .map(|f| roo_state::time::iso_from_ms(f.trunc() as i64))
+            .map(|f| roo_js::iso_from_ms(f.trunc() as i64))
             .unwrap_or_default(),
         _ => String::new(),
     }
@@ -132,7 +132,11 @@ pub fn legacy_skeleton(v: &Value) -> Option<ConversationSkeleton> {
 
 fn parse(json_text: &str, what: &str) -> napi::Result<Value> {
     serde_json::from_str(json_text).map_err(|e| {
-        CodedError::new(INVALID_ARGUMENT, format!("{what} is not JSON: {e}")).into_sync()
+        CodedError::new(
+            ErrorCode::InvalidArgument,
+            format!("{what} is not JSON: {e}"),
+        )
+        .into_sync()
     })
 }
 
@@ -143,7 +147,7 @@ fn list(v: &Value) -> Vec<ConversationSkeleton> {
 }
 
 fn xml_error(e: impl std::fmt::Display) -> napi::Error {
-    CodedError::new("XML_GENERATION", e.to_string()).into_sync()
+    CodedError::new(ErrorCode::XmlGeneration, e.to_string()).into_sync()
 }
 
 fn utf8(bytes: Vec<u8>) -> napi::Result<String> {
@@ -185,7 +189,7 @@ pub fn compat_task_xml(
 ) -> napi::Result<String> {
     let v = parse(&skeleton_json, "the skeleton")?;
     let s = legacy_skeleton(&v).ok_or_else(|| {
-        CodedError::new(INVALID_ARGUMENT, "the skeleton has no taskId").into_sync()
+        CodedError::new(ErrorCode::InvalidArgument, "the skeleton has no taskId").into_sync()
     })?;
     let (bytes, _) = write_task(
         Vec::new(),
@@ -238,7 +242,11 @@ pub fn compat_conversation_xml(
     options: Option<CompatXmlOptions>,
 ) -> napi::Result<String> {
     let root = legacy_skeleton(&parse(&root_json, "the root skeleton")?).ok_or_else(|| {
-        CodedError::new(INVALID_ARGUMENT, "the root skeleton has no taskId").into_sync()
+        CodedError::new(
+            ErrorCode::InvalidArgument,
+            "the root skeleton has no taskId",
+        )
+        .into_sync()
     })?;
     let root_id = root.task_id.clone();
     let mut headers = vec![root];
@@ -280,7 +288,11 @@ pub fn compat_project_xml(
         match d.filter(|d| !d.is_empty()) {
             None => Ok(None),
             Some(d) => parse_iso_ms(d).map(Some).ok_or_else(|| {
-                CodedError::new(INVALID_ARGUMENT, format!("{d} is not an ISO date")).into_sync()
+                CodedError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("{d} is not an ISO date"),
+                )
+                .into_sync()
             }),
         }
     };

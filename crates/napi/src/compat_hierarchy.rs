@@ -5,7 +5,8 @@
 //! the boundary, so there is no limit on the number of tasks), fills what is missing leniently, runs
 //! the core reconstruction and answers one JSON string with a link per task and the metrics.
 
-use crate::job::{CodedError, Job, INVALID_ARGUMENT};
+use crate::error::{CodedError, ErrorCode};
+use crate::job::Job;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use roo_formats::text::normalize_instruction;
@@ -157,7 +158,7 @@ pub fn compat_reconstruct_legacy(
     Job::spawn(None, move |_| {
         let tasks: Vec<Value> = serde_json::from_str(&tasks_json).map_err(|e| {
             CodedError::new(
-                INVALID_ARGUMENT,
+                ErrorCode::InvalidArgument,
                 format!("the tasks are not a JSON array: {e}"),
             )
         })?;
@@ -194,7 +195,7 @@ pub fn compat_reconstruct_legacy(
             metrics,
             skipped,
         })
-        .map_err(|e| CodedError::new(INVALID_ARGUMENT, e.to_string()))
+        .map_err(|e| CodedError::new(ErrorCode::InvalidArgument, e.to_string()))
     })
 }
 

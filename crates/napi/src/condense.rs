@@ -6,9 +6,11 @@
 //! returns an async iterable of chunks, and optionally `countTokens(content)` and `getModel()`), or
 //! `options.httpProvider` for the built-in OpenAI-compatible client. `options.signal` cancels.
 
-use crate::job::{CodedError, Job, ABORTED, INVALID_ARGUMENT};
+use crate::error::{CodedError, ErrorCode};
+use crate::job::Job;
 use napi::bindgen_prelude::{
-    AsyncTask, Either, FnArgs, Function, Object, Promise, PromiseRaw, Undefined,
+    AsyncTask, Either, FnArgs, Function, JsObjectValue, Object, ObjectRef, Promise, PromiseRaw,
+    Undefined, Unknown,
 };
 use napi::threadsafe_function::ThreadsafeFunction;
 use napi::{Env, Status};
@@ -20,7 +22,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 fn invalid(what: &str, e: impl std::fmt::Display) -> napi::Error {
-    CodedError::new(INVALID_ARGUMENT, format!("{what}: {e}")).into_sync()
+    CodedError::new(ErrorCode::InvalidArgument, format!("{what}: {e}")).into_sync()
 }
 
 fn parse<T: DeserializeOwned>(what: &str, v: Value) -> napi::Result<T> {
@@ -37,19 +39,11 @@ fn messages(what: &str, v: Value) -> napi::Result<Vec<Value>> {
         Value::Null => Ok(Vec::new()),
         other => Err(invalid(
             what,
-            format!("expected an array of messages, got {}", kind(&other)),
+            format!(
+                "expected an array of messages, got {}",
+                roo_js::kind_of(&other)
+            ),
         )),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -442,7 +436,7 @@ pub fn get_effective_threshold(
         other => {
             return Err(invalid(
                 "profileThresholds",
-                format!("expected an object, got {}", kind(&other)),
+                format!("expected an object, got {}", roo_js::kind_of(&other)),
             ))
         }
     };
@@ -466,69 +460,39 @@ pub fn will_manage_context(options: Value) -> napi::Result<bool> {
     Ok(roo_condense::will_manage_context(&o))
 }
 
-// The JavaScript half of the handler bridge: strips the options to plain data, listens to the
-// signal, and wraps the handler so each call resolves (never rejects) with plain data.
-const BRIDGE: &str = r#"(function (options, onAbort) {
-  options = options || {};
-  const { apiHandler, signal, rooIgnoreController, ...data } = options;
-  const out = { data };
-  const hasSignal = signal && typeof signal.addEventListener === 'function';
-  if (hasSignal) {
-    if (signal.aborted) onAbort(); else signal.addEventListener('abort', () => onAbort(), { once: true });
-  }
-  const handler = apiHandler;
-  if (!handler || typeof handler.createMessage !== 'function') return out;
-  out.supportsImages = true;
-  if (typeof handler.getModel === 'function') {
-    try { const m = handler.getModel(); out.supportsImages = !!(m && m.info && m.info.supportsImages); } catch (e) {}
-  }
-  const ABORT = {};
-  const aborted = new Promise((resolve) => {
-    if (!hasSignal) return;
-    if (signal.aborted) resolve(ABORT); else signal.addEventListener('abort', () => resolve(ABORT), { once: true });
-  });
-  const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-  out.stream = async (req) => {
-    const chunks = [];
-    let it;
-    try {
-      const src = handler.createMessage(req.systemPrompt, req.messages, req.metadata);
-      it = src && typeof src[Symbol.asyncIterator] === 'function' ? src[Symbol.asyncIterator]() : src[Symbol.iterator]();
-      for (;;) {
-        const step = await Promise.race([it.next(), aborted]);
-        if (step === ABORT) {
-          try { if (typeof it.return === 'function') it.return(); } catch (e) {}
-          return { chunks, aborted: true };
-        }
-        if (step.done) break;
-        const c = step.value;
-        if (!c) continue;
-        if (c.type === 'text') chunks.push({ type: 'text', text: String(c.text ?? '') });
-        else if (c.type === 'usage') {
-          const u = { type: 'usage', inputTokens: num(c.inputTokens), outputTokens: num(c.outputTokens) };
-          if (typeof c.cacheWriteTokens === 'number') u.cacheWriteTokens = c.cacheWriteTokens;
-          if (typeof c.cacheReadTokens === 'number') u.cacheReadTokens = c.cacheReadTokens;
-          if (typeof c.totalCost === 'number') u.totalCost = c.totalCost;
-          chunks.push(u);
-        }
-      }
-      return { chunks };
-    } catch (e) {
-      return { chunks, error: e && typeof e.message === 'string' ? e.message : String(e) };
+// The JavaScript half of the handler bridge (`js/condense-bridge.js`): strips the options to plain
+// data, listens to the signal, and wraps the handler so each call resolves (never rejects) with
+// plain data.
+const BRIDGE: &str = include_str!("../js/condense-bridge.js");
+
+/// What the binding keeps per JavaScript environment: the bridge function, evaluated once.
+#[derive(Default)]
+struct EnvData {
+    /// `{ bridge }`, the object holding the function (a reference that lives as long as the
+    /// environment).
+    bridge: Option<ObjectRef<false>>,
+}
+
+/// The bridge function of this environment, evaluating `js/condense-bridge.js` on first use.
+fn bridge_fn<'e>(env: &'e Env) -> napi::Result<BridgeFn<'e>> {
+    if env.get_instance_data::<EnvData>()?.is_none() {
+        env.set_instance_data(EnvData::default(), (), |_| {})?;
     }
-  };
-  if (typeof handler.countTokens === 'function' && options.useHandlerCountTokens !== false) {
-    out.count = async (content) => {
-      try {
-        const n = await handler.countTokens(content);
-        return typeof n === 'number' && Number.isFinite(n) ? n : -1;
-      } catch (e) {
-        return -1;
-      }
+    let data = env
+        .get_instance_data::<EnvData>()?
+        .ok_or_else(|| napi::Error::from_reason("the binding's environment data is missing"))?;
+    let holder = match &data.bridge {
+        Some(holder) => holder.get_value(env)?,
+        None => {
+            let function: Unknown = env.run_script(BRIDGE)?;
+            let mut holder = Object::new(env)?;
+            holder.set_named_property("bridge", function)?;
+            data.bridge = Some(holder.create_ref::<false>()?);
+            holder
+        }
     };
-  }
-  return out;
-})"#;
+    holder.get_named_property("bridge")
+}
 
 type BridgeFn<'a> = Function<'a, FnArgs<(Object<'a>, Function<'a, (), ()>)>, Object<'a>>;
 type StreamFn = ThreadsafeFunction<Value, Promise<Value>, Value, Status, false>;
@@ -626,7 +590,7 @@ fn bridge(env: &Env, options: Object) -> napi::Result<Bridged> {
         token.cancel();
         Ok(())
     })?;
-    let factory: BridgeFn = env.run_script(BRIDGE)?;
+    let factory = bridge_fn(env)?;
     let out = factory.call((options, on_abort).into())?;
     let data: Value = out.get("data")?.unwrap_or(Value::Null);
     let stream: Option<Function<Value, Promise<Value>>> = out.get("stream")?;
@@ -666,7 +630,7 @@ where
 {
     env.spawn_future_with_callback(async move { Ok(fut.await) }, |env, out| match out {
         Ok(v) => serde_json::to_value(&v).map_err(|e| napi::Error::from_reason(e.to_string())),
-        Err(_) => Err(CodedError::new(ABORTED, "the operation was aborted").into_napi(env)),
+        Err(_) => Err(CodedError::aborted().into_napi(env)),
     })
 }
 

@@ -1,6 +1,7 @@
 //! Exports (XML, Markdown, JSON, CSV) and the export configuration.
 
-use crate::job::{CodedError, Job};
+use crate::error::CodedError;
+use crate::job::Job;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use roo_export::config::{configure, ConfigAction, ConfigOutcome};
@@ -10,7 +11,7 @@ use roo_export::{
 };
 
 fn coded(e: ExportError) -> CodedError {
-    CodedError::new(e.code(), e.to_string())
+    CodedError::core(e.code(), e)
 }
 
 fn output(
@@ -24,7 +25,7 @@ fn output(
         None => None,
         Some(p) => Some(roo_export::xml::SchemaProfile::parse(p).ok_or_else(|| {
             CodedError::new(
-                crate::job::INVALID_ARGUMENT,
+                crate::error::ErrorCode::InvalidArgument,
                 format!("schemaProfile must be 'seed' or 'extended', not '{p}'"),
             )
         })?),
@@ -72,7 +73,7 @@ pub fn export_task_xml(options: ExportTaskXmlOptions) -> AsyncTask<Job<ExportOut
     );
     let (task_id, tasks_dir, include_content) =
         (options.task_id, options.tasks_dir, options.include_content);
-    Job::spawn_checked(options.signal, move |cancel| {
+    Job::spawn(options.signal, move |cancel| {
         let req = TaskXmlRequest {
             task_id,
             tasks_dir,
@@ -138,7 +139,7 @@ pub fn export_conversation_xml(
     options: ExportConversationOptions,
 ) -> AsyncTask<Job<ExportOutcome>> {
     let (req, signal) = conversation_request(options);
-    Job::spawn_checked(signal, move |cancel| {
+    Job::spawn(signal, move |cancel| {
         roo_export::export_conversation_xml(&req?, cancel).map_err(coded)
     })
 }
@@ -149,7 +150,7 @@ pub fn export_conversation_markdown(
     options: ExportConversationOptions,
 ) -> AsyncTask<Job<ExportOutcome>> {
     let (req, signal) = conversation_request(options);
-    Job::spawn_checked(signal, move |cancel| {
+    Job::spawn(signal, move |cancel| {
         roo_export::export_conversation_markdown(&req?, cancel).map_err(coded)
     })
 }
@@ -161,13 +162,13 @@ pub fn export_conversation_json(
 ) -> AsyncTask<Job<ExportOutcome>> {
     let variant = options.variant.clone();
     let (req, signal) = conversation_request(options);
-    Job::spawn_checked(signal, move |cancel| {
+    Job::spawn(signal, move |cancel| {
         let variant = match variant.as_deref() {
             None | Some("light") => JsonVariant::Light,
             Some("skeletons") => JsonVariant::Skeletons,
             Some(other) => {
                 return Err(CodedError::new(
-                    "INVALID_ARGUMENT",
+                    crate::error::ErrorCode::InvalidArgument,
                     format!("variant {other:?} is not known; use 'light' or 'skeletons'"),
                 ))
             }
@@ -230,7 +231,7 @@ fn project_request(
 #[napi(ts_return_type = "Promise<ExportResult>")]
 pub fn export_project_xml(options: ExportProjectOptions) -> AsyncTask<Job<ExportOutcome>> {
     let (req, signal) = project_request(options);
-    Job::spawn_checked(signal, move |cancel| {
+    Job::spawn(signal, move |cancel| {
         roo_export::export_project_xml(&req?, cancel).map_err(coded)
     })
 }
@@ -239,7 +240,7 @@ pub fn export_project_xml(options: ExportProjectOptions) -> AsyncTask<Job<Export
 #[napi(ts_return_type = "Promise<ExportResult>")]
 pub fn export_task_list_csv(options: ExportProjectOptions) -> AsyncTask<Job<ExportOutcome>> {
     let (req, signal) = project_request(options);
-    Job::spawn_checked(signal, move |cancel| {
+    Job::spawn(signal, move |cancel| {
         roo_export::export_task_list_csv(&req?, cancel).map_err(coded)
     })
 }

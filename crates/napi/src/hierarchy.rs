@@ -1,6 +1,7 @@
 //! Parent/child hierarchy: reconstruction, trees, ancestors and descendants.
 
-use crate::job::{CodedError, Job, INVALID_ARGUMENT};
+use crate::error::{CodedError, ErrorCode};
+use crate::job::Job;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use std::path::Path;
@@ -35,7 +36,7 @@ fn skeletons_from_js(
             integral_numbers(&mut value);
             serde_json::from_value(value).map_err(|e| {
                 CodedError::new(
-                    INVALID_ARGUMENT,
+                    ErrorCode::InvalidArgument,
                     format!("skeleton [{i}] is not in the shape scanTasks returns: {e}"),
                 )
                 .into_sync()

@@ -1,48 +1,12 @@
 //! Running core work off the JavaScript thread, with cancellation and coded errors.
 
+use crate::error::CodedError;
 use napi::bindgen_prelude::{AbortSignal, AsyncTask};
 use napi::ScopedTask;
-use napi::{Env, JsError, Status, Unknown};
+use napi::{Env, Status, Unknown};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-
-/// An error for JavaScript: `err.code` is one of the stable codes below, `err.message` says what
-/// to do about it.
-#[derive(Debug, Clone)]
-pub struct CodedError {
-    pub code: &'static str,
-    pub message: String,
-}
-
-impl CodedError {
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-        }
-    }
-
-    /// Turn into a napi error whose JS object carries `code`.
-    pub fn into_napi(self, env: &Env) -> napi::Error {
-        let js = JsError::from(napi::Error::new(self.code, self.message)).into_unknown(*env);
-        napi::Error::from(js)
-    }
-
-    /// For synchronous functions, where no `Env` is at hand: the code is put in front of the message.
-    pub fn into_sync(self) -> napi::Error {
-        napi::Error::new(
-            Status::InvalidArg,
-            format!("{}: {}", self.code, self.message),
-        )
-    }
-}
-
-pub const TASK_NOT_FOUND: &str = "TASK_NOT_FOUND";
-pub const INVALID_PATH: &str = "INVALID_PATH";
-pub const CORRUPT_FILE: &str = "CORRUPT_FILE";
-pub const ABORTED: &str = "ABORTED";
-pub const INVALID_ARGUMENT: &str = "INVALID_ARGUMENT";
 
 /// An `AbortSignal` argument together with whether it was already aborted when the call was made
 /// (napi's `AbortSignal` only reports aborts that happen later). Declare fields and parameters of
@@ -80,15 +44,6 @@ impl napi::bindgen_prelude::FromNapiValue for Signal {
     }
 }
 
-impl From<AbortSignal> for Signal {
-    fn from(inner: AbortSignal) -> Self {
-        Signal {
-            inner,
-            aborted: false,
-        }
-    }
-}
-
 type Work<T> = Box<dyn FnOnce(&AtomicBool) -> Result<T, CodedError> + Send>;
 
 /// A flag set when `signal` aborts (set at once when it had already aborted).
@@ -113,19 +68,9 @@ pub struct Job<T: Serialize + Send + 'static> {
 }
 
 impl<T: Serialize + Send + 'static> Job<T> {
-    /// Schedule `work`; when `signal` aborts, the flag passed to `work` is set and the promise
-    /// rejects with code `ABORTED`. Prefer [`Job::spawn_checked`], which also sees a signal that
-    /// was already aborted when the call was made.
-    pub fn spawn(
-        signal: Option<AbortSignal>,
-        work: impl FnOnce(&AtomicBool) -> Result<T, CodedError> + Send + 'static,
-    ) -> AsyncTask<Job<T>> {
-        Self::spawn_checked(signal.map(Signal::from), work)
-    }
-
     /// Schedule `work`; when `signal` aborts, or had aborted before the call, the flag passed to
     /// `work` is set and the promise rejects with code `ABORTED`.
-    pub fn spawn_checked(
+    pub fn spawn(
         signal: Option<Signal>,
         work: impl FnOnce(&AtomicBool) -> Result<T, CodedError> + Send + 'static,
     ) -> AsyncTask<Job<T>> {
@@ -149,14 +94,14 @@ impl<'task, T: Serialize + Send + 'static> ScopedTask<'task> for Job<T> {
             .take()
             .ok_or_else(|| napi::Error::new(Status::GenericFailure, "the job already ran"))?;
         if self.cancel.load(Ordering::SeqCst) {
-            return Ok(Err(CodedError::new(ABORTED, "the operation was aborted")));
+            return Ok(Err(CodedError::aborted()));
         }
         Ok(work(&self.cancel))
     }
 
     fn resolve(&mut self, env: &'task Env, output: Self::Output) -> napi::Result<Self::JsValue> {
         if self.cancel.load(Ordering::SeqCst) {
-            return Err(CodedError::new(ABORTED, "the operation was aborted").into_napi(env));
+            return Err(CodedError::aborted().into_napi(env));
         }
         match output {
             Ok(value) => env.to_js_value(&value),

@@ -32,6 +32,7 @@ pub mod compat_export;
 pub mod compat_hierarchy;
 pub mod compat_index;
 pub mod condense;
+pub mod error;
 pub mod export;
 pub mod hierarchy;
 pub mod job;

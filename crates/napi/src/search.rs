@@ -1,7 +1,8 @@
 //! Semantic search over task history: `indexTasks`, `searchTasksSemantic`, `searchIndexStatus`,
 //! `closeSearchIndex`, and the local model: `fetchModel`, `modelStatus`.
 
-use crate::job::{CodedError, Job, INVALID_ARGUMENT};
+use crate::error::{CodedError, ErrorCode};
+use crate::job::Job;
 use crate::{progress_fn, ProgressFn};
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
@@ -12,11 +13,11 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 fn coded(e: roo_search::Error) -> CodedError {
-    CodedError::new(e.code(), e.to_string())
+    CodedError::core(e.code(), e)
 }
 
 fn invalid(message: impl Into<String>) -> CodedError {
-    CodedError::new(INVALID_ARGUMENT, message)
+    CodedError::new(ErrorCode::InvalidArgument, message)
 }
 
 #[derive(Deserialize)]
@@ -176,7 +177,7 @@ pub fn index_tasks(options: Option<IndexTasksOptions>) -> AsyncTask<Job<roo_sear
     })();
     let progress = o.on_progress;
     let (cache_dir, collection, rebuild) = (o.cache_dir, o.collection, o.rebuild);
-    Job::spawn_checked(o.signal, move |cancel| {
+    Job::spawn(o.signal, move |cancel| {
         let (tasks_dirs, embedder, store) = parsed?;
         let each = progress_fn::<usize>(progress);
         let report = |p: &roo_search::IndexProgress| each(p.done, p.total);
@@ -248,27 +249,19 @@ pub fn search_tasks_semantic(
         Some(r) => (r.start_date, r.end_date),
         None => (None, None),
     };
-    let (query, workspace, limit, per_task, cache_dir, collection) = (
-        o.query,
-        o.workspace,
-        o.limit,
-        o.snippets_per_task,
-        o.cache_dir,
-        o.collection,
-    );
-    Job::spawn_checked(o.signal, move |_| {
+    Job::spawn(o.signal, move |_| {
         let (mode, store, embedder) = parsed?;
         roo_search::search_tasks_semantic(&roo_search::SearchOptions {
-            query,
+            query: o.query,
             start_date,
             end_date,
-            workspace,
-            limit: limit.map(|l| l as usize),
+            workspace: o.workspace,
+            limit: o.limit.map(|l| l as usize),
             mode,
-            snippets_per_task: per_task.map(|p| p as usize),
-            index_dir: cache_dir.map(PathBuf::from),
+            snippets_per_task: o.snippets_per_task.map(|p| p as usize),
+            index_dir: o.cache_dir.map(PathBuf::from),
             store,
-            collection,
+            collection: o.collection,
             embedder,
         })
         .map_err(coded)
@@ -355,7 +348,7 @@ pub fn fetch_model(
         ..roo_search::ModelFetchOptions::default()
     };
     let progress = o.on_progress;
-    Job::spawn_checked(o.signal, move |cancel| {
+    Job::spawn(o.signal, move |cancel| {
         roo_search::fetch_model(&opts, progress_fn::<u64>(progress), cancel).map_err(coded)
     })
 }

@@ -1,6 +1,7 @@
 //! Skeletons, scanning, typed readers, extraction and the compatibility mode.
 
-use crate::job::{CodedError, Job, CORRUPT_FILE, INVALID_ARGUMENT, INVALID_PATH, TASK_NOT_FOUND};
+use crate::error::{CodedError, ErrorCode};
+use crate::job::Job;
 use crate::{progress_fn, ProgressFn};
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
@@ -30,7 +31,7 @@ fn analyze_options(
 fn task_error(task_dir: &Path, diagnostics: Vec<roo_formats::Diagnostic>) -> CodedError {
     if !task_dir.exists() {
         CodedError::new(
-            TASK_NOT_FOUND,
+            ErrorCode::TaskNotFound,
             format!("no task directory at {}", task_dir.display()),
         )
     } else {
@@ -38,7 +39,10 @@ fn task_error(task_dir: &Path, diagnostics: Vec<roo_formats::Diagnostic>) -> Cod
             .first()
             .map(|d| d.message.clone())
             .unwrap_or_else(|| "no task files".into());
-        CodedError::new(CORRUPT_FILE, format!("{}: {detail}", task_dir.display()))
+        CodedError::new(
+            ErrorCode::CorruptFile,
+            format!("{}: {detail}", task_dir.display()),
+        )
     }
 }
 
@@ -58,13 +62,14 @@ pub fn analyze_conversation(
         options.as_ref().and_then(|o| o.max_content_length),
         true,
     );
-    Job::spawn_checked(signal, move |_| {
+    Job::spawn(signal, move |_| {
         let dir = PathBuf::from(&task_path);
         analyze_task(&task_id, &dir, &opts).map_err(|d| task_error(&dir, d))
     })
 }
 
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct ScanTasksOptions {
     /// Worker threads (default: one per core).
     pub concurrency: Option<u32>,
@@ -89,33 +94,24 @@ pub fn scan_tasks(
     tasks_dir: String,
     options: Option<ScanTasksOptions>,
 ) -> AsyncTask<Job<roo_state::ScanResult>> {
-    let (concurrency, include, max, progress, signal, hierarchy) = match options {
-        Some(o) => (
-            o.concurrency,
-            o.include_sequence,
-            o.max_content_length,
-            o.on_progress,
-            o.signal,
-            o.hierarchy.map(crate::hierarchy::core_options),
-        ),
-        None => (None, None, None, None, None, None),
-    };
-    let analyze = analyze_options(include, max, false);
-    Job::spawn_checked(signal, move |cancel| {
-        let report = progress_fn::<usize>(progress);
+    let o = options.unwrap_or_default();
+    let analyze = analyze_options(o.include_sequence, o.max_content_length, false);
+    let hierarchy = o.hierarchy.map(crate::hierarchy::core_options);
+    Job::spawn(o.signal, move |cancel| {
+        let report = progress_fn::<usize>(o.on_progress);
         let opts = roo_state::ScanOptions {
-            concurrency: concurrency.unwrap_or(0) as usize,
+            concurrency: o.concurrency.unwrap_or(0) as usize,
             analyze,
             on_progress: Some(&report),
             cancel: Some(cancel),
             hierarchy,
         };
         roo_state::scan_tasks(Path::new(&tasks_dir), &opts).map_err(|e| match e {
-            ScanError::Empty => CodedError::new(INVALID_ARGUMENT, e.to_string()),
+            ScanError::Empty => CodedError::new(ErrorCode::InvalidArgument, e.to_string()),
             ScanError::NotFound(_) | ScanError::NotADirectory(_) => {
-                CodedError::new(INVALID_PATH, e.to_string())
+                CodedError::new(ErrorCode::InvalidPath, e.to_string())
             }
-            ScanError::Unreadable { .. } => CodedError::new(INVALID_PATH, e.to_string()),
+            ScanError::Unreadable { .. } => CodedError::new(ErrorCode::InvalidPath, e.to_string()),
         })
     })
 }

@@ -1,6 +1,7 @@
 //! Storage discovery, the skeleton cache and the maintenance tools.
 
-use crate::job::{CodedError, Job, INVALID_ARGUMENT};
+use crate::error::{CodedError, ErrorCode};
+use crate::job::Job;
 use crate::{progress_fn, ProgressFn};
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
@@ -9,7 +10,7 @@ use roo_store::{HostEnv, StoreError};
 use std::path::PathBuf;
 
 fn coded(e: StoreError) -> CodedError {
-    CodedError::new(e.code(), e.to_string())
+    CodedError::core(e.code(), e)
 }
 
 fn env() -> HostEnv {
@@ -36,12 +37,12 @@ fn tasks_dirs(
                     .map(PathBuf::from)
                     .ok_or_else(|| {
                         CodedError::new(
-                            INVALID_ARGUMENT,
+                            ErrorCode::InvalidArgument,
                             "a location must be a tasks folder path or an object with tasksDir (as discoverStorage returns)",
                         )
                     }),
                 _ => Err(CodedError::new(
-                    INVALID_ARGUMENT,
+                    ErrorCode::InvalidArgument,
                     "a location must be a tasks folder path or an object with tasksDir",
                 )),
             })
@@ -88,6 +89,7 @@ pub fn discover_storage_locations(
 }
 
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct BuildSkeletonCacheOptions {
     /// Stores to cache: tasks folder paths or locations from discoverStorage (default: every store found).
     #[napi(ts_type = "Array<string | { tasksDir: string }>")]
@@ -112,29 +114,18 @@ pub struct BuildSkeletonCacheOptions {
 pub fn build_skeleton_cache(
     options: Option<BuildSkeletonCacheOptions>,
 ) -> AsyncTask<Job<roo_store::cache::BuildReport>> {
-    let (locations, tasks_dir, cache_dir, filter, force, progress, signal) = match options {
-        Some(o) => (
-            o.locations,
-            o.tasks_dir,
-            o.cache_dir,
-            o.workspace_filter,
-            o.force_rebuild.unwrap_or(false),
-            o.on_progress,
-            o.signal,
-        ),
-        None => (None, None, None, None, false, None, None),
-    };
-    Job::spawn_checked(signal, move |cancel| {
+    let o = options.unwrap_or_default();
+    Job::spawn(o.signal, move |cancel| {
         let env = env();
-        let dirs = tasks_dirs(&env, tasks_dir, locations)?;
-        let report = progress_fn::<usize>(progress);
+        let dirs = tasks_dirs(&env, o.tasks_dir, o.locations)?;
+        let report = progress_fn::<usize>(o.on_progress);
         let opts = roo_store::cache::BuildOptions {
-            workspace_filter: filter,
-            force_rebuild: force,
+            workspace_filter: o.workspace_filter,
+            force_rebuild: o.force_rebuild.unwrap_or(false),
             on_progress: Some(&report),
             cancel: Some(cancel),
             ..roo_store::cache::BuildOptions::new(
-                env.cache_root(cache_dir.as_deref().map(std::path::Path::new)),
+                env.cache_root(o.cache_dir.as_deref().map(std::path::Path::new)),
             )
         };
         roo_store::cache::build_skeleton_cache(&dirs, &opts).map_err(coded)
@@ -229,6 +220,7 @@ pub fn diagnose_roo_state(
 }
 
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct RebuildRooStateOptions {
     /// A tasks folder to scan instead of the store's own (e.g. a backup put back in place).
     pub source: Option<String>,
@@ -252,21 +244,10 @@ pub struct RebuildRooStateOptions {
 pub fn rebuild_roo_state_from_tasks(
     options: Option<RebuildRooStateOptions>,
 ) -> AsyncTask<Job<roo_store::rebuild::RebuildReport>> {
-    let (source, tasks_dir, cache_dir, regen, dry, progress, signal) = match options {
-        Some(o) => (
-            o.source,
-            o.tasks_dir,
-            o.cache_dir,
-            o.regenerate_extension_index.unwrap_or(false),
-            o.dry_run.unwrap_or(true),
-            o.on_progress,
-            o.signal,
-        ),
-        None => (None, None, None, false, true, None, None),
-    };
-    Job::spawn_checked(signal, move |cancel| {
+    let o = options.unwrap_or_default();
+    Job::spawn(o.signal, move |cancel| {
         let env = env();
-        let dir = match source.or(tasks_dir) {
+        let dir = match o.source.or(o.tasks_dir) {
             Some(d) => PathBuf::from(d),
             None => {
                 let found = discover_storage(&env, &DiscoverOptions::default()).locations;
@@ -274,13 +255,13 @@ pub fn rebuild_roo_state_from_tasks(
                     [one] => PathBuf::from(&one.tasks_dir),
                     [] => {
                         return Err(CodedError::new(
-                            "INVALID_PATH",
+                            ErrorCode::InvalidPath,
                             "no task store was found; pass tasksDir or source",
                         ))
                     }
                     many => {
                         return Err(CodedError::new(
-                            INVALID_ARGUMENT,
+                            ErrorCode::InvalidArgument,
                             format!(
                                 "{} task stores were found ({}); pass tasksDir to choose one",
                                 many.len(),
@@ -294,21 +275,22 @@ pub fn rebuild_roo_state_from_tasks(
                 }
             }
         };
-        let report = progress_fn::<usize>(progress);
+        let report = progress_fn::<usize>(o.on_progress);
         let opts = roo_store::rebuild::RebuildOptions {
             tasks_dir: dir,
-            cache_root: env.cache_root(cache_dir.as_deref().map(std::path::Path::new)),
-            regenerate_extension_index: regen,
-            dry_run: dry,
+            cache_root: env.cache_root(o.cache_dir.as_deref().map(std::path::Path::new)),
+            regenerate_extension_index: o.regenerate_extension_index.unwrap_or(false),
+            dry_run: o.dry_run.unwrap_or(true),
             on_progress: Some(&report),
             cancel: Some(cancel),
-            now_ms: roo_store::fsutil::now_ms(),
+            now_ms: roo_js::now_ms(),
         };
         roo_store::rebuild::rebuild_from_tasks(&opts).map_err(coded)
     })
 }
 
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct CleanupCheckpointsOptions {
     /// Default: every store found.
     pub tasks_dir: Option<String>,
@@ -342,32 +324,21 @@ pub struct CleanupSummary {
 pub fn cleanup_obsolete_checkpoints(
     options: Option<CleanupCheckpointsOptions>,
 ) -> AsyncTask<Job<CleanupSummary>> {
-    let (tasks_dir, older, keep, completed, other, dry, signal) = match options {
-        Some(o) => (
-            o.tasks_dir,
-            o.older_than_days,
-            o.keep_last,
-            o.completed_only,
-            o.include_other,
-            o.dry_run,
-            o.signal,
-        ),
-        None => (None, None, None, None, None, None, None),
-    };
-    Job::spawn_checked(signal, move |cancel| {
+    let o = options.unwrap_or_default();
+    Job::spawn(o.signal, move |cancel| {
         let env = env();
-        let dirs = tasks_dirs(&env, tasks_dir, None)?;
+        let dirs = tasks_dirs(&env, o.tasks_dir, None)?;
         let opts = roo_store::cleanup::CleanupOptions {
-            older_than_days: match older {
+            older_than_days: match o.older_than_days {
                 Some(d) if d <= 0.0 => None,
                 Some(d) => Some(d),
                 None => Some(30.0),
             },
-            keep_last: keep.map_or(10, |k| k as usize),
-            completed_only: completed.unwrap_or(false),
-            include_other: other.unwrap_or(false),
-            dry_run: dry.unwrap_or(true),
-            now_ms: roo_store::fsutil::now_ms(),
+            keep_last: o.keep_last.map_or(10, |k| k as usize),
+            completed_only: o.completed_only.unwrap_or(false),
+            include_other: o.include_other.unwrap_or(false),
+            dry_run: o.dry_run.unwrap_or(true),
+            now_ms: roo_js::now_ms(),
         };
         let mut summary = CleanupSummary {
             dry_run: opts.dry_run,

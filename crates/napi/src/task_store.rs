@@ -2,7 +2,8 @@
 //! or extension keeps one handle, refreshes it, and pulls only what it shows (a page, a subtree, a
 //! task). `headers()` hands every header over in one step: one JSON text parsed by V8.
 
-use crate::job::{cancel_flag, CodedError, Job, Signal, INVALID_ARGUMENT, TASK_NOT_FOUND};
+use crate::error::{CodedError, ErrorCode};
+use crate::job::{cancel_flag, Job, Signal};
 use crate::{progress_fn, ProgressFn};
 use napi::bindgen_prelude::{AsyncTask, Function, Unknown};
 use napi::{Env, ScopedTask};
@@ -15,9 +16,6 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, RwLock};
 
 type Shared = Arc<RwLock<roo_store::task_store::TaskStore>>;
-
-/// A task id given by a prefix that several ids start with.
-pub const TASK_AMBIGUOUS: &str = "TASK_AMBIGUOUS";
 
 #[napi(object, object_to_js = false)]
 pub struct OpenTaskStoreOptions {
@@ -88,7 +86,7 @@ impl<'t> ScopedTask<'t> for OpenTask {
         };
         Ok(
             roo_store::task_store::TaskStore::open_with(&HostEnv::current(), &opts, watch)
-                .map_err(|e| CodedError::new(e.code(), e.to_string())),
+                .map_err(|e| CodedError::core(e.code(), e)),
         )
     }
 
@@ -112,7 +110,11 @@ pub struct TaskStore {
 /// (trees, pages, headers) far faster than building them value by value through N-API.
 fn parsed<'e, T: serde::Serialize + ?Sized>(env: &'e Env, value: &T) -> napi::Result<Unknown<'e>> {
     let text = serde_json::to_string(value).map_err(|e| {
-        CodedError::new("INTERNAL", format!("a result could not be encoded: {e}")).into_sync()
+        CodedError::new(
+            ErrorCode::Internal,
+            format!("a result could not be encoded: {e}"),
+        )
+        .into_sync()
     })?;
     json_to_js(env, text)
 }
@@ -125,7 +127,7 @@ fn json_to_js(env: &Env, text: String) -> napi::Result<Unknown<'_>> {
 
 fn poisoned() -> napi::Error {
     CodedError::new(
-        "INTERNAL",
+        ErrorCode::Internal,
         "the task store handle was left inconsistent by a failed call",
     )
     .into_sync()
@@ -177,13 +179,11 @@ impl TaskStore {
     )]
     pub fn refresh(&self, signal: Option<Signal>) -> AsyncTask<Job<RefreshReport>> {
         let inner = self.inner.clone();
-        Job::spawn_checked(signal, move |_| {
-            let mut store = inner
-                .write()
-                .map_err(|_| CodedError::new("INTERNAL", "the task store handle is unusable"))?;
-            store
-                .refresh()
-                .map_err(|e| CodedError::new(e.code(), e.to_string()))
+        Job::spawn(signal, move |_| {
+            let mut store = inner.write().map_err(|_| {
+                CodedError::new(ErrorCode::Internal, "the task store handle is unusable")
+            })?;
+            store.refresh().map_err(|e| CodedError::core(e.code(), e))
         })
     }
 
@@ -223,7 +223,7 @@ impl TaskStore {
         match store.get(&id_or_prefix) {
             Ok(s) => env.to_js_value(s),
             Err(Lookup::Ambiguous(ids)) => Err(CodedError::new(
-                TASK_AMBIGUOUS,
+                ErrorCode::TaskAmbiguous,
                 format!(
                     "several tasks start with {id_or_prefix}: {}…; give more of the id",
                     ids.join(", ")
@@ -267,7 +267,7 @@ impl TaskStore {
         if let Some(s) = q.sort.as_deref() {
             if !matches!(s, "lastActivity" | "createdAt" | "title") {
                 return Err(CodedError::new(
-                    INVALID_ARGUMENT,
+                    ErrorCode::InvalidArgument,
                     format!("sort must be lastActivity, createdAt or title, not {s}"),
                 )
                 .into_napi(env));
@@ -297,14 +297,15 @@ impl TaskStore {
                 Ok(s) => Some(s.task_id.clone()),
                 Err(Lookup::Ambiguous(ids)) => {
                     return Err(CodedError::new(
-                        TASK_AMBIGUOUS,
+                        ErrorCode::TaskAmbiguous,
                         format!("several tasks start with {r}: {}…", ids.join(", ")),
                     )
                     .into_napi(env))
                 }
                 Err(_) => {
                     return Err(
-                        CodedError::new(TASK_NOT_FOUND, format!("no task {r}")).into_napi(env)
+                        CodedError::new(ErrorCode::TaskNotFound, format!("no task {r}"))
+                            .into_napi(env),
                     )
                 }
             },
@@ -340,7 +341,7 @@ impl TaskStore {
         let store = self.inner.read().map_err(|_| poisoned())?;
         let bytes = store
             .headers_json()
-            .map_err(|e| CodedError::new(e.code(), e.to_string()).into_sync())?;
+            .map_err(|e| CodedError::core(e.code(), e).into_sync())?;
         String::from_utf8(bytes).map_err(|e| napi::Error::from_reason(e.to_string()))
     }
 

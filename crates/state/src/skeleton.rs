@@ -2,7 +2,6 @@
 //! of the MCP server already use, with values taken from the data (message `ts`, typed
 //! extraction) rather than guessed.
 
-use crate::time::iso_from_ms;
 use roo_formats::api::{ApiMessage, Role};
 use roo_formats::diag::{DiagCode, Diagnostic, Severity};
 use roo_formats::extract::{ApiTotals, Extractor, NewTaskInstruction, ToolCall};
@@ -14,6 +13,7 @@ use roo_formats::{
     read_task_metadata,
 };
 use roo_formats::{HistoryItem, TaskMetadata};
+use roo_js::iso_from_ms;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::Path;
@@ -254,11 +254,11 @@ pub fn source_in_path(path: &Path) -> Option<&'static str> {
 }
 
 fn cut_middle(text: &str, max: usize) -> (String, bool) {
-    if max == 0 || text::utf16_len(text) <= max {
+    if max == 0 || roo_js::utf16_len(text) <= max {
         return (text.to_owned(), false);
     }
     let half = max / 2;
-    let head = text::truncate_utf16(text, half);
+    let head = roo_js::truncate_utf16(text, half);
     // The tail: walk back from the end until `half` units are taken.
     let mut units = 0usize;
     let mut start = text.len();

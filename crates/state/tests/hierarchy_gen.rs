@@ -21,8 +21,8 @@ pub fn skel(
         sequence: None,
         metadata: SkeletonMetadata {
             title: Some(instruction.chars().take(40).collect()),
-            created_at: roo_state::time::iso_from_ms(created.unwrap_or(0)),
-            last_activity: roo_state::time::iso_from_ms(created.unwrap_or(0)),
+            created_at: roo_js::iso_from_ms(created.unwrap_or(0)),
+            last_activity: roo_js::iso_from_ms(created.unwrap_or(0)),
             mode: Some("code".into()),
             message_count: 0,
             action_count: 0,

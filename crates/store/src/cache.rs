@@ -711,7 +711,7 @@ fn build_store(
         format_version: CACHE_FORMAT_VERSION,
         engine_version: ENGINE_VERSION.to_owned(),
         tasks_dir: tasks_dir.display().to_string(),
-        built_at: fsutil::now_ms(),
+        built_at: roo_js::now_ms(),
         build_ms: start.elapsed().as_secs_f64() * 1000.0,
         tasks: entries.len(),
         hierarchy: Some(metrics.clone()),

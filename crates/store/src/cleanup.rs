@@ -101,7 +101,7 @@ impl Default for CleanupOptions {
             completed_only: false,
             include_other: false,
             dry_run: true,
-            now_ms: fsutil::now_ms(),
+            now_ms: roo_js::now_ms(),
         }
     }
 }

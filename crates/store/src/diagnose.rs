@@ -175,7 +175,7 @@ pub fn diagnose(targets: &[Target], opts: &DiagnoseOptions) -> DiagnoseReport {
     DiagnoseReport {
         status,
         reasons,
-        generated_at: roo_state::time::iso_from_ms(fsutil::now_ms()),
+        generated_at: roo_js::iso_from_ms(roo_js::now_ms()),
         cache_root: opts.cache_root.display().to_string(),
         locations,
     }

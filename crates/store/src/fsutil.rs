@@ -5,16 +5,9 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Milliseconds since the Unix epoch, now.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
-
 /// `2025-09-17T13:11:01.175Z` → `20250917T131101175Z`: a sortable stamp usable in file names.
 pub fn file_stamp(ms: i64) -> String {
-    roo_state::time::iso_from_ms(ms)
+    roo_js::iso_from_ms(ms)
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .collect()

@@ -2,7 +2,6 @@
 //! the extension builds it (extension-formats §1.8), and writing it in the extension's exact byte
 //! format (§1.4: `JSON.stringify`, compact, keys in the order of a freshly built item).
 
-use crate::jsjson;
 use roo_formats::read::names;
 use roo_formats::ui::{ApiReqInfo, Ask, MessageKind, Say};
 use roo_formats::HistoryItem;
@@ -97,7 +96,7 @@ pub fn history_item_for(
     let ts = facts
         .last_ts
         .or(skeleton.last_activity_ms)
-        .unwrap_or_else(crate::fsutil::now_ms);
+        .unwrap_or_else(roo_js::now_ms);
     let size = if facts.messages == 0 && skeleton.files.api_messages == 0 {
         0.0
     } else {
@@ -131,7 +130,7 @@ pub fn history_item_for(
 
 /// The bytes the extension would write for `value` (`JSON.stringify`).
 pub fn extension_bytes<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<Vec<u8>> {
-    jsjson::to_js_vec(value)
+    roo_js::to_json_vec(value)
 }
 
 /// `tasks/_index.json` content: `{"version":1,"updatedAt":<ms>,"entries":[…]}`, entries sorted by
@@ -148,5 +147,5 @@ pub fn index_bytes(
         "entries".into(),
         serde_json::Value::Array(entries.into_iter().map(|e| e.2).collect()),
     );
-    jsjson::to_js_vec(&serde_json::Value::Object(map))
+    roo_js::to_json_vec(&serde_json::Value::Object(map))
 }

@@ -18,7 +18,6 @@ pub mod discover;
 pub mod env;
 pub mod fsutil;
 pub mod history_gen;
-pub mod jsjson;
 pub mod lock;
 pub mod migrate;
 pub mod rebuild;

@@ -68,7 +68,7 @@ impl DirLock {
             self.file,
             "{{\"pid\":{},\"since\":{}}}",
             std::process::id(),
-            crate::fsutil::now_ms()
+            roo_js::now_ms()
         );
     }
 

@@ -244,7 +244,7 @@ pub fn migrate_tasks_dir(from: &Path, to: &Path, opts: &MigrateOptions) -> Resul
         method: method.to_owned(),
         files,
         bytes,
-        at: fsutil::now_ms(),
+        at: roo_js::now_ms(),
         version: crate::ENGINE_VERSION.to_owned(),
     };
 

@@ -156,7 +156,7 @@ proptest! {
             completed_only,
             include_other,
             dry_run: false,
-            now_ms: roo_store::fsutil::now_ms(),
+            now_ms: roo_js::now_ms(),
         };
         let report = cleanup_obsolete_checkpoints(&tasks, &opts, None).expect("cleanup");
         for (rel, bytes) in &protected {
@@ -192,7 +192,7 @@ fn dry_run_reports_and_removes_nothing_then_policy_applies() {
         }
     }
     let before = common::snapshot(&tasks);
-    let now_ms = roo_store::fsutil::now_ms();
+    let now_ms = roo_js::now_ms();
     let opts = CleanupOptions {
         older_than_days: Some(15.0),
         keep_last: 0,
@@ -251,7 +251,7 @@ fn completed_only_selects_finished_tasks() {
         completed_only: true,
         include_other: false,
         dry_run: true,
-        now_ms: roo_store::fsutil::now_ms(),
+        now_ms: roo_js::now_ms(),
     };
     let r = cleanup_obsolete_checkpoints(&tasks, &opts, None).expect("cleanup");
     assert_eq!(

@@ -60,7 +60,7 @@ fn check_extension_format(bytes: &[u8]) {
     assert!(!text.starts_with('\u{feff}') && !text.ends_with('\n'));
     let v: serde_json::Value = serde_json::from_str(text).expect("json");
     // Compact, keys in order: what JSON.stringify writes for this value.
-    assert_eq!(roo_store::jsjson::to_js_string(&v).expect("js"), text);
+    assert_eq!(roo_js::to_json_string(&v).expect("js"), text);
     let keys: Vec<&String> = v.as_object().expect("object").keys().collect();
     let mut last = 0;
     for k in keys {
@@ -164,10 +164,10 @@ fn regenerates_index_and_missing_history_items_in_the_extension_format() {
     let text = fs::read_to_string(&index_path).expect("read");
     assert!(text.starts_with(r#"{"version":1,"updatedAt":1760000000000,"entries":[{"#));
     let v: serde_json::Value = serde_json::from_str(&text).expect("json");
-    assert_eq!(roo_store::jsjson::to_js_string(&v).expect("js"), text);
+    assert_eq!(roo_js::to_json_string(&v).expect("js"), text);
     for e in v["entries"].as_array().expect("entries") {
         if ix.history_items_created.iter().any(|id| e["id"] == **id) {
-            check_extension_format(roo_store::jsjson::to_js_string(e).expect("js").as_bytes());
+            check_extension_format(roo_js::to_json_string(e).expect("js").as_bytes());
         }
     }
 
@@ -224,7 +224,7 @@ fn refuses_while_the_extension_holds_its_lock() {
     let (tmp, tasks) = store();
     fs::create_dir_all(tasks.join("_index.json.lock")).expect("mkdir");
     let mut o = opts(&tasks, &tmp.path().join("cache"), false);
-    o.now_ms = roo_store::fsutil::now_ms();
+    o.now_ms = roo_js::now_ms();
     let err = rebuild_from_tasks(&o).expect_err("busy");
     assert_eq!(err.code(), "INVALID_ARGUMENT");
     assert!(err.to_string().contains("close the editor"));

@@ -19,7 +19,7 @@ pub(super) fn legacy_is_root(key: &str) -> bool {
         "mission secondaire",
     ];
     key.contains("planification")
-        || key.encode_utf16().count() < 10
+        || roo_js::utf16_len(key) < 10
         || STARTS.iter().any(|p| key.to_lowercase().starts_with(p))
 }
 
