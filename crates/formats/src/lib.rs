@@ -12,6 +12,7 @@ pub mod extract;
 mod fields;
 pub mod history;
 pub mod host;
+pub mod instruction_key;
 pub mod json;
 pub mod read;
 pub mod text;

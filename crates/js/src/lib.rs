@@ -18,6 +18,7 @@
 pub mod date;
 pub mod json;
 pub mod number;
+pub mod text;
 pub mod utf16;
 
 pub use date::{
@@ -27,6 +28,9 @@ pub use json::{
     property_order, stringify, stringify_pretty, to_json_string, to_json_vec, JsFormatter,
 };
 pub use number::{number_to_string, number_value};
+pub use text::{
+    collapse_js_space, is_js_space, is_js_word, js_trim, js_trim_end, starts_with_ascii_ci,
+};
 pub use utf16::{truncate_utf16, utf16_len, utf16_prefix, utf16_suffix_from};
 
 use serde_json::Value;

@@ -15,67 +15,12 @@
 //! downstream are unchanged. The contract is therefore: our string == `legacyString.toWellFormed()`.
 
 use roo_js::{date_parse, number_value, time_clip, to_string, truthy};
+pub(crate) use roo_js::{is_js_space, is_js_word, js_trim};
 use serde_json::Value;
 use std::borrow::Cow;
 
-/// ECMAScript `WhiteSpace ∪ LineTerminator`, i.e. what `\s` matches without the `u` flag and what
-/// `String.prototype.trim` removes. Note: U+FEFF is included, U+0085 is not (unlike Rust's
-/// `char::is_whitespace`).
-pub(crate) fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
-}
-
 /// The same set as a `regex` crate character class (for the regex-based matchers).
 pub(crate) const JS_SPACE_CLASS: &str = r"[\t\n\x0B\x0C\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}]";
-
-/// `\w` without the `u` flag: `[A-Za-z0-9_]`.
-pub(crate) fn is_js_word(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
-}
-
-/// `String.prototype.trim`.
-pub(crate) fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_space)
-}
-
-/// `String.prototype.trimEnd`.
-pub(crate) fn js_trim_end(s: &str) -> &str {
-    s.trim_end_matches(is_js_space)
-}
-
-/// `.replace(/\s+/g, ' ')`.
-pub(crate) fn collapse_js_space(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut in_space = false;
-    for c in s.chars() {
-        if is_js_space(c) {
-            if !in_space {
-                out.push(' ');
-                in_space = true;
-            }
-        } else {
-            out.push(c);
-            in_space = false;
-        }
-    }
-    out
-}
-
-/// ASCII-case-insensitive `starts_with` (what a JS `/i` regex without `u` does for ASCII literals:
-/// its canonicalisation never folds a non-ASCII character onto an ASCII one).
-pub(crate) fn starts_with_ascii_ci(s: &str, lit: &str) -> bool {
-    s.len() >= lit.len() && s.as_bytes()[..lit.len()].eq_ignore_ascii_case(lit.as_bytes())
-}
 
 /// Builds a `regex` pattern matching `lit` ASCII-case-insensitively, spelled as explicit classes
 /// (the `regex` crate's `(?i)` uses Unicode simple folding, which would also match e.g. U+212A for `k`).

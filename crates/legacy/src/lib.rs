@@ -9,7 +9,11 @@
 //!   hierarchy on) derives from one task directory: child-instruction prefixes (including the legacy
 //!   self-contamination and artefacts), main instruction, counts, sizes, workspace, dates, …;
 //! * [`extract_new_task_instructions_legacy`] — the legacy 7-extractor chain over `ui_messages.json`;
-//! * [`LegacyInstructionIndex`] — the legacy in-memory prefix index with its exact-trie lookup semantics.
+//! * [`LegacyInstructionIndex`] — the legacy in-memory prefix index with its exact-trie lookup semantics;
+//! * [`legacy_links`] — the parent links the legacy engine finds by content alone on a tasks folder.
+//!
+//! Nothing on the project's main path depends on this crate: the instruction key the skeletons carry
+//! is `roo_formats::instruction_key` (re-exported here as [`compute_instruction_prefix`]).
 //!
 //! Everything here is deliberately *faithful*, quirks included; it is not the way the rest of this
 //! project reads task files. All functions are panic-free on arbitrary input.
@@ -34,6 +38,7 @@ mod analysis;
 mod extract;
 mod index;
 mod js;
+mod links;
 mod prefix;
 
 pub use analysis::{
@@ -46,4 +51,5 @@ pub use extract::{
     LegacyInstruction, PATTERN_NAMES,
 };
 pub use index::LegacyInstructionIndex;
+pub use links::legacy_links;
 pub use prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};

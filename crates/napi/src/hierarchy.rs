@@ -164,7 +164,7 @@ pub struct LegacyLink {
 #[napi(ts_return_type = "Promise<Array<{ childId: string, parentId: string }>>")]
 pub fn legacy_hierarchy_links(tasks_dir: String) -> AsyncTask<Job<Vec<LegacyLink>>> {
     Job::spawn(None, move |_| {
-        Ok(roo_state::hierarchy::legacy_links(Path::new(&tasks_dir))
+        Ok(roo_legacy::legacy_links(Path::new(&tasks_dir))
             .into_iter()
             .map(|(child_id, parent_id)| LegacyLink {
                 child_id,

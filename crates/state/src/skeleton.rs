@@ -5,6 +5,7 @@
 use roo_formats::api::{ApiMessage, Role};
 use roo_formats::diag::{DiagCode, Diagnostic, Severity};
 use roo_formats::extract::{ApiTotals, Extractor, NewTaskInstruction, ToolCall};
+use roo_formats::instruction_key;
 use roo_formats::read::names;
 use roo_formats::text;
 use roo_formats::ui::{Ask, ClineMessage, MessageKind, Say};
@@ -716,15 +717,19 @@ pub fn analyze_task(
 
     let mut prefixes: Vec<String> = Vec::new();
     for child in &extraction.children {
-        let p =
-            roo_legacy::compute_instruction_prefix(&child.message, roo_legacy::DEFAULT_PREFIX_LEN);
+        let p = instruction_key::compute_instruction_prefix(
+            &child.message,
+            instruction_key::DEFAULT_PREFIX_LEN,
+        );
         if !p.is_empty() && !prefixes.contains(&p) {
             prefixes.push(p);
         }
     }
     let truncated_instruction = instruction
         .as_deref()
-        .map(|i| roo_legacy::compute_instruction_prefix(i, roo_legacy::DEFAULT_PREFIX_LEN))
+        .map(|i| {
+            instruction_key::compute_instruction_prefix(i, instruction_key::DEFAULT_PREFIX_LEN)
+        })
         .filter(|p| !p.is_empty());
 
     // Sequence: the UI record when there is one; else the API history.

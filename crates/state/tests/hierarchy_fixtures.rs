@@ -1,7 +1,8 @@
 //! Hierarchy on the real fixture trees: the legacy pair by inference alone, the stores' stored links,
 //! and the legacy engine's links side by side with ours.
 
-use roo_state::hierarchy::{legacy_links, reconstruct_hierarchy, HierarchyOptions};
+use roo_legacy::legacy_links;
+use roo_state::hierarchy::{reconstruct_hierarchy, HierarchyOptions};
 use roo_state::{scan_tasks, ConversationSkeleton, ScanOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -29,13 +29,11 @@ use roo_formats::text::normalize_instruction;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::path::Path;
 use std::time::Instant;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 mod index;
 mod infer;
-mod legacy;
 mod memo;
 mod stored;
 mod tree;
@@ -43,7 +41,6 @@ mod validate;
 
 use index::*;
 use infer::*;
-pub use legacy::legacy_links;
 pub use memo::KeyMemo;
 use memo::TaskHashes;
 use stored::*;

@@ -1,10 +1,15 @@
-//! The legacy engine's own matching, for comparison suites.
+//! The links the legacy engine finds by content alone, for comparison suites: the legacy analysis of
+//! each task and the legacy index, with the legacy server's matching rules. Nothing in the project's
+//! own hierarchy pass uses this.
 
-use super::*;
+use crate::{analyze_task_legacy, LegacyAnalysis, LegacyInstructionIndex, DEFAULT_PREFIX_LEN};
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 /// Legacy `isRootTask` on a lower-cased key (legacy-server.md §5.2): the case-sensitive checks can
 /// only fire on `planification`.
-pub(super) fn legacy_is_root(key: &str) -> bool {
+fn legacy_is_root(key: &str) -> bool {
     const STARTS: [&str; 11] = [
         "bonjour",
         "hello",
@@ -30,21 +35,21 @@ pub(super) fn legacy_is_root(key: &str) -> bool {
 /// closest earlier creation, then `validateParentCandidate` (dates present, parent not more than 1 s
 /// after the child, no cycle, same workspace string). Pairs are `(child, parent)`, sorted.
 pub fn legacy_links(tasks_dir: &Path) -> Vec<(String, String)> {
-    let Ok((dirs, _)) = crate::scan::list_task_dirs(tasks_dir) else {
+    let Ok((dirs, _)) = roo_state::scan::list_task_dirs(tasks_dir) else {
         return Vec::new();
     };
-    let mut analyses: Vec<roo_legacy::LegacyAnalysis> = dirs
+    let mut analyses: Vec<LegacyAnalysis> = dirs
         .par_iter()
-        .filter_map(|(_, dir)| roo_legacy::analyze_task_legacy(dir))
+        .filter_map(|(_, dir)| analyze_task_legacy(dir))
         .collect();
     analyses.sort_by(|a, b| a.task_id.cmp(&b.task_id));
-    let mut index = roo_legacy::LegacyInstructionIndex::new();
+    let mut index = LegacyInstructionIndex::new();
     for a in &analyses {
         for p in &a.child_task_instruction_prefixes {
             index.add_instruction(&a.task_id, p);
         }
     }
-    let by_id: HashMap<&str, &roo_legacy::LegacyAnalysis> =
+    let by_id: HashMap<&str, &LegacyAnalysis> =
         analyses.iter().map(|a| (a.task_id.as_str(), a)).collect();
     let mut parent: HashMap<String, String> = HashMap::new();
     for a in &analyses {
@@ -54,17 +59,17 @@ pub fn legacy_links(tasks_dir: &Path) -> Vec<(String, String)> {
         if legacy_is_root(ti) {
             continue;
         }
-        let found = index.search_exact_prefix(ti, roo_legacy::DEFAULT_PREFIX_LEN);
+        let found = index.search_exact_prefix(ti, DEFAULT_PREFIX_LEN);
         let candidate: Option<String> = match found.as_slice() {
             [] => None,
             [(p, _)] => (p != &a.task_id).then(|| p.clone()),
             many => {
-                let others: Vec<&roo_legacy::LegacyAnalysis> = many
+                let others: Vec<&LegacyAnalysis> = many
                     .iter()
                     .filter(|(p, _)| p != &a.task_id)
                     .filter_map(|(p, _)| by_id.get(p.as_str()).copied())
                     .collect();
-                let same_ws: Vec<&roo_legacy::LegacyAnalysis> = others
+                let same_ws: Vec<&LegacyAnalysis> = others
                     .iter()
                     .copied()
                     .filter(|o| o.workspace.is_some() && o.workspace == a.workspace)
