@@ -1,0 +1,141 @@
+//! The UI record's part of [`super::analyze_task`]: one fold over `ui_messages.json` (or Claude
+//! Dev's `claude_messages.json`), the chronological record of the task.
+
+use roo_formats::diag::{DiagCode, Diagnostic, Severity};
+use roo_formats::extract::Extractor;
+use roo_formats::for_each_ui_message;
+use roo_formats::ui::{Ask, ClineMessage, MessageKind, Say};
+use roo_formats::{HostEvidence, Payload};
+use roo_js::iso_from_ms;
+use std::path::Path;
+
+use super::sequence::{plan_response, ui_action_parameters, ui_role, SequenceBuilder};
+use super::{ActionMetadata, SequenceItem, TaskFiles};
+
+/// What the UI record says of the task.
+#[derive(Default)]
+pub(super) struct UiPass {
+    /// Earliest and latest message time.
+    pub(super) min: Option<i64>,
+    pub(super) max: Option<i64>,
+    /// The task as the user wrote it: Cline's `say:"task"`, else the first `say:"text"`.
+    pub(super) first_say_text: Option<String>,
+    saw_task_say: bool,
+    pub(super) host_evidence: HostEvidence,
+    /// The first API request's text (its environment details give mode and workspace).
+    pub(super) first_request: Option<String>,
+    pub(super) last_completion: Option<usize>,
+    pub(super) last_user: Option<usize>,
+    /// Records read (in either shape).
+    pub(super) count: usize,
+    /// Records in a shape the extension never wrote, read as plain messages.
+    foreign_records: usize,
+    pub(super) first_foreign_user: Option<String>,
+}
+
+impl UiPass {
+    /// Fold the UI file at `path` into the extractor and the sequence; its problems go to
+    /// `diagnostics` and the count of messages kept to `files`.
+    pub(super) fn read(
+        path: &Path,
+        extractor: &mut Extractor,
+        seq: &mut SequenceBuilder,
+        files: &mut TaskFiles,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Self {
+        let mut pass = UiPass::default();
+        let summary = for_each_ui_message(path, |i, msg| pass.message(i, &msg, extractor, seq));
+        files.ui_messages = summary.kept as u32;
+        diagnostics.extend(summary.diagnostics);
+        if pass.foreign_records > 0 {
+            diagnostics.push(Diagnostic::new(
+                path.display().to_string(),
+                "",
+                DiagCode::UnexpectedShape,
+                Severity::Info,
+                format!(
+                    "{} record(s) are not in the extension's message shape \
+                     (role/type user|assistant with content); they were read as plain messages",
+                    pass.foreign_records
+                ),
+            ));
+        }
+        pass
+    }
+
+    fn see_time(&mut self, ts: Option<i64>) {
+        if let Some(ts) = ts {
+            self.min = Some(self.min.map_or(ts, |m| m.min(ts)));
+            self.max = Some(self.max.map_or(ts, |m| m.max(ts)));
+        }
+    }
+
+    fn message(
+        &mut self,
+        i: usize,
+        msg: &ClineMessage,
+        extractor: &mut Extractor,
+        seq: &mut SequenceBuilder,
+    ) {
+        self.count += 1;
+        if let Some(foreign) = msg.foreign_message() {
+            // A record in a shape the extension never wrote: kept as a plain message.
+            self.see_time(foreign.ts);
+            if foreign.role == "user" && self.first_foreign_user.is_none() {
+                self.first_foreign_user = Some(foreign.text.trim().to_owned());
+            }
+            self.foreign_records += 1;
+            seq.message(foreign.role, &foreign.text, foreign.ts);
+            return;
+        }
+        self.see_time(msg.ts);
+        extractor.ui(msg);
+        self.host_evidence.see(msg);
+        let is_task = msg.is_say(&Say::Task);
+        let is_first_text = self.first_say_text.is_none()
+            && !self.saw_task_say
+            && (is_task || msg.is_say(&Say::Text))
+            && msg.text_nonblank().is_some();
+        self.saw_task_say |= is_task;
+        if is_first_text {
+            self.first_say_text = msg.text.as_deref().map(|t| t.trim().to_owned());
+        }
+        if self.first_request.is_none() && msg.is_say(&Say::ApiReqStarted) {
+            self.first_request = msg
+                .text
+                .as_deref()
+                .and_then(roo_formats::ui::ApiReqInfo::parse_request);
+        }
+        match &msg.kind {
+            MessageKind::Say(Say::CompletionResult) => self.last_completion = Some(i),
+            MessageKind::Say(Say::UserFeedback | Say::SubtaskResult) => self.last_user = Some(i),
+            _ => {}
+        }
+        if msg.kind.is_tool_call() {
+            // Name, kind, path and status are filled from the extractor afterwards, since the
+            // status depends on the messages that follow the call.
+            seq.actions += 1;
+            if seq.include {
+                seq.items.push(SequenceItem::Action(ActionMetadata {
+                    kind: "tool".to_owned(),
+                    name: String::new(),
+                    parameters: ui_action_parameters(msg),
+                    status: "success".to_owned(),
+                    timestamp: iso_from_ms(msg.ts.unwrap_or(0)),
+                    file_path: None,
+                }));
+            }
+        } else if let Some(role) = ui_role(msg, is_first_text) {
+            if let Some(t) = msg.text.as_deref() {
+                let content = match (&msg.kind, msg.payload()) {
+                    (MessageKind::Ask(Ask::Followup), Payload::FollowUp(f)) => f.question,
+                    (MessageKind::Ask(Ask::PlanModeRespond | Ask::ActModeRespond), _) => {
+                        plan_response(t)
+                    }
+                    _ => t.to_owned(),
+                };
+                seq.message(role, &content, msg.ts);
+            }
+        }
+    }
+}
