@@ -1,0 +1,288 @@
+//! Reading caches without writing: skeleton headers, status against the disk, snapshots.
+
+use super::*;
+
+/// One store served by [`load_skeletons`].
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadedStore {
+    pub tasks_dir: String,
+    pub cache_file: String,
+    /// ms since the epoch.
+    pub built_at: i64,
+    /// Tasks in the cache.
+    pub tasks: u32,
+    /// Skeletons returned from it (after the workspace filter).
+    pub served: u32,
+}
+
+/// What [`load_skeletons`] returns.
+#[derive(Debug, Clone, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Loaded {
+    pub skeletons: Vec<ConversationSkeleton>,
+    pub stores: Vec<LoadedStore>,
+    /// Caches missing, damaged or of another version.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Skeleton headers from the cache, with the parents the hierarchy gave them. `tasks_dirs`: the
+/// stores to serve (`None`: every store cached under `cache_root`). `workspace`: only tasks of this
+/// workspace (compared after normalisation). No task file is read.
+pub fn load_skeletons(
+    cache_root: &Path,
+    tasks_dirs: Option<&[PathBuf]>,
+    workspace: Option<&str>,
+) -> Loaded {
+    let files: Vec<PathBuf> = match tasks_dirs {
+        Some(dirs) => dirs.iter().map(|d| cache_file_for(cache_root, d)).collect(),
+        None => {
+            let mut v: Vec<PathBuf> = fs::read_dir(cache_root.join("stores"))
+                .map(|rd| {
+                    rd.flatten()
+                        .map(|e| e.path().join(CACHE_FILE))
+                        .filter(|p| p.is_file())
+                        .collect()
+                })
+                .unwrap_or_default();
+            v.sort();
+            v
+        }
+    };
+    let filter = workspace.map(normalize_workspace);
+    let mut out = Loaded::default();
+    for (i, file) in files.iter().enumerate() {
+        let index = match read_index(file) {
+            ReadOutcome::Ok(ix) => ix,
+            ReadOutcome::Missing => {
+                let dir = tasks_dirs
+                    .and_then(|d| d.get(i))
+                    .map_or_else(|| file.display().to_string(), |d| d.display().to_string());
+                out.diagnostics.push(Diagnostic::new(
+                    dir,
+                    "",
+                    DiagCode::Missing,
+                    Severity::Warning,
+                    "this store has no skeleton cache yet; run buildSkeletonCache first",
+                ));
+                continue;
+            }
+            ReadOutcome::Invalid(reason) => {
+                out.diagnostics.push(Diagnostic::new(
+                    file.display().to_string(),
+                    "",
+                    DiagCode::UnexpectedShape,
+                    Severity::Warning,
+                    format!("{reason}; run buildSkeletonCache to refresh it"),
+                ));
+                continue;
+            }
+        };
+        let data = match read_data(file, index.data_start) {
+            Ok(d) => d,
+            Err(e) => {
+                out.diagnostics.push(Diagnostic::new(
+                    file.display().to_string(),
+                    "",
+                    DiagCode::Unreadable,
+                    Severity::Warning,
+                    format!("the cache data could not be read: {e}"),
+                ));
+                continue;
+            }
+        };
+        let wanted: Vec<&Entry> = index
+            .entries
+            .iter()
+            .filter(|e| e.len > 0)
+            .filter(|e| filter.is_none() || e.ws.as_deref() == filter.as_deref())
+            .collect();
+        let skeletons: Vec<Option<ConversationSkeleton>> = wanted
+            .par_iter()
+            .map(|e| {
+                let mut s: ConversationSkeleton =
+                    line_of(&data, e).and_then(|b| serde_json::from_slice(b).ok())?;
+                s.parent_task_id = e.parent.clone();
+                s.root_task_id = e.root.clone();
+                s.parent_evidence = e.evidence.clone();
+                Some(s)
+            })
+            .collect();
+        let damaged = skeletons.iter().filter(|s| s.is_none()).count();
+        if damaged > 0 {
+            out.diagnostics.push(Diagnostic::new(
+                file.display().to_string(),
+                "",
+                DiagCode::Truncated,
+                Severity::Warning,
+                format!("{damaged} cached skeleton(s) could not be read; run buildSkeletonCache to repair the cache"),
+            ));
+        }
+        let served: Vec<ConversationSkeleton> = skeletons.into_iter().flatten().collect();
+        out.stores.push(LoadedStore {
+            tasks_dir: index.header.tasks_dir.clone(),
+            cache_file: file.display().to_string(),
+            built_at: index.header.built_at,
+            tasks: index.entries.len() as u32,
+            served: served.len() as u32,
+        });
+        out.skeletons.extend(served);
+    }
+    out
+}
+
+/// The state of one store's cache, without writing anything.
+#[derive(Debug, Clone, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheStatus {
+    pub cache_file: String,
+    pub exists: bool,
+    /// Why an existing file cannot be used (other version, damage).
+    pub unusable: Option<String>,
+    pub built_at: Option<i64>,
+    pub entries: u32,
+    /// Cached tasks whose source files changed.
+    pub stale: u32,
+    /// Tasks on disk that are not cached.
+    pub missing: u32,
+    /// Cached tasks whose folder is gone.
+    pub removed: u32,
+}
+
+/// Compare a store's cache with the disk (stats only).
+pub fn cache_status(cache_root: &Path, tasks_dir: &Path) -> CacheStatus {
+    let file = cache_file_for(cache_root, tasks_dir);
+    let mut st = CacheStatus {
+        cache_file: file.display().to_string(),
+        ..CacheStatus::default()
+    };
+    let index = match read_index(&file) {
+        ReadOutcome::Missing => return st,
+        ReadOutcome::Invalid(r) => {
+            st.exists = true;
+            st.unusable = Some(r);
+            return st;
+        }
+        ReadOutcome::Ok(i) => i,
+    };
+    st.exists = true;
+    st.built_at = Some(index.header.built_at);
+    st.entries = index.entries.len() as u32;
+    let dirs = list_tasks(tasks_dir).unwrap_or_default();
+    let sigs: Vec<TaskSig> = dirs.par_iter().map(|(_, d)| task_sig(d)).collect();
+    let map: HashMap<&str, &Entry> = index.entries.iter().map(|e| (e.id.as_str(), e)).collect();
+    for ((id, _), sig) in dirs.iter().zip(&sigs) {
+        match map.get(id.as_str()) {
+            Some(e) if &e.sig == sig => {}
+            Some(_) => st.stale += 1,
+            None => st.missing += 1,
+        }
+    }
+    let on_disk: HashSet<&str> = dirs.iter().map(|(id, _)| id.as_str()).collect();
+    st.removed = index
+        .entries
+        .iter()
+        .filter(|e| !on_disk.contains(e.id.as_str()))
+        .count() as u32;
+    st
+}
+
+/// Remove a store's cache (used by the rebuild tool). Returns whether a file was removed.
+pub fn wipe_store_cache(
+    cache_root: &Path,
+    tasks_dir: &Path,
+    cancel: Option<&AtomicBool>,
+) -> Result<bool> {
+    let dir = store_cache_dir(cache_root, tasks_dir);
+    if !dir.exists() {
+        return Ok(false);
+    }
+    let _lock = DirLock::acquire(&dir, crate::lock::DEFAULT_WAIT, cancel)?;
+    let file = dir.join(CACHE_FILE);
+    match fs::remove_file(&file) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(StoreError::io("removing", &file, e)),
+    }
+}
+
+/// One task of a store's cache, as a long-lived handle keeps it.
+#[derive(Debug, Clone)]
+pub struct CachedTask {
+    pub id: String,
+    pub sig: TaskSig,
+    /// The skeleton header with the links the hierarchy gave it; `None`: the task got no skeleton.
+    pub skeleton: Option<ConversationSkeleton>,
+    /// Why the task has no skeleton.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A store's cache read whole: what [`build_skeleton_cache`] left, journal applied.
+#[derive(Debug, Clone)]
+pub struct StoreSnapshot {
+    pub tasks_dir: PathBuf,
+    pub cache_file: PathBuf,
+    pub generation: u64,
+    pub tasks: Vec<CachedTask>,
+    /// Size of the journal, to decide when a full rewrite pays off.
+    pub journal_bytes: u64,
+    /// Size of the data section.
+    pub data_bytes: u64,
+    /// What the last hierarchy pass over this store did: the full build's, or, once a journal has
+    /// lines, the one kept beside it by the last append; `None` when neither is current (the links
+    /// are, the counts would not be).
+    pub hierarchy: Option<HierarchyMetrics>,
+}
+
+/// Read a store's cache whole (entries, journal and skeletons). `None` when the file is missing,
+/// unusable or of another version; a skeleton line that cannot be read is `None` with a
+/// diagnostic, so the handle parses that task again.
+pub fn read_snapshot(cache_root: &Path, tasks_dir: &Path) -> Option<StoreSnapshot> {
+    let tasks_dir = fsutil::canonical(tasks_dir);
+    let file = cache_file_for(cache_root, &tasks_dir);
+    let ReadOutcome::Ok(index) = read_index(&file) else {
+        return None;
+    };
+    let data = read_data(&file, index.data_start).ok()?;
+    let tasks: Vec<CachedTask> = index
+        .entries
+        .par_iter()
+        .map(|e| {
+            let skeleton = (e.len > 0)
+                .then(|| line_of(&data, e).and_then(|b| serde_json::from_slice(b).ok()))
+                .flatten()
+                .map(|mut s: ConversationSkeleton| {
+                    s.parent_task_id = e.parent.clone();
+                    s.root_task_id = e.root.clone();
+                    s.parent_evidence = e.evidence.clone();
+                    s
+                });
+            // An entry whose line is unreadable gets a signature that matches nothing.
+            let sig = if e.len > 0 && skeleton.is_none() {
+                [None; 5]
+            } else {
+                e.sig
+            };
+            CachedTask {
+                id: e.id.clone(),
+                sig,
+                skeleton,
+                diagnostics: e.diagnostics.clone(),
+            }
+        })
+        .collect();
+    let journal_bytes = fs::metadata(journal_path(&file)).map_or(0, |m| m.len());
+    Some(StoreSnapshot {
+        hierarchy: if journal_bytes == 0 {
+            index.header.hierarchy.clone()
+        } else {
+            read_hierarchy_note(&file, index.header.generation, journal_bytes)
+        },
+        journal_bytes,
+        data_bytes: data.len() as u64,
+        tasks_dir,
+        cache_file: file,
+        generation: index.header.generation,
+        tasks,
+    })
+}
