@@ -5,9 +5,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { repoRoot, tempDir } from './helpers'
+import { core, repoRoot, tempDir } from './helpers'
 // @ts-expect-error an untyped JavaScript module of the CLI
 import { argumentAliases, camelOf } from '../cli/mcp/aliases.mjs'
+// @ts-expect-error an untyped JavaScript module of the CLI
+import { sameWorkspace } from '../cli/lib/ops.mjs'
 
 // `roo-state mcp` end to end: the server runs as a child process and the SDK's own Client drives
 // it over stdio, as Roo Code, Zoo Code or Claude would.
@@ -368,6 +370,22 @@ describe('argument spellings', () => {
     expect(await fails('get_task_tree', { max_depth: 'deep' }, 'INVALID_ARGUMENT')).toContain('maxDepth')
     // A spelling no tool ever had is refused.
     expect(await fails('get_task_tree', { conversationid: ROOT }, 'INVALID_ARGUMENT')).toContain('conversationid is not an argument')
+  })
+})
+
+describe('workspace comparison', () => {
+  it('is the core key (normalizeWorkspace), with a bare folder name matching the last folder', async () => {
+    expect(core.normalizeWorkspace('\\\\?\\D:\\Dev\\Shop\\')).toBe('d:/dev/shop')
+    expect(sameWorkspace('d:/dev/shop', '\\\\?\\D:\\Dev\\Shop\\')).toBe(true)
+    expect(sameWorkspace('d:/dev/shop', 'file:///d:/dev//shop/')).toBe(true)
+    expect(sameWorkspace('/home/me/shop', '  /home/me/shop ')).toBe(true)
+    expect(sameWorkspace('/home/me/shop', 'Shop')).toBe(true)
+    expect(sameWorkspace('/home/me/shop', 'shop2')).toBe(false)
+    expect(sameWorkspace('/home/me/shop', '/home/me')).toBe(false)
+    expect(sameWorkspace(undefined, 'shop')).toBe(false)
+    // list_tasks filters with it: a doubled separator and a trailing one name the same workspace.
+    expect((await okJson('list_tasks', { workspace: '/home/dev//projets/meteo-cli/' })).total).toBe(4)
+    expect((await okJson('list_tasks', { workspace: '/home/dev/projets' })).total).toBe(0)
   })
 })
 

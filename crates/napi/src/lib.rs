@@ -35,6 +35,7 @@ pub mod condense;
 pub mod export;
 pub mod hierarchy;
 pub mod job;
+pub mod rules;
 pub mod search;
 pub mod skeleton;
 pub mod store;
