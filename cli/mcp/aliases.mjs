@@ -59,7 +59,7 @@ export function currentSpelling(tool, args) {
     let where = ''
     for (const p of parts.slice(0, -1)) {
       const key = camelOf(p)
-      if (!holder[key] || typeof holder[key] !== 'object') {
+      if (!holder[key] || typeof holder[key] !== 'object' || Array.isArray(holder[key])) {
         holder = undefined
         break
       }
