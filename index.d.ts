@@ -1645,6 +1645,13 @@ export interface MigrateTasksDirOptions {
 /** Whether the local model is installed in `dir` (default: where the local embedder looks). */
 export declare function modelStatus(dir?: string): ModelStatus
 
+/**
+ * The core's workspace comparison key (`normalize_workspace`): `\` → `/`, `\\?\` and `file://`
+ * prefixes removed, repeated separators collapsed, `/d:/` → `d:/`, lower case, no trailing
+ * separator. Two workspaces are the same when their keys are equal.
+ */
+export declare function normalizeWorkspace(path: string): string
+
 export interface OpenTaskStoreOptions {
   /** The tasks folders (`…/tasks`) to open. Default: every store found on this machine. */
   tasksDirs?: Array<string>

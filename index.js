@@ -905,6 +905,7 @@ module.exports.manageContext = nativeBinding.manageContext
 module.exports.mergeConsecutiveApiMessages = nativeBinding.mergeConsecutiveApiMessages
 module.exports.migrateTasksDir = nativeBinding.migrateTasksDir
 module.exports.modelStatus = nativeBinding.modelStatus
+module.exports.normalizeWorkspace = nativeBinding.normalizeWorkspace
 module.exports.parseApiPrice = nativeBinding.parseApiPrice
 module.exports.readApiHistory = nativeBinding.readApiHistory
 module.exports.readHistoryIndex = nativeBinding.readHistoryIndex

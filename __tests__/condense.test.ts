@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
-import { core, readJson, realTasks, PARENT } from './helpers'
+import { core, haveShared, readJson, realTasks, PARENT } from './helpers'
 import { ALLOWED_TOKENS_BOUNDARIES, commandSequence, contextDefaults, fiveEndingEmpty, LONG_CONTEXT, PRICES, summaryStream, TIKTOKEN_TEXT_CASES, WILL_MANAGE_CONTEXT_CASES } from './condense-cases'
 import type { ApiMessage, ClineMessage, ManageContextOptions } from '../index.js'
 
@@ -343,7 +343,7 @@ describe('the HTTP provider through the binding', () => {
   })
 })
 
-describe('worked example on a real task', () => {
+describe.skipIf(!haveShared('condense: the worked example on a real task', realTasks))('worked example on a real task', () => {
   it('decides differently at two context windows', () => {
     const dir = path.join(realTasks, PARENT)
     const history = readJson<ApiMessage[]>(path.join(dir, 'api_conversation_history.json'))

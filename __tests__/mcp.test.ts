@@ -5,7 +5,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { repoRoot, tempDir } from './helpers'
+import { core, repoRoot, tempDir } from './helpers'
+// @ts-expect-error an untyped JavaScript module of the CLI
+import { argumentAliases, camelOf } from '../cli/mcp/aliases.mjs'
+// @ts-expect-error an untyped JavaScript module of the CLI
+import { sameWorkspace } from '../cli/lib/ops.mjs'
 
 // `roo-state mcp` end to end: the server runs as a child process and the SDK's own Client drives
 // it over stdio, as Roo Code, Zoo Code or Claude would.
@@ -152,7 +156,7 @@ describe('tools/list', () => {
 
 describe('each seed tool on the fixtures', () => {
   it('build_skeleton_cache', async () => {
-    const r = await okJson('build_skeleton_cache', { force_rebuild: true })
+    const r = await okJson('build_skeleton_cache', { forceRebuild: true })
     expect(r.built).toBe(4)
     expect(r.stores[0].hierarchy.linksBySource).toMatchObject({ historyItem: 2, childIds: 1 })
     const again = await okJson('build_skeleton_cache', {})
@@ -160,34 +164,34 @@ describe('each seed tool on the fixtures', () => {
   })
 
   it('get_task_tree (json, ascii-tree, markdown)', async () => {
-    const data = await okJson('get_task_tree', { conversation_id: GRANDCHILD.slice(0, 12) })
+    const data = await okJson('get_task_tree', { conversationId: GRANDCHILD.slice(0, 12) })
     expect(data.focus).toBe(GRANDCHILD)
     const root = data.stores[0].roots[0]
     expect(root.taskId).toBe(ROOT)
     expect(root.children.find((c: any) => c.taskId === CHILD).parentEvidence.source).toBe('history_item')
-    const ascii = text(await ok('get_task_tree', { output_format: 'ascii-tree' }))
+    const ascii = text(await ok('get_task_tree', { outputFormat: 'ascii-tree' }))
     expect(ascii).toContain('link: parent stored in history_item.json')
     expect(ascii).toContain("link: listed in the parent's childIds")
-    const md = text(await ok('get_task_tree', { output_format: 'markdown', max_depth: 0 }))
+    const md = text(await ok('get_task_tree', { outputFormat: 'markdown', maxDepth: 0 }))
     expect(md).toContain(`\`${ROOT}\``)
     expect(md).not.toContain(CHILD)
-    const stack = await okJson('get_task_tree', { tasks_dir: storeDir('stack-era-v3.20') })
+    const stack = await okJson('get_task_tree', { tasksDir: storeDir('stack-era-v3.20') })
     expect(stack.stores[0].roots).toHaveLength(2)
   })
 
   it('view_conversation_tree (chain, single, cluster)', async () => {
-    const chain = text(await ok('view_conversation_tree', { task_id: GRANDCHILD }))
+    const chain = text(await ok('view_conversation_tree', { taskId: GRANDCHILD }))
     expect(chain).toContain('3 tasks')
     const headings = chain.split('\n').filter((l) => /^## \d\. /.test(l))
     expect(headings).toHaveLength(3)
     expect(headings[2]).toContain('◀')
     expect(chain.indexOf(`\n${ROOT}`)).toBeLessThan(chain.indexOf(`\n${GRANDCHILD}`))
-    const single = text(await ok('view_conversation_tree', { task_id: GRANDCHILD, view_mode: 'single', detail_level: 'full' }))
+    const single = text(await ok('view_conversation_tree', { taskId: GRANDCHILD, viewMode: 'single', detailLevel: 'full' }))
     expect(single).toContain('1 task')
     expect(single).toContain('readFile')
-    const cluster = text(await ok('view_conversation_tree', { task_id: CHILD, view_mode: 'cluster' }))
+    const cluster = text(await ok('view_conversation_tree', { taskId: CHILD, viewMode: 'cluster' }))
     expect(cluster).toContain('3 tasks')
-    const cut = text(await ok('view_conversation_tree', { task_id: ROOT, detail_level: 'full', max_output_length: 1000 }))
+    const cut = text(await ok('view_conversation_tree', { taskId: ROOT, detailLevel: 'full', maxOutputLength: 1000 }))
     expect(cut).toContain('answer cut at 1000')
   })
 
@@ -231,7 +235,7 @@ describe('each seed tool on the fixtures', () => {
     const found = await okJson('search_tasks_semantic', { query: 'test_cache_expiry fuseau horaire', limit: 2 })
     expect(found.results.length).toBeGreaterThan(0)
     expect(found.results.map((r: any) => r.taskId)).toContain(GRANDCHILD)
-    const dated = await okJson('search_tasks_semantic', { query: 'cache', date_range: { start_date: '2030-01-01' } })
+    const dated = await okJson('search_tasks_semantic', { query: 'cache', dateRange: { startDate: '2030-01-01' } })
     expect(dated.results).toEqual([])
     // The legacy names: text search is lexical, diagnose is the index status.
     const legacyText = await okJson('roosync_search', { action: 'text', search_query: 'test_cache_expiry', max_results: 3, workspace: '*' })
@@ -259,23 +263,23 @@ describe('each seed tool on the fixtures', () => {
   })
 
   it('cleanup_obsolete_checkpoints (dry run by default)', async () => {
-    const r = await okJson('cleanup_obsolete_checkpoints', { older_than_days: 0, keep_last: 0 })
+    const r = await okJson('cleanup_obsolete_checkpoints', { olderThanDays: 0, keepLast: 0 })
     expect(r.dryRun).toBe(true)
     expect(r.stores[0].tasksScanned).toBe(4)
   })
 
   it('the other capabilities: discover, list, details, markdown, json, csv, condense check', async () => {
-    const found = await okJson('discover_roo_storage', { extra_roots: [path.join(fixtures, 'v2-wrapper')] })
+    const found = await okJson('discover_roo_storage', { extraRoots: [path.join(fixtures, 'v2-wrapper')] })
     expect(found.locations.map((l: any) => l.tasksDir)).toContain(storeDir('v2-wrapper'))
     const list = await okJson('list_tasks', { workspace: 'meteo-cli', limit: 2 })
     expect(list.total).toBe(4)
     expect(list.tasks).toHaveLength(2)
-    const details = await okJson('get_task_details', { task_id: CHILD })
+    const details = await okJson('get_task_details', { taskId: CHILD })
     expect(details.parentTaskId).toBe(ROOT)
     expect(text(await ok('export_conversation_markdown', { conversationId: ROOT }))).toContain('**User:**')
     expect(JSON.parse(text(await ok('export_conversation_json', { conversationId: ROOT }))).format).toBe('roo-conversation-light')
     expect(text(await ok('export_task_list_csv', {}))).toMatch(/^taskId,/)
-    const condense = await okJson('check_context_condense', { task_id: ROOT, context_window: 20000 })
+    const condense = await okJson('check_context_condense', { taskId: ROOT, contextWindow: 20000 })
     expect(condense.decision.action).toBe('summarize')
   })
 })
@@ -328,18 +332,75 @@ describe('legacy names', () => {
   })
 })
 
+describe('argument spellings', () => {
+  it('tools list camelCase arguments only, and every declared old spelling names one of them', async () => {
+    const { tools } = await client.listTools()
+    const byName = new Map(tools.map((t) => [t.name, t]))
+    for (const t of tools) {
+      if (LEGACY_LISTED.includes(t.name)) continue
+      for (const arg of Object.keys(t.inputSchema.properties ?? {})) expect(arg, `${t.name}.${arg}`).not.toContain('_')
+      expect((t.inputSchema as { additionalProperties?: unknown }).additionalProperties, t.name).toBe(false)
+    }
+    for (const [tool, names] of Object.entries(argumentAliases)) {
+      const props = (byName.get(tool)?.inputSchema.properties ?? {}) as Record<string, { properties?: Record<string, unknown> }>
+      for (const old of names) {
+        const [outer, inner] = old.split('.').map(camelOf)
+        expect(props[outer], `${tool}: ${old}`).toBeDefined()
+        if (inner) expect(props[outer].properties?.[inner], `${tool}: ${old}`).toBeDefined()
+      }
+    }
+  })
+
+  it('the old snake_case spellings still work and give the same answers', async () => {
+    expect(await okJson('get_task_tree', { conversation_id: CHILD, max_depth: 1, tasks_dir: storeDir(V350) })).toEqual(
+      await okJson('get_task_tree', { conversationId: CHILD, maxDepth: 1, tasksDir: storeDir(V350) }),
+    )
+    expect(text(await ok('view_conversation_tree', { task_id: CHILD, view_mode: 'single', detail_level: 'full' }))).toBe(
+      text(await ok('view_conversation_tree', { taskId: CHILD, viewMode: 'single', detailLevel: 'full' })),
+    )
+    expect((await okJson('get_task_details', { task_id: CHILD, include_sequence: true })).sequence.length).toBeGreaterThan(0)
+    expect((await okJson('cleanup_obsolete_checkpoints', { older_than_days: 0, keep_last: 0, dry_run: true })).dryRun).toBe(true)
+    const dated = await okJson('search_tasks_semantic', { query: 'cache', date_range: { start_date: '2030-01-01' } })
+    expect(dated.results).toEqual([])
+    // Both spellings of one argument must agree.
+    expect(await okJson('get_task_tree', { conversation_id: ROOT, conversationId: ROOT })).toBeTruthy()
+    const both = await fails('get_task_tree', { conversation_id: ROOT, conversationId: CHILD }, 'INVALID_ARGUMENT')
+    expect(both).toContain('conversationId')
+    // An old spelling of a wrong type is reported under the current name.
+    expect(await fails('get_task_tree', { max_depth: 'deep' }, 'INVALID_ARGUMENT')).toContain('maxDepth')
+    // A spelling no tool ever had is refused.
+    expect(await fails('get_task_tree', { conversationid: ROOT }, 'INVALID_ARGUMENT')).toContain('conversationid is not an argument')
+  })
+})
+
+describe('workspace comparison', () => {
+  it('is the core key (normalizeWorkspace), with a bare folder name matching the last folder', async () => {
+    expect(core.normalizeWorkspace('\\\\?\\D:\\Dev\\Shop\\')).toBe('d:/dev/shop')
+    expect(sameWorkspace('d:/dev/shop', '\\\\?\\D:\\Dev\\Shop\\')).toBe(true)
+    expect(sameWorkspace('d:/dev/shop', 'file:///d:/dev//shop/')).toBe(true)
+    expect(sameWorkspace('/home/me/shop', '  /home/me/shop ')).toBe(true)
+    expect(sameWorkspace('/home/me/shop', 'Shop')).toBe(true)
+    expect(sameWorkspace('/home/me/shop', 'shop2')).toBe(false)
+    expect(sameWorkspace('/home/me/shop', '/home/me')).toBe(false)
+    expect(sameWorkspace(undefined, 'shop')).toBe(false)
+    // list_tasks filters with it: a doubled separator and a trailing one name the same workspace.
+    expect((await okJson('list_tasks', { workspace: '/home/dev//projets/meteo-cli/' })).total).toBe(4)
+    expect((await okJson('list_tasks', { workspace: '/home/dev/projets' })).total).toBe(0)
+  })
+})
+
 describe('errors', () => {
   it('a malformed call is answered with an error and the server goes on serving', async () => {
-    const wrongType = await fails('get_task_tree', { max_depth: 'deep' }, 'INVALID_ARGUMENT')
-    expect(wrongType).toContain('max_depth')
+    const wrongType = await fails('get_task_tree', { maxDepth: 'deep' }, 'INVALID_ARGUMENT')
+    expect(wrongType).toContain('maxDepth')
     const missing = await fails('export_tasks_xml', {}, 'INVALID_ARGUMENT')
     expect(missing).toContain('taskId is required')
     const unknownArg = await fails('diagnose_roo_state', { verbose: true }, 'INVALID_ARGUMENT')
     expect(unknownArg).toContain('verbose')
-    const badEnum = await fails('view_conversation_tree', { task_id: ROOT, view_mode: 'galaxy' }, 'INVALID_ARGUMENT')
+    const badEnum = await fails('view_conversation_tree', { taskId: ROOT, viewMode: 'galaxy' }, 'INVALID_ARGUMENT')
     expect(badEnum).toContain('"chain"')
-    await fails('get_task_tree', { conversation_id: 'no-such-task' }, 'TASK_NOT_FOUND')
-    await fails('get_task_tree', { tasks_dir: path.join(work, 'nowhere') }, 'INVALID_PATH')
+    await fails('get_task_tree', { conversationId: 'no-such-task' }, 'TASK_NOT_FOUND')
+    await fails('get_task_tree', { tasksDir: path.join(work, 'nowhere') }, 'INVALID_PATH')
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool "no_such_tool"/)
     const still = await okJson('get_task_tree', {})
     expect(still.stores[0].tasks).toBe(4)
@@ -357,7 +418,7 @@ describe('errors', () => {
     send({ jsonrpc: '2.0', method: 'notifications/initialized' })
     send('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": ')
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_task_tree', arguments: { max_depth: 'deep' } } })
-    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_task_tree', arguments: { output_format: 'ascii-tree' } } })
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_task_tree', arguments: { outputFormat: 'ascii-tree' } } })
     try {
       await waitFor(() => out.includes('"id":4'), 'the answer to request 4')
     } finally {
@@ -395,7 +456,7 @@ describe('progress and cancellation', () => {
 
   it('a long call reports progress notifications', async () => {
     const seen: Array<{ progress: number; total?: number }> = []
-    const r = await client.callTool({ name: 'build_skeleton_cache', arguments: { tasks_dir: big } }, undefined, {
+    const r = await client.callTool({ name: 'build_skeleton_cache', arguments: { tasksDir: big } }, undefined, {
       onprogress: (p) => seen.push(p),
       timeout: 600_000,
     })
@@ -414,7 +475,7 @@ describe('progress and cancellation', () => {
   it('a cancelled call stops in the binding and the server goes on serving', async () => {
     const controller = new AbortController()
     let notified = 0
-    const call = client.callTool({ name: 'build_skeleton_cache', arguments: { tasks_dir: big, force_rebuild: true } }, undefined, {
+    const call = client.callTool({ name: 'build_skeleton_cache', arguments: { tasksDir: big, forceRebuild: true } }, undefined, {
       signal: controller.signal,
       timeout: 600_000,
       onprogress: () => {
@@ -426,7 +487,7 @@ describe('progress and cancellation', () => {
     expect(notified).toBeGreaterThan(0)
     // The binding rejected with ABORTED (a call that ran to its end would not be logged).
     await waitFor(() => /build_skeleton_cache cancelled \(ABORTED\)/.test(stderr), 'the cancellation in the server log')
-    const still = await okJson('get_task_tree', { conversation_id: ROOT })
+    const still = await okJson('get_task_tree', { conversationId: ROOT })
     expect(still.stores[0].roots[0].taskId).toBe(ROOT)
   })
 })
@@ -436,7 +497,7 @@ describe('a message over the size limit', () => {
     const { client: c, log } = await connect(['--tasks-dir', storeDir(V350)])
     try {
       const huge = 'x'.repeat(11 * 1024 * 1024)
-      await expect(c.callTool({ name: 'get_task_tree', arguments: { conversation_id: huge } })).rejects.toThrow(
+      await expect(c.callTool({ name: 'get_task_tree', arguments: { conversationId: huge } })).rejects.toThrow(
         /more than this server's limit of 10485760 bytes/,
       )
       const after = await c.callTool({ name: 'get_task_tree', arguments: {} })

@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import fs from 'node:fs'
 import path from 'node:path'
-import { core, repoRoot, tempDir, readJson } from './helpers'
+import { core, haveShared, realTasks, repoRoot, shared, tempDir, readJson } from './helpers'
 
 interface Labelled {
   tasksDirs: string[]
@@ -14,11 +14,19 @@ const labelled = readJson<Labelled>(path.join(repoRoot, 'fixtures', 'search', 'q
 const SHOP_IMPL = '087ad417-9168-4209-8cd6-4f60a86fcd4f'
 const SHOP_TESTS = 'd9a65d7d-6db9-422f-8608-12ab47219197'
 
-/** The fixture stores copied to a scratch folder (tests change them). */
-function copyFixtures(dest: string): string[] {
-  return labelled.tasksDirs.map((dir, i) => {
+/** The labelled stores include the real pair of ../shared. */
+const sharedPresent = haveShared('search: the labelled stores (the real pair among them)', realTasks)
+
+/** A labelled store's folder: `../shared/…` is the shared folder, anything else is in the repository. */
+function storeDir(dir: string): string {
+  return dir.startsWith('../shared/') ? path.join(shared, dir.slice('../shared/'.length)) : path.resolve(repoRoot, dir)
+}
+
+/** The first `count` fixture stores copied to a scratch folder (tests change them). */
+function copyFixtures(dest: string, count = labelled.tasksDirs.length): string[] {
+  return labelled.tasksDirs.slice(0, count).map((dir, i) => {
     const target = path.join(dest, `store${i}`, 'tasks')
-    fs.cpSync(path.resolve(repoRoot, dir), target, { recursive: true })
+    fs.cpSync(storeDir(dir), target, { recursive: true })
     return target
   })
 }
@@ -27,7 +35,7 @@ function codeOf(err: unknown): string | undefined {
   return (err as { code?: string }).code
 }
 
-describe('semantic search (embedded store, no network)', () => {
+describe.skipIf(!sharedPresent)('semantic search (embedded store, no network)', () => {
   const work = tempDir('roo-search-')
   const cacheDir = path.join(work, 'index')
   let tasksDir: string[] = []
@@ -143,7 +151,7 @@ describe('search errors carry a code and a sentence', () => {
 
   it('refuses semantic mode on a lexical-only index, and the default mode still answers', async () => {
     const work = tempDir('roo-search-lex-')
-    const tasksDir = copyFixtures(work).slice(0, 2)
+    const tasksDir = copyFixtures(work, 2)
     const cacheDir = path.join(work, 'index')
     const store = { kind: 'memory' as const, path: path.join(cacheDir, 'mem.json') }
     const report = await core.indexTasks({ tasksDir, cacheDir, store, embedder: { kind: 'none' } })
@@ -156,7 +164,7 @@ describe('search errors carry a code and a sentence', () => {
     core.closeSearchIndex(cacheDir)
   })
 
-  it('rejects with ABORTED when aborted', async () => {
+  it.skipIf(!sharedPresent)('rejects with ABORTED when aborted', async () => {
     const work = tempDir('roo-search-abort-')
     const ctrl = new AbortController()
     const p = core.indexTasks({ tasksDir: copyFixtures(work), cacheDir: path.join(work, 'index'), embedder: { kind: 'none' }, signal: ctrl.signal })

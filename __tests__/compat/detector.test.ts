@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { core, realTasks, CHILD, tempDir } from '../helpers'
+import { core, realTasks, CHILD, tempDir, haveShared } from '../helpers'
 import type * as IndexModule from '../../compat/utils/task-instruction-index.js'
 import type * as DetectorModule from '../../compat/utils/roo-storage-detector.js'
 import type * as Mode from '../../compat/mode.js'
@@ -20,8 +20,7 @@ const { TaskInstructionIndex, computeInstructionPrefix, globalTaskInstructionInd
 const { RooStorageDetector } = require('../../compat/utils/roo-storage-detector.js') as typeof DetectorModule
 const { setMode, getMode } = require('../../compat/mode.js') as typeof Mode
 
-const haveShared = fs.existsSync(realTasks)
-if (!haveShared && process.env.ROO_STATE_REQUIRE_SHARED === '1') throw new Error(`${realTasks} is absent`)
+const sharedPresent = haveShared('compat detector: the real child task', realTasks)
 
 const NEW_TASK_UI = JSON.stringify([
   { ts: 1700000000000, type: 'say', say: 'text', text: 'Organise the release of version two of the parser' },
@@ -273,7 +272,7 @@ describe('RooStorageDetector extraction entry points', () => {
     }
   })
 
-  it.skipIf(!haveShared)('finds the 10 raw instructions of the real child task, duplicates and its own included', async () => {
+  it.skipIf(!sharedPresent)('finds the 10 raw instructions of the real child task, duplicates and its own included', async () => {
     const got = await RooStorageDetector.extractNewTaskInstructionsFromUI(path.join(realTasks, CHILD, 'ui_messages.json'))
     expect(got).toHaveLength(10)
   })

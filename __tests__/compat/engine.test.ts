@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll, afterEach, vi } from 'vitest
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import path from 'node:path'
-import { core, shared, legacyTasks, repoRoot, tempDir, readJson, PARENT, CHILD } from '../helpers'
+import { core, shared, legacyTasks, repoRoot, tempDir, readJson, haveShared, PARENT, CHILD } from '../helpers'
 
 // compat/utils/hierarchy-reconstruction-engine.js: the rows of docs/compat-services.md §1, the
 // controlled-hierarchy fixtures through both modes against the legacy reference run, and a
@@ -347,12 +347,7 @@ describe('engine contract rows', () => {
 
 // ---- The controlled-hierarchy fixtures against the legacy reference run ----
 
-const requireShared = process.env.ROO_STATE_REQUIRE_SHARED === '1'
-const haveShared = fs.existsSync(path.join(shared, 'fixtures', 'legacy-outputs', 'hierarchy.json'))
-if (!haveShared) {
-  if (requireShared) throw new Error(`ROO_STATE_REQUIRE_SHARED=1 but ${shared} has no fixtures/legacy-outputs`)
-  console.warn(`[compat engine] ../shared is absent (${shared}): the controlled-hierarchy comparison is skipped`)
-}
+const sharedPresent = haveShared('compat engine: the controlled-hierarchy comparison', path.join(shared, 'fixtures', 'legacy-outputs', 'hierarchy.json'))
 
 interface RefTask {
   taskId: string
@@ -416,8 +411,8 @@ const linkOf = (s: Skel): RefLink => ({
   isRootTask: s.isRootTask === true,
 })
 
-describe.skipIf(!haveShared)('controlled hierarchy through doReconstruction', () => {
-  const reference = haveShared
+describe.skipIf(!sharedPresent)('controlled hierarchy through doReconstruction', () => {
+  const reference = sharedPresent
     ? readJson<{ modes: Record<string, { links: Record<string, RefLink>; metrics: Record<string, any> }> }>(
         path.join(shared, 'fixtures', 'legacy-outputs', 'hierarchy.json'),
       )
@@ -525,7 +520,7 @@ function controlledSkeletons(): Skel[] {
   })
 }
 
-describe.skipIf(!haveShared)('the documented controlled hierarchy', () => {
+describe.skipIf(!sharedPresent)('the documented controlled hierarchy', () => {
   it('legacy strict: the 4 links and phase figures measured on the legacy engine (BRANCH-A has no createdAt)', async () => {
     quiet()
     const e = engine({ strictMode: true, forceRebuild: true, mode: 'legacy' })

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { legacyOutputs, legacyTasks } from '../helpers'
+import { haveShared, legacyOutputs, legacyTasks } from '../helpers'
 import type * as Detector from '../../compat/utils/roo-storage-detector.js'
 import type * as Mode from '../../compat/mode.js'
 
@@ -15,12 +15,7 @@ const require = createRequire(import.meta.url)
 const { RooStorageDetector } = require('../../compat/utils/roo-storage-detector.js') as typeof Detector
 const { setMode } = require('../../compat/mode.js') as typeof Mode
 
-const requireShared = process.env.ROO_STATE_REQUIRE_SHARED === '1'
-const haveShared = fs.existsSync(legacyOutputs)
-if (!haveShared) {
-  if (requireShared) throw new Error(`ROO_STATE_REQUIRE_SHARED=1 but ${legacyOutputs} is absent`)
-  console.warn(`[compat fixtures] ${legacyOutputs} is absent: the reference comparison is skipped`)
-}
+const sharedPresent = haveShared('compat fixtures: the reference comparison', legacyOutputs)
 
 interface Reference {
   taskId: string
@@ -41,7 +36,7 @@ interface Reference {
 }
 
 function references(): Reference[] {
-  if (!haveShared) return []
+  if (!sharedPresent) return []
   return fs
     .readdirSync(legacyOutputs)
     .filter((f) => f.endsWith('.json'))
@@ -60,7 +55,7 @@ function datedByData(dir: string): boolean {
   return /"ts"\s*:\s*[1-9]/.test(text(api)) || /"(roo_read_date|roo_edit_date|user_edit_date)"\s*:\s*"?[0-9]/.test(text(meta))
 }
 
-describe.skipIf(!haveShared)('compat legacy mode equals the legacy outputs, field by field', () => {
+describe.skipIf(!sharedPresent)('compat legacy mode equals the legacy outputs, field by field', () => {
   beforeAll(() => {
     setMode('legacy')
     vi.spyOn(console, 'log').mockImplementation(() => {})

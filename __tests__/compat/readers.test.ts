@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { realTasks, CHILD, tempDir } from '../helpers'
+import { realTasks, CHILD, tempDir, haveShared } from '../helpers'
 import type * as Deser from '../../compat/utils/ui-messages-deserializer.js'
 import type * as Transformer from '../../compat/utils/message-to-skeleton-transformer.js'
 import type * as Coordinator from '../../compat/utils/message-extraction-coordinator.js'
@@ -21,8 +21,7 @@ const { messageExtractionCoordinator, createInstruction, cleanMode, extractTimes
   require('../../compat/utils/message-extraction-coordinator.js') as typeof Coordinator
 const { setMode } = require('../../compat/mode.js') as typeof Mode
 
-const haveShared = fs.existsSync(realTasks)
-if (!haveShared && process.env.ROO_STATE_REQUIRE_SHARED === '1') throw new Error(`${realTasks} is absent`)
+const sharedPresent = haveShared('compat readers: the real child task', realTasks)
 
 type Msg = Parameters<InstanceType<typeof UIMessagesDeserializer>['extractToolCalls']>[0][number]
 
@@ -170,7 +169,7 @@ describe('messageExtractionCoordinator', () => {
     expect(messageExtractionCoordinator.extractFromMessages([null, 3, 'x']).instructions).toEqual([])
   })
 
-  it.skipIf(!haveShared)('the real child task: 10 raw instructions in legacy mode, its 6 children once each in fixed mode', () => {
+  it.skipIf(!sharedPresent)('the real child task: 10 raw instructions in legacy mode, its 6 children once each in fixed mode', () => {
     const ui = JSON.parse(fs.readFileSync(path.join(realTasks, CHILD, 'ui_messages.json'), 'utf8')) as unknown[]
     setMode('legacy')
     const legacy = messageExtractionCoordinator.extractFromMessages(ui)
@@ -182,7 +181,7 @@ describe('messageExtractionCoordinator', () => {
     expect(new Set(fixed.instructions.map((i) => i.message)).size).toBe(6)
   })
 
-  it.skipIf(!haveShared)('the transformer on the real child task: 6 prefixes, 146 messages, 22 actions, as the legacy new path measured', async () => {
+  it.skipIf(!sharedPresent)('the transformer on the real child task: 6 prefixes, 146 messages, 22 actions, as the legacy new path measured', async () => {
     const ui = JSON.parse(fs.readFileSync(path.join(realTasks, CHILD, 'ui_messages.json'), 'utf8')) as Msg[]
     const { skeleton } = await new MessageToSkeletonTransformer().transform(ui, CHILD)
     expect(skeleton.childTaskInstructionPrefixes).toHaveLength(6)

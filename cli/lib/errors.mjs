@@ -78,10 +78,10 @@ const HINTS = {
 /** The same, for a caller of the MCP tools (arguments instead of options). */
 const MCP_HINTS = {
   ...HINTS,
-  TASK_NOT_FOUND: 'List the task ids with get_task_tree or list_tasks; if the task is in another store, give tasks_dir.',
-  INVALID_PATH: 'Check the path: tasks_dir takes a tasks/ folder or the storage folder holding it; discover_roo_storage lists the stores found.',
-  NO_STORE: 'Give tasks_dir, or start the server with --tasks-dir or ROO_STATE_STORAGE in its environment.',
-  AMBIGUOUS_STORE: 'Give tasks_dir: one of the stores above.',
+  TASK_NOT_FOUND: 'List the task ids with get_task_tree or list_tasks; if the task is in another store, give tasksDir.',
+  INVALID_PATH: 'Check the path: tasksDir takes a tasks/ folder or the storage folder holding it; discover_roo_storage lists the stores found.',
+  NO_STORE: 'Give tasksDir, or start the server with --tasks-dir or ROO_STATE_STORAGE in its environment.',
+  AMBIGUOUS_STORE: 'Give tasksDir: one of the stores above.',
   NOT_INDEXED: 'Call index_tasks first.',
   MODEL_MISSING: 'Install the local model on the server machine (`roo-state models fetch`) or search with mode "lexical".',
   MODEL_LOAD_FAILED: 'Install the model again on the server machine (`roo-state models fetch --force`) or search with mode "lexical".',

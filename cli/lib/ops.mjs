@@ -516,11 +516,13 @@ export async function listTasks(sel, opts = {}, io = noIo) {
   return { total, offset, tasks: rows.slice(offset, offset + limit) }
 }
 
-/** Workspaces compared as the core does for filters: separators, case and a trailing slash. */
+/**
+ * Whether workspace `a` is the one `b` names: the same key after the core's normalisation
+ * (normalizeWorkspace), or, when `b` has no separator, a folder name equal to the key's last folder.
+ */
 export function sameWorkspace(a, b) {
   if (!a || !b) return false
-  const norm = (p) => String(p).replace(/^file:\/\//, '').replace(/\\/g, '/').replace(/\/+$/, '').toLowerCase()
-  const x = norm(a)
-  const y = norm(b)
+  const x = call('normalizeWorkspace', String(a))
+  const y = call('normalizeWorkspace', String(b))
   return x === y || (!y.includes('/') && x.split('/').pop() === y)
 }

@@ -1,6 +1,6 @@
 // Which task stores a command works on, where a task lives, and the skeletons of a store.
 //
-// With --tasks-dir (or a `tasks_dir` tool argument) those folders are used; otherwise the stores are
+// With --tasks-dir (or a `tasksDir` tool argument) those folders are used; otherwise the stores are
 // discovered on this machine by the binding, which honours ROO_STATE_STORAGE (a path list that
 // replaces the automatic search).
 import fs from 'node:fs'

@@ -2,8 +2,8 @@
 //
 // Nothing but JSON-RPC goes to stdout: console output is sent to stderr before anything else runs,
 // and log lines carry "INFO" (Roo Code shows other stderr lines as server errors). Tool inputs are
-// checked against their JSON Schemas; failures come back as tool errors (isError) carrying the
-// binding's code. Long calls report `notifications/progress` when the client sent a progressToken,
+// zod schemas (./input.mjs), listed as JSON Schema and parsed by zod after the older spellings are
+// translated (./aliases.mjs); failures come back as tool errors (isError) carrying a stable code. Long calls report `notifications/progress` when the client sent a progressToken,
 // and the request's AbortSignal (fired by `notifications/cancelled`) goes to the binding.
 import { createRequire } from 'node:module'
 import process from 'node:process'
@@ -12,8 +12,9 @@ import { LineTransport } from './line-transport.mjs'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { call, has } from '../lib/binding.mjs'
 import { describeError } from '../lib/errors.mjs'
-import { internal, legacy, tools } from './tools.mjs'
-import { validate } from './validate.mjs'
+import { internal, tools } from './tools.mjs'
+import { currentSpelling, legacy } from './aliases.mjs'
+import { inputOf, jsonSchemaOf, parseInput } from './input.mjs'
 
 const require = createRequire(import.meta.url)
 const pkg = require('../../package.json')
@@ -73,6 +74,11 @@ function toContent(out, max) {
   return [{ type: 'text', text: fitJson(out, max) }]
 }
 
+/** A call whose arguments do not fit the tool's input. */
+function invalid(name, via, problems) {
+  return toolError({ code: 'INVALID_ARGUMENT', message: `Invalid arguments for ${name}${via}: ${problems.join('; ')}.` })
+}
+
 function toolError(err) {
   const e = describeError(err, 'mcp')
   const text = `${e.code}: ${e.message}${e.hint ? `\n${e.hint}` : ''}`
@@ -105,15 +111,14 @@ function progressSender(extra, token) {
  */
 export function createServer(opts = {}) {
   const byName = new Map()
-  for (const t of tools) byName.set(t.name, { kind: 'tool', tool: t })
+  for (const t of tools) byName.set(t.name, { kind: 'tool', tool: t, schema: inputOf(t.input) })
   for (const l of legacy) byName.set(l.name, { kind: 'legacy', alias: l })
-  const toolsByName = new Map(tools.map((t) => [t.name, t]))
 
   const listed = [
-    ...tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })),
+    ...tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: jsonSchemaOf(byName.get(t.name).schema), annotations: t.annotations })),
     ...(opts.listLegacy === false
       ? []
-      : legacy.filter((l) => l.listed).map((l) => ({ name: l.name, description: l.description, inputSchema: l.inputSchema }))),
+      : legacy.filter((l) => l.listed).map((l) => ({ name: l.name, description: l.description, inputSchema: jsonSchemaOf(l.input) }))),
   ]
 
   const ctxBase = {
@@ -126,7 +131,7 @@ export function createServer(opts = {}) {
     {
       capabilities: { tools: {} },
       instructions:
-        'Task history of Roo Code, Zoo Code, Cline and Kilo Code: the task tree with the evidence of each link (get_task_tree), a conversation\'s messages (view_conversation_tree), exports (export_*), search (index_tasks then search_tasks_semantic), and maintenance (diagnose_roo_state, rebuild_roo_state_from_tasks, cleanup_obsolete_checkpoints: dry runs unless dry_run is false).',
+        'Task history of Roo Code, Zoo Code, Cline and Kilo Code: the task tree with the evidence of each link (get_task_tree), a conversation\'s messages (view_conversation_tree), exports (export_*), search (index_tasks then search_tasks_semantic), and maintenance (diagnose_roo_state, rebuild_roo_state_from_tasks, cleanup_obsolete_checkpoints: dry runs unless dryRun is false).',
     },
   )
 
@@ -143,25 +148,24 @@ export function createServer(opts = {}) {
     const started = Date.now()
     const args = request.params.arguments ?? {}
     try {
-      let tool
-      let toolArgs
+      let target = entry
+      let toolArgs = args
       let via = ''
       if (entry.kind === 'legacy') {
-        const problems = validate(entry.alias.inputSchema, args)
-        if (problems.length) return toolError({ code: 'INVALID_ARGUMENT', message: `Invalid arguments for ${name}: ${problems.join('; ')}.` })
-        const mapped = entry.alias.map(args)
+        const parsed = parseInput(entry.alias.input, args)
+        if (!parsed.ok) return invalid(name, '', parsed.problems)
+        const mapped = entry.alias.map(parsed.value)
         via = ` (as ${mapped.tool})`
         if (internal[mapped.tool]) {
           return { content: toContent(await internal[mapped.tool](mapped.args, { ...ctxBase }), MAX_OUTPUT) }
         }
-        tool = toolsByName.get(mapped.tool)
+        target = byName.get(mapped.tool)
         toolArgs = mapped.args
-      } else {
-        tool = entry.tool
-        toolArgs = args
       }
-      const problems = validate(tool.inputSchema, toolArgs)
-      if (problems.length) return toolError({ code: 'INVALID_ARGUMENT', message: `Invalid arguments for ${name}${via}: ${problems.join('; ')}.` })
+      const parsed = parseInput(target.schema, currentSpelling(target.tool.name, toolArgs))
+      if (!parsed.ok) return invalid(name, via, parsed.problems)
+      const tool = target.tool
+      toolArgs = parsed.value
       const onProgress = progressSender(extra, request.params._meta?.progressToken)
       try {
         const out = await tool.run(toolArgs, { ...ctxBase, io: { signal: extra.signal, onProgress } })

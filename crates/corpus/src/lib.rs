@@ -10,6 +10,8 @@
 //! `history_item.json` and `tasks/_index.json`) and the `{version:2, messages}` wrapper of
 //! `specs/users-and-peers.md` §0.
 //!
+//! [`shared`] finds the optional legacy fixtures in `../shared` for the comparison suites.
+//!
 //! Traps (with [`CorpusSpec::traps`]), as labels in [`TaskTruth::traps`]:
 //! * `identical_siblings` — two children of one parent with the same text (parent and both children);
 //! * `shared_prefix_192` — two long child instructions sharing their first ≥192 characters;
@@ -30,6 +32,7 @@ mod md5;
 mod plan;
 mod render;
 mod rng;
+pub mod shared;
 mod text;
 mod time;
 

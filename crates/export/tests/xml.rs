@@ -53,12 +53,15 @@ fn schemas_share_their_types() {
 /// profile's schema, and the extended documents carry additions the seed schemas refuse.
 #[test]
 fn seed_by_default_and_extended_on_request() {
+    let Some(real_tasks) = real_tasks("seed_by_default_and_extended_on_request") else {
+        return;
+    };
     isolate_config();
     let with = |profile: Option<SchemaProfile>| Output {
         schema_profile: profile,
         ..Output::default()
     };
-    let dir = Some(real_tasks().display().to_string());
+    let dir = Some(real_tasks.display().to_string());
     let task = |profile| {
         export_task_xml(
             &TaskXmlRequest {
@@ -88,7 +91,7 @@ fn seed_by_default_and_extended_on_request() {
         .content
         .expect("content")
     };
-    let ws = headers(&real_tasks())
+    let ws = headers(&real_tasks)
         .into_iter()
         .find_map(|h| h.metadata.workspace)
         .expect("a workspace");
@@ -246,10 +249,14 @@ fn conversations_of_every_store_validate_and_hold_their_trees() {
 
 #[test]
 fn real_pair_nests_the_child_under_the_parent_with_sequences() {
+    let Some(real_tasks) = real_tasks("real_pair_nests_the_child_under_the_parent_with_sequences")
+    else {
+        return;
+    };
     isolate_config();
     let req = ConversationRequest {
         conversation_id: PARENT.into(),
-        tasks_dir: Some(real_tasks().display().to_string()),
+        tasks_dir: Some(real_tasks.display().to_string()),
         include_content: Some(false),
         ..ConversationRequest::default()
     };
@@ -285,7 +292,7 @@ fn real_pair_nests_the_child_under_the_parent_with_sequences() {
     let xml = export_task_xml(
         &TaskXmlRequest {
             task_id: CHILD.into(),
-            tasks_dir: Some(real_tasks().display().to_string()),
+            tasks_dir: Some(real_tasks.display().to_string()),
             ..TaskXmlRequest::default()
         },
         &no_cancel(),
@@ -368,8 +375,11 @@ fn projects_validate_and_add_up() {
 
 #[test]
 fn project_dates_filter_conversations() {
+    let Some(real_tasks) = real_tasks("project_dates_filter_conversations") else {
+        return;
+    };
     isolate_config();
-    let store = real_tasks();
+    let store = real_tasks;
     let base = ProjectRequest {
         project_path: Some("d:/dev/roo-extensions".into()),
         tasks_dir: Some(store.display().to_string()),
@@ -495,8 +505,11 @@ fn big_message_is_cut_and_marked() {
 
 #[test]
 fn errors_have_codes() {
+    let Some(real_tasks) = real_tasks("errors_have_codes") else {
+        return;
+    };
     isolate_config();
-    let store = real_tasks().display().to_string();
+    let store = real_tasks.display().to_string();
     let err = export_task_xml(
         &TaskXmlRequest {
             task_id: "no-such-task".into(),

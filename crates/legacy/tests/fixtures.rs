@@ -7,15 +7,15 @@ use roo_legacy::{
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// `<manifest>/../../../shared` (the checkout and `shared/` are siblings).
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+/// `../shared/fixtures`, or `None` (the test skips, saying why) when it is absent.
+fn shared(test: &str) -> Option<PathBuf> {
+    roo_corpus::shared::shared_fixture("fixtures", test)
 }
 
-fn task_dirs() -> Vec<PathBuf> {
+fn task_dirs(fixtures: &Path) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     for set in ["real-tasks", "controlled-hierarchy"] {
-        let base = shared().join("fixtures/legacy-tasks").join(set);
+        let base = fixtures.join("legacy-tasks").join(set);
         let Ok(rd) = std::fs::read_dir(&base) else {
             panic!("missing fixture folder {}", base.display());
         };
@@ -29,9 +29,9 @@ fn task_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-fn expected(task_id: &str) -> Value {
-    let p = shared()
-        .join("fixtures/legacy-outputs/tasks")
+fn expected(fixtures: &Path, task_id: &str) -> Value {
+    let p = fixtures
+        .join("legacy-outputs/tasks")
         .join(format!("{task_id}.json"));
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
@@ -59,7 +59,10 @@ fn first_200_units(s: &str) -> String {
 
 #[test]
 fn all_seventeen_fixture_tasks_match_legacy_output() {
-    let dirs = task_dirs();
+    let Some(fixtures) = shared("all_seventeen_fixture_tasks_match_legacy_output") else {
+        return;
+    };
+    let dirs = task_dirs(&fixtures);
     assert_eq!(dirs.len(), 17, "expected 17 fixture task folders");
     let mut failures = Vec::new();
     let mut prefixes_compared = 0usize;
@@ -69,7 +72,7 @@ fn all_seventeen_fixture_tasks_match_legacy_output() {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let want = expected(&task_id);
+        let want = expected(&fixtures, &task_id);
         let Some(got) = analyze_task_legacy(dir) else {
             failures.push(format!("{task_id}: analysis returned None"));
             continue;
@@ -186,14 +189,23 @@ fn all_seventeen_fixture_tasks_match_legacy_output() {
     assert_eq!(with_main_instruction, 3);
 }
 
-fn real_task(id: &str) -> PathBuf {
-    shared().join("fixtures/legacy-tasks/real-tasks").join(id)
+fn real_task(fixtures: &Path, id: &str) -> PathBuf {
+    fixtures.join("legacy-tasks/real-tasks").join(id)
 }
 
 #[test]
 fn real_pair_resolves_through_the_index() {
-    let parent = analyze_task_legacy(&real_task("ac8aa7b4-319c-4925-a139-4f4adca81921"));
-    let child = analyze_task_legacy(&real_task("bc93a6f7-cd2e-4686-a832-46e3cd14d338"));
+    let Some(fixtures) = shared("real_pair_resolves_through_the_index") else {
+        return;
+    };
+    let parent = analyze_task_legacy(&real_task(
+        &fixtures,
+        "ac8aa7b4-319c-4925-a139-4f4adca81921",
+    ));
+    let child = analyze_task_legacy(&real_task(
+        &fixtures,
+        "bc93a6f7-cd2e-4686-a832-46e3cd14d338",
+    ));
     let (Some(parent), Some(child)) = (parent, child) else {
         panic!("real fixtures did not analyse");
     };
@@ -227,7 +239,13 @@ fn real_pair_resolves_through_the_index() {
 
 #[test]
 fn real_tasks_raw_instruction_counts_and_modes() {
-    let child = analyze_task_legacy(&real_task("bc93a6f7-cd2e-4686-a832-46e3cd14d338"));
+    let Some(fixtures) = shared("real_tasks_raw_instruction_counts_and_modes") else {
+        return;
+    };
+    let child = analyze_task_legacy(&real_task(
+        &fixtures,
+        "bc93a6f7-cd2e-4686-a832-46e3cd14d338",
+    ));
     let Some(child) = child else {
         panic!("bc93a6f7 did not analyse");
     };
@@ -247,7 +265,10 @@ fn real_tasks_raw_instruction_counts_and_modes() {
             "architect"
         ]
     );
-    let parent = analyze_task_legacy(&real_task("ac8aa7b4-319c-4925-a139-4f4adca81921"));
+    let parent = analyze_task_legacy(&real_task(
+        &fixtures,
+        "ac8aa7b4-319c-4925-a139-4f4adca81921",
+    ));
     assert_eq!(parent.map(|p| p.instructions.len()), Some(38));
     // Self-contamination: the first prefix is the task's own truncated instruction.
     assert_eq!(

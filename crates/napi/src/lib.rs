@@ -36,6 +36,7 @@ pub mod error;
 pub mod export;
 pub mod hierarchy;
 pub mod job;
+pub mod rules;
 pub mod search;
 pub mod skeleton;
 pub mod store;

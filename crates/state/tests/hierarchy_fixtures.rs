@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 const PARENT: &str = "ac8aa7b4-319c-4925-a139-4f4adca81921";
 const CHILD: &str = "bc93a6f7-cd2e-4686-a832-46e3cd14d338";
 
-/// `<manifest>/../../../shared` (the checkout and `shared/` are siblings).
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+/// `../shared/fixtures/legacy-tasks`, or `None` (the test skips, saying why) when it is absent.
+fn legacy_tasks(test: &str) -> Option<PathBuf> {
+    roo_corpus::shared::shared_fixture("fixtures/legacy-tasks", test)
 }
 
 fn repo() -> PathBuf {
@@ -43,7 +43,10 @@ fn opts(stored: bool) -> HierarchyOptions {
 
 #[test]
 fn real_pair_linked_by_inference_alone() {
-    let dir = shared().join("fixtures/legacy-tasks/real-tasks");
+    let Some(legacy_tasks) = legacy_tasks("real_pair_linked_by_inference_alone") else {
+        return;
+    };
+    let dir = legacy_tasks.join("real-tasks");
     let sk = scan(&dir);
     assert_eq!(sk.len(), 2);
     for s in &sk {
@@ -75,17 +78,20 @@ fn real_pair_linked_by_inference_alone() {
 
 #[test]
 fn legacy_engine_finds_the_real_pair_too() {
-    let dir = shared().join("fixtures/legacy-tasks/real-tasks");
+    let Some(legacy_tasks) = legacy_tasks("legacy_engine_finds_the_real_pair_too") else {
+        return;
+    };
+    let dir = legacy_tasks.join("real-tasks");
     let l = legacy_links(&dir);
     assert_eq!(l, vec![(CHILD.to_owned(), PARENT.to_owned())]);
 }
 
 #[test]
 fn legacy_and_ours_side_by_side() {
-    let mut sets: Vec<PathBuf> = vec![
-        shared().join("fixtures/legacy-tasks/real-tasks"),
-        shared().join("fixtures/legacy-tasks/controlled-hierarchy"),
-    ];
+    // The legacy trees when ../shared is there; the stores of this repository always.
+    let mut sets: Vec<PathBuf> = legacy_tasks("legacy_and_ours_side_by_side (legacy trees)")
+        .map(|d| vec![d.join("real-tasks"), d.join("controlled-hierarchy")])
+        .unwrap_or_default();
     if let Ok(rd) = std::fs::read_dir(repo().join("fixtures/stores")) {
         let mut stores: Vec<PathBuf> = rd
             .filter_map(|e| e.ok().map(|e| e.path().join("tasks")))
@@ -185,7 +191,10 @@ fn stores_stored_links_honoured_and_inference_agrees() {
 
 #[test]
 fn controlled_hierarchy_against_its_summary() {
-    let dir = shared().join("fixtures/legacy-tasks/controlled-hierarchy");
+    let Some(legacy_tasks) = legacy_tasks("controlled_hierarchy_against_its_summary") else {
+        return;
+    };
+    let dir = legacy_tasks.join("controlled-hierarchy");
     let summary: serde_json::Value = std::fs::read_to_string(dir.join("hierarchy-summary.json"))
         .ok()
         .and_then(|t| serde_json::from_str(t.trim_start_matches('\u{feff}')).ok())

@@ -5,10 +5,9 @@ use proptest::prelude::*;
 use roo_state::skeleton::{analyze_task, AnalyzeOptions};
 use std::path::{Path, PathBuf};
 
-fn real(id: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/legacy-tasks/real-tasks")
-        .join(id)
+/// `../shared/fixtures/legacy-tasks/real-tasks`, or `None` (the test skips, saying why).
+fn real_tasks(test: &str) -> Option<PathBuf> {
+    roo_corpus::shared::shared_fixture("fixtures/legacy-tasks/real-tasks", test)
 }
 
 fn header() -> AnalyzeOptions {
@@ -20,6 +19,10 @@ fn header() -> AnalyzeOptions {
 
 #[test]
 fn the_real_pair() {
+    let Some(real_tasks) = real_tasks("the_real_pair") else {
+        return;
+    };
+    let real = |id: &str| real_tasks.join(id);
     let child_id = "bc93a6f7-cd2e-4686-a832-46e3cd14d338";
     let parent_id = "ac8aa7b4-319c-4925-a139-4f4adca81921";
     let child = analyze_task(child_id, &real(child_id), &header()).expect("child skeleton");
@@ -135,7 +138,13 @@ fn task_dirs_under(root: &Path, out: &mut Vec<(String, PathBuf)>) {
 fn headers_equal_full_skeletons_without_sequence() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut dirs = Vec::new();
-    task_dirs_under(&manifest.join("../../../shared/fixtures"), &mut dirs);
+    // The legacy fixtures when ../shared is there; this repository's fixtures and the corpus always.
+    if let Some(legacy) = roo_corpus::shared::shared_fixture(
+        "fixtures",
+        "headers_equal_full_skeletons_without_sequence (legacy fixtures)",
+    ) {
+        task_dirs_under(&legacy, &mut dirs);
+    }
     task_dirs_under(&manifest.join("../../fixtures"), &mut dirs);
     let corpus = tempfile::tempdir().expect("tempdir");
     roo_corpus::generate(

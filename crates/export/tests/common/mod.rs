@@ -15,12 +15,15 @@ pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-pub fn shared() -> PathBuf {
-    repo().join("../shared")
+/// `../shared/fixtures/legacy-tasks/<set>`, or `None` after `test` says on stderr that it skips
+/// (a failure instead with `ROO_STATE_REQUIRE_SHARED=1`).
+pub fn legacy_set(set: &str, test: &str) -> Option<PathBuf> {
+    roo_corpus::shared::shared_fixture(&format!("fixtures/legacy-tasks/{set}"), test)
 }
 
-pub fn real_tasks() -> PathBuf {
-    shared().join("fixtures/legacy-tasks/real-tasks")
+/// The real parent/child pair of the legacy fixtures, when ../shared is there.
+pub fn real_tasks(test: &str) -> Option<PathBuf> {
+    legacy_set("real-tasks", test)
 }
 
 pub fn schema(name: &str) -> PathBuf {
@@ -36,10 +39,8 @@ pub fn stores() -> Vec<PathBuf> {
         .filter(|p| p.is_dir())
         .collect();
     v.sort();
-    v.push(real_tasks());
-    for extra in ["controlled-hierarchy", "test-task-123"] {
-        let p = shared().join("fixtures/legacy-tasks").join(extra);
-        if p.is_dir() {
+    for set in ["real-tasks", "controlled-hierarchy", "test-task-123"] {
+        if let Some(p) = legacy_set(set, "the export stores (legacy trees)") {
             v.push(p);
         }
     }
