@@ -192,8 +192,14 @@ impl Serialize for JsOrder<'_> {
             }
             Value::Object(map) => {
                 let mut out = s.serialize_map(Some(map.len()))?;
-                for (k, v) in property_order(map) {
-                    out.serialize_entry(k, &JsOrder(v))?;
+                if map.keys().any(|k| array_index(k).is_some()) {
+                    for (k, v) in property_order(map) {
+                        out.serialize_entry(k, &JsOrder(v))?;
+                    }
+                } else {
+                    for (k, v) in map {
+                        out.serialize_entry(k, &JsOrder(v))?;
+                    }
                 }
                 out.end()
             }
@@ -214,9 +220,6 @@ fn array_index(k: &str) -> Option<u32> {
 /// The own-property order of an object built by `JSON.parse`: array indices ascending, then the
 /// other keys in insertion order.
 pub fn property_order(o: &Map<String, Value>) -> Vec<(&String, &Value)> {
-    if !o.keys().any(|k| array_index(k).is_some()) {
-        return o.iter().collect();
-    }
     let mut indexed: Vec<(u32, &String, &Value)> = Vec::new();
     let mut named: Vec<(&String, &Value)> = Vec::new();
     for (k, v) in o {
