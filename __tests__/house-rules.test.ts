@@ -117,6 +117,7 @@ describe('house rules', () => {
       const allowed = exceptions.files[f]
       if (allowed === undefined && n > MAX_FILE_LINES) problems.push(`${f}: ${n} lines (limit ${MAX_FILE_LINES})`)
       if (allowed !== undefined && n > allowed) problems.push(`${f}: ${n} lines, grown past its listed ${allowed}`)
+      if (allowed !== undefined && n <= MAX_FILE_LINES) problems.push(`${f}: ${n} lines, within the limit now; remove it from house-rules.json`)
     }
     for (const f of Object.keys(exceptions.files)) {
       if (!files.includes(f)) problems.push(`${f}: listed but gone; remove it from house-rules.json`)
@@ -126,15 +127,21 @@ describe('house rules', () => {
 
   it(`no Rust function over ${MAX_FN_LINES} lines, except the listed ones, which may only shrink`, () => {
     const problems: string[] = []
-    const seen = new Set<string>()
+    // The longest function of each name in each file (names repeat: `new`, `main`, test helpers).
+    const longest = new Map<string, { line: number; lines: number }>()
     for (const f of files.filter(f => f.endsWith('.rs'))) {
       for (const fn of rustFunctions(fs.readFileSync(path.join(repoRoot, f), 'utf8'))) {
         const key = `${f}::${fn.name}`
-        const allowed = exceptions.functions[key]
-        if (allowed !== undefined) seen.add(key)
-        if (allowed === undefined && fn.lines > MAX_FN_LINES) problems.push(`${key} (line ${fn.line}): ${fn.lines} lines (limit ${MAX_FN_LINES})`)
-        if (allowed !== undefined && fn.lines > allowed) problems.push(`${key}: ${fn.lines} lines, grown past its listed ${allowed}`)
+        if ((longest.get(key)?.lines ?? 0) < fn.lines) longest.set(key, fn)
       }
+    }
+    const seen = new Set<string>()
+    for (const [key, fn] of longest) {
+      const allowed = exceptions.functions[key]
+      if (allowed !== undefined) seen.add(key)
+      if (allowed === undefined && fn.lines > MAX_FN_LINES) problems.push(`${key} (line ${fn.line}): ${fn.lines} lines (limit ${MAX_FN_LINES})`)
+      if (allowed !== undefined && fn.lines > allowed) problems.push(`${key}: ${fn.lines} lines, grown past its listed ${allowed}`)
+      if (allowed !== undefined && fn.lines <= MAX_FN_LINES) problems.push(`${key}: ${fn.lines} lines, within the limit now; remove it from house-rules.json`)
     }
     for (const key of Object.keys(exceptions.functions)) {
       if (!seen.has(key)) problems.push(`${key}: listed but gone; remove it from house-rules.json`)

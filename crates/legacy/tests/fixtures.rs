@@ -162,31 +162,42 @@ fn all_seventeen_fixture_tasks_match_legacy_output() {
             got.oversized_files == want_oversized,
             format!("got {:?}", got.oversized_files),
         );
-        if DATES_FROM_DIRECTORY.contains(&task_id.as_str()) {
-            check(
-                "dates (directory fallback expected)",
-                got.created_at_ms.is_none() && got.last_activity_ms.is_none(),
-                format!("got {:?} {:?}", got.created_at_ms, got.last_activity_ms),
-            );
-        } else {
-            let created = got.created_at_ms.and_then(roo_js::to_iso_string);
-            let last = got.last_activity_ms.and_then(roo_js::to_iso_string);
-            check(
-                "createdAt",
-                created.as_deref() == opt_str(&want["createdAt"]),
-                format!("got {created:?} want {}", want["createdAt"]),
-            );
-            check(
-                "lastActivity",
-                last.as_deref() == opt_str(&want["lastActivity"]),
-                format!("got {last:?} want {}", want["lastActivity"]),
-            );
-        }
+        check_dates(&task_id, &got, &want, &mut check);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     // Guard against a vacuous comparison: 25 + 7 + 11 prefixes, 3 tasks with a main instruction.
     assert_eq!(prefixes_compared, 43);
     assert_eq!(with_main_instruction, 3);
+}
+
+/// The dates of one task against the legacy output (none where the legacy server fell back to the
+/// directory's times).
+fn check_dates(
+    task_id: &str,
+    got: &roo_legacy::LegacyAnalysis,
+    want: &Value,
+    check: &mut impl FnMut(&str, bool, String),
+) {
+    if DATES_FROM_DIRECTORY.contains(&task_id) {
+        check(
+            "dates (directory fallback expected)",
+            got.created_at_ms.is_none() && got.last_activity_ms.is_none(),
+            format!("got {:?} {:?}", got.created_at_ms, got.last_activity_ms),
+        );
+    } else {
+        let created = got.created_at_ms.and_then(roo_js::to_iso_string);
+        let last = got.last_activity_ms.and_then(roo_js::to_iso_string);
+        check(
+            "createdAt",
+            created.as_deref() == opt_str(&want["createdAt"]),
+            format!("got {created:?} want {}", want["createdAt"]),
+        );
+        check(
+            "lastActivity",
+            last.as_deref() == opt_str(&want["lastActivity"]),
+            format!("got {last:?} want {}", want["lastActivity"]),
+        );
+    }
 }
 
 fn real_task(fixtures: &Path, id: &str) -> PathBuf {
