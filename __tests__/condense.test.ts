@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { core, haveShared, readJson, realTasks, PARENT } from './helpers'
 import { ALLOWED_TOKENS_BOUNDARIES, commandSequence, contextDefaults, fiveEndingEmpty, LONG_CONTEXT, PRICES, summaryStream, TIKTOKEN_TEXT_CASES, WILL_MANAGE_CONTEXT_CASES } from './condense-cases'
-import type { ApiMessage, ClineMessage, ManageContextOptions } from '../index.js'
+import type { ApiMessage, ApiStreamChunk, ClineMessage, ManageContextOptions } from '../index.js'
 
 const prices = PRICES
 
@@ -22,7 +22,8 @@ function mockHandler(opts: { chunks?: unknown[]; throws?: string; count?: number
     handler: {
       async *createMessage(systemPrompt: string, messages: Array<{ role: string; content: unknown }>, metadata?: unknown) {
         calls.push({ systemPrompt, messages, metadata })
-        for (const c of chunks) yield c
+        // Chunks as given, malformed ones included (the handler must cope with what a provider sends).
+        for (const c of chunks) yield c as ApiStreamChunk
         if (opts.throws) throw new Error(opts.throws)
       },
       ...(opts.count === undefined ? {} : { countTokens: async () => opts.count as number }),

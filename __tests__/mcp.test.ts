@@ -341,10 +341,10 @@ describe('argument spellings', () => {
       for (const arg of Object.keys(t.inputSchema.properties ?? {})) expect(arg, `${t.name}.${arg}`).not.toContain('_')
       expect((t.inputSchema as { additionalProperties?: unknown }).additionalProperties, t.name).toBe(false)
     }
-    for (const [tool, names] of Object.entries(argumentAliases)) {
+    for (const [tool, names] of Object.entries(argumentAliases as Record<string, string[]>)) {
       const props = (byName.get(tool)?.inputSchema.properties ?? {}) as Record<string, { properties?: Record<string, unknown> }>
       for (const old of names) {
-        const [outer, inner] = old.split('.').map(camelOf)
+        const [outer, inner] = old.split('.').map(p => camelOf(p) as string)
         expect(props[outer], `${tool}: ${old}`).toBeDefined()
         if (inner) expect(props[outer].properties?.[inner], `${tool}: ${old}`).toBeDefined()
       }

@@ -19,5 +19,7 @@ echo "== index.d.ts type-checks under --strict"
 npx tsc --noEmit --strict --lib es2022,dom index.d.ts
 echo "== compat types: the legacy handlers' and the extension's call shapes under --strict"
 npx tsc -p __tests__/compat/tsconfig.json
+echo "== the test suites type-check against index.d.ts under --strict"
+npx tsc -p __tests__/tsconfig.json
 echo "== vitest"
 npx vitest run
