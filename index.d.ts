@@ -1811,8 +1811,13 @@ export interface TaskListQuery {
   rootsOnly?: boolean
   offset?: number
   limit?: number
-  /** Newest activity first (default), newest creation first, or by title. */
-  sort?: 'lastActivity' | 'createdAt' | 'title'
+  /**
+   * The order (default `lastActivity`): dates newest first, counts, size and cost largest
+   * first, titles A to Z; ties by task id.
+   */
+  sort?: 'lastActivity' | 'createdAt' | 'title' | 'messageCount' | 'actionCount' | 'totalSize' | 'totalCost'
+  /** `asc` or `desc` instead of the key's own order. */
+  order?: 'asc' | 'desc'
 }
 
 export interface TaskStoreTreeOptions {
@@ -1850,3 +1855,10 @@ export declare function version(): string
 
 /** `willManageContext(options)`. */
 export declare function willManageContext(options: WillManageContextOptions): boolean
+
+/**
+ * Whether a task of `workspace` is one a workspace filter names: a path names one workspace
+ * (compared after `normalizeWorkspace`); a bare folder name names every workspace whose last
+ * folder it is. The rule of every `workspace` filter (lists, trees, search).
+ */
+export declare function workspaceMatches(workspace: string, query: string): boolean

@@ -925,3 +925,4 @@ module.exports.transformMessagesForCondensing = nativeBinding.transformMessagesF
 module.exports.truncateConversation = nativeBinding.truncateConversation
 module.exports.version = nativeBinding.version
 module.exports.willManageContext = nativeBinding.willManageContext
+module.exports.workspaceMatches = nativeBinding.workspaceMatches

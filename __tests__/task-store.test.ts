@@ -40,7 +40,22 @@ describe('TaskStore on the fixtures', () => {
     expect(cached.list({ rootsOnly: true }).total).toBe(1)
     expect(cached.list({ workspace: '/HOME/dev/projets/meteo-cli/' }).total).toBe(4)
     expect(cached.list({ host: 'cline' }).total).toBe(0)
+    expect(cached.list({ workspace: 'Meteo-CLI' }).total).toBe(4)
     expect(() => cached.list({ sort: 'size' as 'title' })).toThrow(/sort must be/)
+    expect(() => cached.list({ order: 'up' as 'asc' })).toThrow(/order must be asc or desc/)
+    // Every key in its own order, and reversed by `order`.
+    for (const sort of ['lastActivity', 'createdAt', 'messageCount', 'actionCount', 'totalSize', 'totalCost'] as const) {
+      const value = (s: (typeof page.items)[number]) =>
+        sort === 'totalCost' ? s.apiTotals.totalCost
+        : sort === 'lastActivity' ? s.lastActivityMs ?? 0
+        : sort === 'createdAt' ? s.createdAtMs ?? 0
+        : s.metadata[sort]
+      const asc = cached.list({ sort, order: 'asc' }).items.map(value)
+      expect(asc, sort).toEqual([...asc].sort((x, y) => x - y))
+      expect(cached.list({ sort }).items.map(value), sort).toEqual(cached.list({ sort, order: 'desc' }).items.map(value))
+    }
+    expect(core.workspaceMatches('/home/me/shop', 'Shop')).toBe(true)
+    expect(core.workspaceMatches('/home/me/shop', '/home/me')).toBe(false)
     expect(JSON.parse(cached.headersJson())).toEqual(cached.headers())
   })
 

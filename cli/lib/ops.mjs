@@ -479,50 +479,75 @@ export async function condenseCheck(sel, opts, io = noIo) {
  */
 export async function listTasks(sel, opts = {}, io = noIo) {
   const dirs = await resolveStores(sel)
-  const rows = []
-  for (const tasksDir of dirs) {
-    const loaded = await storeSkeletons(tasksDir, { cacheDir: sel.cacheDir, noCache: opts.noCache, onProgress: io.onProgress, signal: io.signal })
-    for (const s of loaded.skeletons) {
-      if (opts.workspace && !sameWorkspace(s.metadata.workspace, opts.workspace)) continue
-      rows.push({
-        taskId: s.taskId,
-        title: s.metadata.title,
-        workspace: s.metadata.workspace,
-        mode: s.metadata.mode,
-        createdAt: s.metadata.createdAt,
-        lastActivity: s.metadata.lastActivity,
-        messageCount: s.metadata.messageCount,
-        actionCount: s.metadata.actionCount,
-        totalSize: s.metadata.totalSize,
-        totalCost: s.apiTotals.totalCost,
-        isCompleted: s.isCompleted,
-        parentTaskId: s.parentTaskId,
-        childCount: s.childTasks.length,
-        tasksDir,
-      })
-    }
-  }
-  const key = opts.sortBy ?? 'lastActivity'
-  const dir = opts.sortOrder === 'asc' ? 1 : -1
-  rows.sort((a, b) => {
-    const x = a[key]
-    const y = b[key]
-    const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x ?? '').localeCompare(String(y ?? ''))
-    return c * dir || a.taskId.localeCompare(b.taskId)
-  })
-  const total = rows.length
+  const sort = opts.sortBy ?? 'lastActivity'
+  const order = opts.sortOrder === 'asc' ? 'asc' : 'desc'
   const offset = opts.offset ?? 0
   const limit = opts.limit ?? 50
-  return { total, offset, tasks: rows.slice(offset, offset + limit) }
+  const pages = []
+  for (const tasksDir of dirs) {
+    const loaded = await storeSkeletons(tasksDir, { cacheDir: sel.cacheDir, noCache: opts.noCache, onProgress: io.onProgress, signal: io.signal })
+    // Filtered and sorted by the task store; one store is also paged there.
+    const query = { workspace: opts.workspace, sort, order, ...(dirs.length === 1 ? { offset, limit } : {}) }
+    const page = loaded.handle
+      ? loaded.handle.list(query)
+      : fallbackPage(loaded.skeletons.filter((s) => !opts.workspace || sameWorkspace(s.metadata.workspace, opts.workspace)), query)
+    pages.push({ tasksDir, page })
+  }
+  if (pages.length === 1) {
+    const [{ tasksDir, page }] = pages
+    return { total: page.total, offset, tasks: page.items.map((s) => listRow(s, tasksDir)) }
+  }
+  // Several stores: their sorted lists merged by the same order, then paged.
+  const rows = pages.flatMap(({ tasksDir, page }) => page.items.map((s) => listRow(s, tasksDir)))
+  rows.sort(byListOrder(sort, order))
+  return { total: rows.length, offset, tasks: rows.slice(offset, offset + limit) }
+}
+
+function listRow(s, tasksDir) {
+  return {
+    taskId: s.taskId,
+    title: s.metadata.title,
+    workspace: s.metadata.workspace,
+    mode: s.metadata.mode,
+    createdAt: s.metadata.createdAt,
+    lastActivity: s.metadata.lastActivity,
+    messageCount: s.metadata.messageCount,
+    actionCount: s.metadata.actionCount,
+    totalSize: s.metadata.totalSize,
+    totalCost: s.apiTotals.totalCost,
+    isCompleted: s.isCompleted,
+    parentTaskId: s.parentTaskId,
+    childCount: s.childTasks.length,
+    tasksDir,
+  }
+}
+
+/** The task store's order on list rows (for merging the sorted lists of several stores). */
+function byListOrder(sort, order) {
+  const dir = order === 'asc' ? 1 : -1
+  return (a, b) => {
+    const x = a[sort]
+    const y = b[sort]
+    const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x ?? '').localeCompare(String(y ?? ''))
+    return c * dir || a.taskId.localeCompare(b.taskId)
+  }
+}
+
+/** A binding without the task store handle: sorted and paged here as the handle would. */
+function fallbackPage(skeletons, query) {
+  const rows = skeletons.map((s) => ({ s, row: listRow(s, '') }))
+  const cmp = byListOrder(query.sort, query.order)
+  rows.sort((a, b) => cmp(a.row, b.row))
+  const from = query.offset ?? 0
+  const to = query.limit === undefined ? rows.length : from + query.limit
+  return { total: rows.length, items: rows.slice(from, to).map((r) => r.s) }
 }
 
 /**
- * Whether workspace `a` is the one `b` names: the same key after the core's normalisation
- * (normalizeWorkspace), or, when `b` has no separator, a folder name equal to the key's last folder.
+ * Whether workspace `a` is the one `b` names: the core's rule (workspaceMatches): the same key after
+ * normalisation, or, when `b` has no separator, a folder name equal to the key's last folder.
  */
 export function sameWorkspace(a, b) {
   if (!a || !b) return false
-  const x = call('normalizeWorkspace', String(a))
-  const y = call('normalizeWorkspace', String(b))
-  return x === y || (!y.includes('/') && x.split('/').pop() === y)
+  return call('workspaceMatches', String(a), String(b))
 }

@@ -9,3 +9,11 @@ use napi_derive::napi;
 pub fn normalize_workspace(path: String) -> String {
     roo_state::hierarchy::normalize_workspace(&path)
 }
+
+/// Whether a task of `workspace` is one a workspace filter names: a path names one workspace
+/// (compared after `normalizeWorkspace`); a bare folder name names every workspace whose last
+/// folder it is. The rule of every `workspace` filter (lists, trees, search).
+#[napi]
+pub fn workspace_matches(workspace: String, query: String) -> bool {
+    roo_state::hierarchy::WorkspaceQuery::new(&query).matches(&workspace)
+}

@@ -9,7 +9,7 @@ use napi::bindgen_prelude::{AsyncTask, Function, Unknown};
 use napi::{Env, ScopedTask};
 use napi_derive::napi;
 use roo_state::hierarchy::TreeOptions;
-use roo_store::task_store::{ListQuery, Lookup, OpenOptions, RefreshReport, Watch};
+use roo_store::task_store::{ListQuery, Lookup, OpenOptions, RefreshReport, SortKey, Watch};
 use roo_store::HostEnv;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -38,6 +38,7 @@ pub struct OpenTaskStoreOptions {
 }
 
 #[napi(object)]
+#[derive(Default)]
 pub struct TaskListQuery {
     /// Only tasks of this workspace (compared after normalisation).
     pub workspace: Option<String>,
@@ -52,9 +53,15 @@ pub struct TaskListQuery {
     pub roots_only: Option<bool>,
     pub offset: Option<u32>,
     pub limit: Option<u32>,
-    /// Newest activity first (default), newest creation first, or by title.
-    #[napi(ts_type = "'lastActivity' | 'createdAt' | 'title'")]
+    /// The order (default `lastActivity`): dates newest first, counts, size and cost largest
+    /// first, titles A to Z; ties by task id.
+    #[napi(
+        ts_type = "'lastActivity' | 'createdAt' | 'title' | 'messageCount' | 'actionCount' | 'totalSize' | 'totalCost'"
+    )]
     pub sort: Option<String>,
+    /// `asc` or `desc` instead of the key's own order.
+    #[napi(ts_type = "'asc' | 'desc'")]
+    pub order: Option<String>,
 }
 
 #[napi(object)]
@@ -251,28 +258,40 @@ impl TaskStore {
         env: &'e Env,
         query: Option<TaskListQuery>,
     ) -> napi::Result<Unknown<'e>> {
-        let q = match query {
-            Some(q) => ListQuery {
-                workspace: q.workspace,
-                host: q.host,
-                since_ms: q.since.map(|t| t as i64),
-                until_ms: q.until.map(|t| t as i64),
-                roots_only: q.roots_only.unwrap_or(false),
-                offset: q.offset.unwrap_or(0) as usize,
-                limit: q.limit.map(|l| l as usize),
-                sort: q.sort,
-            },
-            None => ListQuery::default(),
+        let q = query.unwrap_or_default();
+        let sort = match q.sort.as_deref() {
+            None => SortKey::default(),
+            Some(name) => SortKey::parse(name).ok_or_else(|| {
+                CodedError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("sort must be {}, not {name}", SortKey::NAMES),
+                )
+                .into_napi(env)
+            })?,
         };
-        if let Some(s) = q.sort.as_deref() {
-            if !matches!(s, "lastActivity" | "createdAt" | "title") {
+        let ascending = match q.order.as_deref() {
+            None => None,
+            Some("asc") => Some(true),
+            Some("desc") => Some(false),
+            Some(other) => {
                 return Err(CodedError::new(
                     ErrorCode::InvalidArgument,
-                    format!("sort must be lastActivity, createdAt or title, not {s}"),
+                    format!("order must be asc or desc, not {other}"),
                 )
-                .into_napi(env));
+                .into_napi(env))
             }
-        }
+        };
+        let q = ListQuery {
+            workspace: q.workspace,
+            host: q.host,
+            since_ms: q.since.map(|t| t as i64),
+            until_ms: q.until.map(|t| t as i64),
+            roots_only: q.roots_only.unwrap_or(false),
+            offset: q.offset.unwrap_or(0) as usize,
+            limit: q.limit.map(|l| l as usize),
+            sort,
+            ascending,
+        };
         let store = self.inner.read().map_err(|_| poisoned())?;
         parsed(env, &store.list(&q))
     }

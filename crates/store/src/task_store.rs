@@ -18,8 +18,8 @@ use crate::{fsutil, HostEnv, Result, StoreError};
 use rayon::prelude::*;
 use roo_formats::diag::Diagnostic;
 use roo_state::hierarchy::{
-    self, normalize_workspace, HierarchyMetrics, HierarchyOptions, KeyMemo, TaskTreeNode,
-    TaskTreeView, TreeOptions,
+    self, HierarchyMetrics, HierarchyOptions, KeyMemo, TaskTreeNode, TaskTreeView, TreeOptions,
+    WorkspaceQuery,
 };
 use roo_state::skeleton::{analyze_task, AnalyzeOptions};
 use roo_state::ConversationSkeleton;
@@ -102,7 +102,8 @@ pub struct RefreshReport {
 /// A query of [`TaskStore::list`].
 #[derive(Debug, Clone, Default)]
 pub struct ListQuery {
-    /// Only tasks of this workspace (compared after normalisation).
+    /// Only tasks of this workspace: a path (compared after normalisation) or a bare folder name
+    /// (the workspace's last folder).
     pub workspace: Option<String>,
     /// Only tasks of this host family (`roo`, `zoo-code`, `cline`, `kilo-code`).
     pub host: Option<String>,
@@ -113,8 +114,67 @@ pub struct ListQuery {
     pub roots_only: bool,
     pub offset: usize,
     pub limit: Option<usize>,
-    /// `lastActivity` (default, newest first), `createdAt` (newest first), `title`.
-    pub sort: Option<String>,
+    /// The order of the list (default: last activity).
+    pub sort: SortKey,
+    /// `None`: the key's natural order (newest, largest first; titles A to Z).
+    pub ascending: Option<bool>,
+}
+
+/// What [`TaskStore::list`] sorts by; ties are broken by task id.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SortKey {
+    #[default]
+    LastActivity,
+    CreatedAt,
+    Title,
+    MessageCount,
+    ActionCount,
+    TotalSize,
+    TotalCost,
+}
+
+impl SortKey {
+    /// The key of a JavaScript name (`lastActivity`, `createdAt`, `title`, `messageCount`,
+    /// `actionCount`, `totalSize`, `totalCost`).
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "lastActivity" => SortKey::LastActivity,
+            "createdAt" => SortKey::CreatedAt,
+            "title" => SortKey::Title,
+            "messageCount" => SortKey::MessageCount,
+            "actionCount" => SortKey::ActionCount,
+            "totalSize" => SortKey::TotalSize,
+            "totalCost" => SortKey::TotalCost,
+            _ => return None,
+        })
+    }
+
+    pub const NAMES: &'static str =
+        "lastActivity, createdAt, title, messageCount, actionCount, totalSize or totalCost";
+
+    /// `a` against `b` in the key's natural order.
+    fn compare(self, a: &ConversationSkeleton, b: &ConversationSkeleton) -> std::cmp::Ordering {
+        let (ma, mb) = (&a.metadata, &b.metadata);
+        match self {
+            SortKey::LastActivity => b.last_activity_ms.cmp(&a.last_activity_ms),
+            SortKey::CreatedAt => b.created_at_ms.cmp(&a.created_at_ms),
+            SortKey::Title => {
+                let title = |m: &roo_state::skeleton::SkeletonMetadata| {
+                    m.title.as_deref().unwrap_or("").to_lowercase()
+                };
+                title(ma).cmp(&title(mb))
+            }
+            SortKey::MessageCount => mb.message_count.cmp(&ma.message_count),
+            SortKey::ActionCount => mb.action_count.cmp(&ma.action_count),
+            SortKey::TotalSize => mb.total_size.cmp(&ma.total_size),
+            SortKey::TotalCost => b.api_totals.total_cost.total_cmp(&a.api_totals.total_cost),
+        }
+    }
+
+    /// Whether the natural order is ascending (titles) rather than descending.
+    fn natural_ascending(self) -> bool {
+        self == SortKey::Title
+    }
 }
 
 /// A page of [`TaskStore::list`].
@@ -738,18 +798,16 @@ impl TaskStore {
 
     /// Tasks matching `q`, sorted, one page.
     pub fn list(&self, q: &ListQuery) -> ListPage<'_> {
-        let ws = q.workspace.as_deref().map(normalize_workspace);
+        let ws = q.workspace.as_deref().map(WorkspaceQuery::new);
         let mut hits: Vec<&ConversationSkeleton> = self
             .skeletons
             .iter()
             .filter(|s| {
-                ws.as_deref().is_none_or(|w| {
+                ws.as_ref().is_none_or(|w| {
                     s.metadata
                         .workspace
                         .as_deref()
-                        .map(normalize_workspace)
-                        .as_deref()
-                        == Some(w)
+                        .is_some_and(|x| w.matches(x))
                 })
             })
             .filter(|s| q.host.as_deref().is_none_or(|h| s.metadata.source == h))
@@ -759,27 +817,14 @@ impl TaskStore {
             })
             .filter(|s| !q.roots_only || s.parent_task_id.is_none())
             .collect();
-        match q.sort.as_deref() {
-            Some("createdAt") => hits.sort_by(|a, b| {
-                b.created_at_ms
-                    .cmp(&a.created_at_ms)
-                    .then_with(|| a.task_id.cmp(&b.task_id))
-            }),
-            Some("title") => hits.sort_by(|a, b| {
-                a.metadata
-                    .title
-                    .as_deref()
-                    .unwrap_or("")
-                    .to_lowercase()
-                    .cmp(&b.metadata.title.as_deref().unwrap_or("").to_lowercase())
-                    .then_with(|| a.task_id.cmp(&b.task_id))
-            }),
-            _ => hits.sort_by(|a, b| {
-                b.last_activity_ms
-                    .cmp(&a.last_activity_ms)
-                    .then_with(|| a.task_id.cmp(&b.task_id))
-            }),
-        }
+        let reverse = q
+            .ascending
+            .is_some_and(|asc| asc != q.sort.natural_ascending());
+        hits.sort_by(|a, b| {
+            let by_key = q.sort.compare(a, b);
+            let by_key = if reverse { by_key.reverse() } else { by_key };
+            by_key.then_with(|| a.task_id.cmp(&b.task_id))
+        });
         let total = hits.len();
         let items = hits
             .into_iter()

@@ -6,7 +6,7 @@ mod common;
 use common::{fixture_tasks, make_tasks, touch};
 use roo_state::hierarchy::TreeOptions;
 use roo_store::cache;
-use roo_store::task_store::{ListQuery, Lookup, OpenOptions, TaskStore};
+use roo_store::task_store::{ListQuery, Lookup, OpenOptions, SortKey, TaskStore};
 use roo_store::HostEnv;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -116,6 +116,61 @@ fn open_from_the_cache_equals_a_scan_and_answers_queries() {
         ..ListQuery::default()
     });
     assert_eq!(ws.total, 4);
+    // A bare folder name names the workspace whose last folder it is.
+    let by_name = |name: &str| {
+        cached
+            .list(&ListQuery {
+                workspace: Some(name.into()),
+                ..ListQuery::default()
+            })
+            .total
+    };
+    assert_eq!(by_name("Meteo-CLI"), 4);
+    assert_eq!(by_name("projets"), 0);
+    // Every sort key, in its own order and reversed; ties by id.
+    for key in [
+        SortKey::LastActivity,
+        SortKey::CreatedAt,
+        SortKey::Title,
+        SortKey::MessageCount,
+        SortKey::ActionCount,
+        SortKey::TotalSize,
+        SortKey::TotalCost,
+    ] {
+        let ids = |ascending: Option<bool>| -> Vec<String> {
+            let page = cached.list(&ListQuery {
+                sort: key,
+                ascending,
+                ..ListQuery::default()
+            });
+            page.items.iter().map(|s| s.task_id.clone()).collect()
+        };
+        let natural = ids(None);
+        assert_eq!(natural.len(), 4, "{key:?}");
+        let (asc, desc) = (ids(Some(true)), ids(Some(false)));
+        assert_eq!(
+            if key == SortKey::Title { &asc } else { &desc },
+            &natural,
+            "{key:?}"
+        );
+        let value = |id: &str| -> f64 {
+            let s = cached.get(id).expect("listed task");
+            match key {
+                SortKey::LastActivity => s.last_activity_ms.unwrap_or(0) as f64,
+                SortKey::CreatedAt => s.created_at_ms.unwrap_or(0) as f64,
+                SortKey::Title => 0.0,
+                SortKey::MessageCount => f64::from(s.metadata.message_count),
+                SortKey::ActionCount => f64::from(s.metadata.action_count),
+                SortKey::TotalSize => s.metadata.total_size as f64,
+                SortKey::TotalCost => s.api_totals.total_cost,
+            }
+        };
+        let values: Vec<f64> = asc.iter().map(|id| value(id)).collect();
+        assert!(
+            values.windows(2).all(|w| w[0] <= w[1]),
+            "{key:?} {values:?}"
+        );
+    }
     // The bulk transfer is one JSON array of every header.
     let json: serde_json::Value =
         serde_json::from_slice(&cached.headers_json().expect("json")).expect("parse");

@@ -252,6 +252,35 @@ pub fn normalize_workspace(path: &str) -> String {
     out
 }
 
+/// The last folder of a workspace key ([`normalize_workspace`]), which a bare folder name is
+/// matched against.
+pub fn workspace_folder(key: &str) -> Option<&str> {
+    key.rsplit('/').find(|s| !s.is_empty())
+}
+
+/// A workspace query as every filter reads it: a path names one workspace (compared after
+/// [`normalize_workspace`]); a bare folder name (no separator) names every workspace whose last
+/// folder it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkspaceQuery {
+    key: String,
+    bare: bool,
+}
+
+impl WorkspaceQuery {
+    pub fn new(query: &str) -> Self {
+        let key = normalize_workspace(query);
+        let bare = !key.contains('/');
+        WorkspaceQuery { key, bare }
+    }
+
+    /// Whether a task of `workspace` is one the query names.
+    pub fn matches(&self, workspace: &str) -> bool {
+        let ws = normalize_workspace(workspace);
+        ws == self.key || (self.bare && workspace_folder(&ws) == Some(self.key.as_str()))
+    }
+}
+
 /// FxHash (the rustc hasher): the keys are task texts and ids, hashed many times; no DoS concern.
 #[derive(Default, Clone, Copy)]
 struct FxHasher(u64);
@@ -429,6 +458,22 @@ fn compute(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn workspace_queries_take_paths_or_folder_names() {
+        let path = WorkspaceQuery::new("D:\\Dev\\Shop\\");
+        assert!(path.matches("d:/dev/shop"));
+        assert!(path.matches("file:///d:/dev//shop/"));
+        assert!(!path.matches("d:/other/shop"));
+        let name = WorkspaceQuery::new("Shop");
+        assert!(name.matches("d:/dev/shop"));
+        assert!(name.matches("/home/u/SHOP/"));
+        assert!(name.matches("shop"));
+        assert!(!name.matches("d:/dev/shop-2"));
+        assert!(!name.matches("d:/shop/dev"));
+        assert_eq!(workspace_folder("d:/dev/shop"), Some("shop"));
+        assert_eq!(workspace_folder("/"), None);
+    }
 
     #[test]
     fn workspace_normalisation() {
