@@ -1,7 +1,12 @@
 //! Skeleton building throughput on the real fixtures, next to the raw read and a plain
-//! `serde_json` parse of the same bytes, measured in the same run.
+//! `serde_json` parse of the same bytes, measured in the same run; and a cold scan with the
+//! hierarchy (as the binding's `scanTasks` with `hierarchy`) of a generated store of every era
+//! against a parallel raw read of the same files on the same thread pool.
 
 use criterion::{criterion_group, Criterion, Throughput};
+use rayon::prelude::*;
+use roo_state::hierarchy::HierarchyOptions;
+use roo_state::scan::{scan_tasks, ScanOptions};
 use roo_state::skeleton::{analyze_task, AnalyzeOptions};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -101,6 +106,67 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
+/// A generated store of every era (500 tasks at their natural sizes, about 95 MB), written once
+/// per run into a temporary folder.
+fn generated_store() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spec = roo_corpus::CorpusSpec {
+        tasks: 500,
+        seed: 17,
+        ..roo_corpus::CorpusSpec::default()
+    };
+    roo_corpus::generate(dir.path(), &spec).expect("generated store");
+    let tasks = dir.path().join("tasks");
+    (dir, tasks)
+}
+
+fn raw_read_parallel(files: &[PathBuf]) -> usize {
+    files
+        .par_iter()
+        .map(|f| std::fs::read(f).map(|b| b.len()).unwrap_or(0))
+        .sum()
+}
+
+fn cold_scan(tasks: &std::path::Path) -> usize {
+    let opts = ScanOptions {
+        analyze: AnalyzeOptions {
+            include_sequence: false,
+            ..AnalyzeOptions::default()
+        },
+        hierarchy: Some(HierarchyOptions::default()),
+        ..ScanOptions::default()
+    };
+    scan_tasks(tasks, &opts).map_or(0, |r| r.skeletons.len())
+}
+
+fn store_files(tasks: &std::path::Path) -> Vec<PathBuf> {
+    let dirs: Vec<(String, PathBuf)> = std::fs::read_dir(tasks)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.path().is_dir())
+                .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+                .collect()
+        })
+        .unwrap_or_default();
+    files_of(&dirs)
+}
+
+fn bench_store(c: &mut Criterion) {
+    let (_keep, tasks) = generated_store();
+    let files = store_files(&tasks);
+    let bytes = read_all(&files) as u64;
+    let mut g = c.benchmark_group("generated store, every era");
+    g.throughput(Throughput::Bytes(bytes));
+    g.sample_size(10);
+    g.bench_function("raw read (parallel)", |b| {
+        b.iter(|| black_box(raw_read_parallel(&files)))
+    });
+    g.bench_function("scan + hierarchy", |b| {
+        b.iter(|| black_box(cold_scan(&tasks)))
+    });
+    g.finish();
+}
+
 fn median_secs(mut f: impl FnMut() -> usize, runs: usize) -> f64 {
     let mut t: Vec<f64> = (0..runs)
         .map(|_| {
@@ -137,9 +203,18 @@ fn ratios() {
         "  ratio skeleton / Value parse {:5.2}x the time",
         skel / parse
     );
+    let (_keep, tasks) = generated_store();
+    let files = store_files(&tasks);
+    let mib = read_all(&files) as f64 / (1024.0 * 1024.0);
+    let raw = median_secs(|| raw_read_parallel(&files), 11);
+    let scan = median_secs(|| cold_scan(&tasks), 11);
+    println!("\ngenerated store of every era: {mib:.1} MiB (median of 11 runs, page cache warm)");
+    println!("  raw read (parallel)      {:8.1} MiB/s", mib / raw);
+    println!("  scan + hierarchy         {:8.1} MiB/s", mib / scan);
+    println!("  ratio scan / raw read   {:6.2}x the time", scan / raw);
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, bench, bench_store);
 
 fn main() {
     benches();
