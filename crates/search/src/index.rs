@@ -29,12 +29,27 @@ use uuid::Uuid;
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IndexProgress {
-    /// `scanning`, `indexing` or `finishing`.
+    /// `distilling` (making the static model, once per model: `done`/`total` are vocabulary
+    /// tokens), `scanning`, `indexing` or `finishing`.
     pub phase: &'static str,
-    /// Tasks handled among those to index.
+    /// Tasks handled among those to index (tokens while distilling).
     pub done: usize,
     pub total: usize,
     pub chunks_embedded: usize,
+    /// Time since the phase started, in ms.
+    pub elapsed_ms: u64,
+    /// Estimated time left in the phase, in ms, from the share of work done so far (the task
+    /// files' bytes while indexing); `None` until something is done.
+    pub eta_ms: Option<u64>,
+}
+
+/// The time left when `done` of `total` took `elapsed`.
+fn eta(elapsed: std::time::Duration, done: u64, total: u64) -> Option<u64> {
+    if done == 0 || total < done {
+        return None;
+    }
+    let ms = elapsed.as_secs_f64() * 1000.0 * (total - done) as f64 / done as f64;
+    Some(ms.round() as u64)
 }
 
 pub type ProgressFn<'a> = &'a (dyn Fn(&IndexProgress) + Sync);
@@ -417,7 +432,21 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
     let _lock = WriteLock::acquire(&t.index_dir)?;
     // The default never fails: a local model that cannot be loaded leaves lexical vectors.
     let mut notes: Vec<String> = cache_note.into_iter().collect();
-    let embedder: Arc<dyn Embedder> = match (&opts.embedder, embed::build(&opts.embedder)) {
+    let distill_start = std::time::Instant::now();
+    let on_distill = |done: usize, total: usize| {
+        if let Some(cb) = opts.on_progress {
+            cb(&IndexProgress {
+                phase: "distilling",
+                done,
+                total,
+                chunks_embedded: 0,
+                elapsed_ms: distill_start.elapsed().as_millis() as u64,
+                eta_ms: eta(distill_start.elapsed(), done as u64, total as u64),
+            });
+        }
+    };
+    let built = embed::build_with_progress(&opts.embedder, Some(&on_distill));
+    let embedder: Arc<dyn Embedder> = match (&opts.embedder, built) {
         (_, Ok(e)) => e,
         (EmbedderConfig::Auto, Err(e)) => {
             notes.push(format!(
@@ -511,8 +540,15 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
         _ => None,
     };
     st.model_dir = match &opts.embedder {
-        EmbedderConfig::Local { model_dir: Some(d) } if eid.kind == "local" => Some(d.clone()),
-        EmbedderConfig::Local { .. } | EmbedderConfig::Auto if eid.kind == "local" => {
+        EmbedderConfig::Local { model_dir: Some(d) }
+        | EmbedderConfig::Static { model_dir: Some(d) }
+            if matches!(eid.kind.as_str(), "local" | "static") =>
+        {
+            Some(d.clone())
+        }
+        EmbedderConfig::Local { .. } | EmbedderConfig::Static { .. } | EmbedderConfig::Auto
+            if matches!(eid.kind.as_str(), "local" | "static") =>
+        {
             Some(embed::default_model_dir())
         }
         _ => None,
@@ -567,17 +603,31 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
         duration_ms: 0,
         notes,
     };
-    let progress = |done: usize, chunks: usize, phase: &'static str| {
+    // The ETA follows the bytes of the task files read so far (chunks follow the dialogue's size).
+    // (A folder where a file should be has the size u64::MAX: it counts for nothing.)
+    let task_bytes = |sigs: &[state::FileSig]| {
+        sigs.iter()
+            .filter(|s| s.size != u64::MAX)
+            .fold(1u64, |n, s| n.saturating_add(s.size))
+    };
+    let total_bytes: u64 = todo
+        .iter()
+        .fold(0, |n, (_, _, _, sig)| n.saturating_add(task_bytes(sig)));
+    let mut done_bytes = 0u64;
+    let index_start = std::time::Instant::now();
+    let progress = |done: usize, done_bytes: u64, chunks: usize, phase: &'static str| {
         if let Some(cb) = opts.on_progress {
             cb(&IndexProgress {
                 phase,
                 done,
                 total: todo.len(),
                 chunks_embedded: chunks,
+                elapsed_ms: index_start.elapsed().as_millis() as u64,
+                eta_ms: eta(index_start.elapsed(), done_bytes, total_bytes),
             });
         }
     };
-    progress(0, 0, "scanning");
+    progress(0, 0, 0, "scanning");
 
     for id in &gone {
         if let Some(r) = st.tasks.remove(id) {
@@ -643,7 +693,7 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
             &cancelled,
             &mut |n| {
                 report.chunks_embedded += n;
-                progress(done, report.chunks_embedded, "indexing");
+                progress(done, done_bytes, report.chunks_embedded, "indexing");
             },
         )?;
         if aborted {
@@ -664,7 +714,10 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
             st.tasks.insert(p.task_id, p.record);
         }
         done += group.len();
-        progress(done, report.chunks_embedded, "indexing");
+        done_bytes = group.iter().fold(done_bytes, |n, (_, _, _, sig)| {
+            n.saturating_add(task_bytes(sig))
+        });
+        progress(done, done_bytes, report.chunks_embedded, "indexing");
         st.generation += 1;
         st.updated_at_ms = state::now_ms();
         // Points first, then the state that names them: a crash in between only re-embeds.
@@ -672,7 +725,7 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
         state::save(&t.state_path, &st)?;
     }
 
-    progress(done, report.chunks_embedded, "finishing");
+    progress(done, done_bytes, report.chunks_embedded, "finishing");
     let bulk = report.chunks_embedded >= 5_000;
     store.commit(bulk)?;
     st.generation += 1;
