@@ -53,8 +53,8 @@ export type StoreOptions =
 export interface EmbedderInfo {
   kind: 'local' | 'static' | 'http' | 'none'
   /**
-   * `all-MiniLM-L6-v2`, `all-MiniLM-L6-v2/static-256-<source digest>`, `text-embedding-3-small`,
-   * …; `bm25` for `none`.
+   * `all-MiniLM-L6-v2`, `all-MiniLM-L6-v2/static-256-<source digest>-<method>`,
+   * `text-embedding-3-small`, …; `bm25` for `none`.
    */
   model: string
   /** 0 when there are no dense vectors. */

@@ -3,7 +3,7 @@
 //! embedded store.
 //!
 //! `cargo bench -p roo-search --all-features --bench search` (set `ROO_SEARCH_BENCH_CHUNKS` to
-//! change the collection size, `ROO_SEARCH_BENCH_EMBED_ONLY=1` to stop after the embedders). Every figure is printed with a ratio against a baseline measured
+//! change the collection size; 0 skips the search latency part). Every figure is printed with a ratio against a baseline measured
 //! in the same run: embedding against the sentence model (all-MiniLM-L6-v2), indexing against the
 //! lexical-only in-memory run, search latency against the
 //! exact (brute-force) in-memory store holding the same points.
@@ -436,17 +436,32 @@ fn main() {
     // `cargo bench` passes `--bench`; nothing else is taken from the command line.
     let scratch = tempfile::tempdir().expect("tmp");
     let root = scratch.path();
+    embedder_throughput(&cloned_fixtures(&root.join("clones-embed"), 1));
+    let default_store = if cfg!(feature = "edge") {
+        StoreConfig::Edge { path: None }
+    } else {
+        StoreConfig::Memory {
+            path: Some(root.join("i1").join("m.json")),
+        }
+    };
+    indexing_throughput(root, &default_store);
+    let chunks: usize = std::env::var("ROO_SEARCH_BENCH_CHUNKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    if chunks > 0 {
+        search_latency(root, chunks, default_store);
+    }
+}
 
+/// Indexing throughput with each embedder, against the lexical-only in-memory run.
+fn indexing_throughput(root: &Path, default_store: &StoreConfig) {
     println!("== indexing throughput (fixture tasks cloned under new ids)");
     let copies: usize = std::env::var("ROO_SEARCH_BENCH_COPIES")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(8);
     let tasks = cloned_fixtures(&root.join("clones"), copies);
-    embedder_throughput(&cloned_fixtures(&root.join("clones-embed"), 1));
-    if std::env::var("ROO_SEARCH_BENCH_EMBED_ONLY").is_ok_and(|v| v == "1") {
-        return;
-    }
     let mem = |name: &str| StoreConfig::Memory {
         path: Some(root.join(name).join("m.json")),
     };
@@ -457,11 +472,6 @@ fn main() {
         EmbedderConfig::None,
         mem("i0"),
     );
-    let default_store = if cfg!(feature = "edge") {
-        StoreConfig::Edge { path: None }
-    } else {
-        mem("i1")
-    };
     let r = index_run(
         "lexical only, embedded store",
         &tasks,
@@ -492,22 +502,31 @@ fn main() {
             &small,
             &root.join("i3"),
             EmbedderConfig::Local {
-                model_dir: Some(model_dir),
+                model_dir: Some(model_dir.clone()),
             },
             default_store.clone(),
         );
         println!("    ratio to baseline: {:.4}", r / base);
+        let r = index_run(
+            "static model (the default) + embedded store",
+            &tasks,
+            &root.join("i4"),
+            EmbedderConfig::Static {
+                model_dir: Some(model_dir),
+            },
+            default_store.clone(),
+        );
+        println!("    ratio to baseline: {:.2}", r / base);
     } else {
         println!(
             "  local model: not installed in {} (scripts/fetch-model.sh), not measured",
             model_dir.display()
         );
     }
+}
 
-    let chunks: usize = std::env::var("ROO_SEARCH_BENCH_CHUNKS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100_000);
+/// Search latency on a synthetic collection of `chunks` chunks, against the exact in-memory store.
+fn search_latency(root: &Path, chunks: usize, default_store: StoreConfig) {
     let per_task = 100;
     let n_tasks = chunks.div_ceil(per_task);
     println!("== search latency on {} chunks ({n_tasks} tasks x {per_task}), {DIMS}-d vectors, query embedding excluded", n_tasks * per_task);

@@ -11,6 +11,8 @@ use crate::embed::{self, Embedder, EmbedderConfig, EmbedderId, Purpose};
 use crate::error::{Error, Result};
 use crate::lexical;
 use crate::paths;
+use crate::progress::{self, eta};
+pub use crate::progress::{IndexProgress, ProgressFn};
 use crate::state::{self, IndexState, TaskRecord};
 use crate::store::{self, ChunkPayload, Existing, Point, ResolvedStore, StoreConfig, VectorStore};
 use rayon::prelude::*;
@@ -22,37 +24,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 use uuid::Uuid;
-
-/// Progress of an indexing run.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IndexProgress {
-    /// `distilling` (making the static model, once per model: `done`/`total` are vocabulary
-    /// tokens), `scanning`, `indexing` or `finishing`.
-    pub phase: &'static str,
-    /// Tasks handled among those to index (tokens while distilling).
-    pub done: usize,
-    pub total: usize,
-    pub chunks_embedded: usize,
-    /// Time since the phase started, in ms.
-    pub elapsed_ms: u64,
-    /// Estimated time left in the phase, in ms, from the share of work done so far (the task
-    /// files' bytes while indexing); `None` until something is done.
-    pub eta_ms: Option<u64>,
-}
-
-/// The time left when `done` of `total` took `elapsed`.
-fn eta(elapsed: std::time::Duration, done: u64, total: u64) -> Option<u64> {
-    if done == 0 || total < done {
-        return None;
-    }
-    let ms = elapsed.as_secs_f64() * 1000.0 * (total - done) as f64 / done as f64;
-    Some(ms.round() as u64)
-}
-
-pub type ProgressFn<'a> = &'a (dyn Fn(&IndexProgress) + Sync);
 
 /// Options of [`index_tasks`].
 #[derive(Default)]
@@ -430,32 +403,8 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
     let header_of = |id: &str| tasks.as_ref().and_then(|t| t.header(id));
 
     let _lock = WriteLock::acquire(&t.index_dir)?;
-    // The default never fails: a local model that cannot be loaded leaves lexical vectors.
     let mut notes: Vec<String> = cache_note.into_iter().collect();
-    let distill_start = std::time::Instant::now();
-    let on_distill = |done: usize, total: usize| {
-        if let Some(cb) = opts.on_progress {
-            cb(&IndexProgress {
-                phase: "distilling",
-                done,
-                total,
-                chunks_embedded: 0,
-                elapsed_ms: distill_start.elapsed().as_millis() as u64,
-                eta_ms: eta(distill_start.elapsed(), done as u64, total as u64),
-            });
-        }
-    };
-    let built = embed::build_with_progress(&opts.embedder, Some(&on_distill));
-    let embedder: Arc<dyn Embedder> = match (&opts.embedder, built) {
-        (_, Ok(e)) => e,
-        (EmbedderConfig::Auto, Err(e)) => {
-            notes.push(format!(
-                "the local embedding model could not be used ({e}); lexical vectors only"
-            ));
-            Arc::new(embed::NoEmbedder)
-        }
-        (_, Err(e)) => return Err(e),
-    };
+    let embedder = progress::build_embedder(&opts.embedder, opts.on_progress, &mut notes)?;
     let eid = embedder.id()?;
     let store = store::open(&t.resolved, &t.collection)?;
     let (loaded, damaged) = state::load(&t.state_path)?;

@@ -10,29 +10,7 @@ use common::*;
 use roo_search::embed::static_model::{self, StaticHeader, STATIC_FILE};
 use roo_search::embed::{self, distill, Embedder, Purpose};
 use roo_search::{EmbedderConfig, Mode, StoreConfig};
-use std::path::{Path, PathBuf};
-
-fn model_dir() -> Option<PathBuf> {
-    let dir = embed::default_model_dir();
-    if embed::missing_model_file(&dir).is_none() {
-        return Some(dir);
-    }
-    if std::env::var("ROO_SEARCH_REQUIRE_MODEL").is_ok_and(|v| v == "1") {
-        panic!(
-            "ROO_SEARCH_REQUIRE_MODEL=1 but the model is not in {}; run scripts/fetch-model.sh",
-            dir.display()
-        );
-    }
-    println!(
-        "skipped: the local model is not installed in {}",
-        dir.display()
-    );
-    None
-}
-
-fn cos(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
+use std::path::Path;
 
 /// The distilled model of the installed local model (made by the first test that needs it).
 fn distilled(dir: &Path) -> std::sync::Arc<static_model::StaticEmbedder> {
@@ -50,7 +28,9 @@ fn distilled(dir: &Path) -> std::sync::Arc<static_model::StaticEmbedder> {
 
 #[test]
 fn the_distilled_file_is_made_once_and_reused() {
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = installed_model_dir() else {
+        return;
+    };
     let m = distilled(&dir);
     let path = dir.join(STATIC_FILE);
     let before = std::fs::metadata(&path)
@@ -65,6 +45,12 @@ fn the_distilled_file_is_made_once_and_reused() {
     let id = m.id().expect("id");
     assert_eq!((id.kind.as_str(), id.dimension), ("static", 256));
     assert!(id.model.contains(&h.source_digest[..16]), "{}", id.model);
+    // Another method gives another id, even from the same model.
+    let other = StaticHeader {
+        method: format!("{}-next", h.method),
+        ..h.clone()
+    };
+    assert_ne!(static_model::model_name(&other), id.model);
     // Again, through the public builder: the same file, not made again.
     let e = embed::build(&EmbedderConfig::Static {
         model_dir: Some(dir.clone()),
@@ -89,7 +75,9 @@ fn the_distilled_file_is_made_once_and_reused() {
 
 #[test]
 fn static_vectors_are_deterministic_and_meaningful() {
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = installed_model_dir() else {
+        return;
+    };
     let m = distilled(&dir);
     let texts = [
         "How do I keep weather forecasts in a local cache?",
@@ -138,7 +126,9 @@ fn static_vectors_are_deterministic_and_meaningful() {
 
 #[test]
 fn a_file_from_another_model_or_damaged_is_not_used() {
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = installed_model_dir() else {
+        return;
+    };
     let work = tempfile::tempdir().expect("tmp");
     // A model directory with the same files (linked) and a static file of another model.
     for f in embed::MODEL_FILES {
@@ -190,7 +180,9 @@ fn memory_store(work: &Path) -> StoreConfig {
 
 #[test]
 fn recall_of_the_static_model_and_a_mismatched_embedder_is_refused() {
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = installed_model_dir() else {
+        return;
+    };
     let _ = distilled(&dir);
     let work = tempfile::tempdir().expect("tmp");
     let store = memory_store(work.path());

@@ -118,10 +118,9 @@ pub fn token_outputs(
     let tokenizer = model.tokenizer();
     let vocab = tokenizer.get_vocab_size(true);
     let special = |name: &str| {
-        tokenizer.token_to_id(name).ok_or_else(|| Error::ModelLoad {
-            dir: Path::new("").to_path_buf(),
-            message: format!("the tokenizer has no {name} token"),
-        })
+        tokenizer
+            .token_to_id(name)
+            .ok_or_else(|| model_err(model.dir(), &format!("the tokenizer has no {name} token")))
     };
     let (cls, sep) = (special("[CLS]")?, special("[SEP]")?);
     let keep: Vec<bool> = (0..vocab as u32)

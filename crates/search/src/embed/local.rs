@@ -93,6 +93,11 @@ impl LocalEmbedder {
         load_err(&self.dir, format!("embedding failed: {e}"))
     }
 
+    /// The model directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The tokenizer (cut at 256 tokens, batches padded to their longest text).
     pub fn tokenizer(&self) -> &Tokenizer {
         &self.tokenizer

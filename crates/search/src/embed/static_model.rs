@@ -176,22 +176,46 @@ pub fn read_file(path: &Path) -> Result<(StaticHeader, Vec<f32>, Projection)> {
     Ok((header, vectors, projection))
 }
 
+/// Size and modification time of the files a distilled model depends on (its own included): the
+/// cached model is used again, without hashing the source model, while these stay the same.
+fn stamp(dir: &Path) -> Vec<Option<(u64, std::time::SystemTime)>> {
+    ["model.safetensors", "tokenizer.json", STATIC_FILE]
+        .iter()
+        .map(|f| {
+            let md = std::fs::metadata(dir.join(f)).ok()?;
+            Some((md.len(), md.modified().ok()?))
+        })
+        .collect()
+}
+
+/// The distilled models loaded, by directory, with the stamp of their files.
+type Cache = Mutex<
+    HashMap<
+        PathBuf,
+        (
+            Vec<Option<(u64, std::time::SystemTime)>>,
+            Arc<StaticEmbedder>,
+        ),
+    >,
+>;
+
 /// The distilled model of `dir`, loaded once per process. `None` when its file is missing or was
 /// made from another model or by another method (then [`super::distill::distill`] makes it).
 pub fn load_current(dir: &Path) -> Result<Option<Arc<StaticEmbedder>>> {
-    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<StaticEmbedder>>>> = OnceLock::new();
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let poisoned = || load_err(dir, "static model cache poisoned");
     let path = dir.join(STATIC_FILE);
     if !path.is_file() {
         return Ok(None);
     }
-    let digest = source_digest(dir)?;
-    if let Some(m) = cache.lock().map_err(|_| poisoned())?.get(dir) {
-        if m.header.source_digest == digest && m.header.method == METHOD {
+    let stamped = stamp(dir);
+    if let Some((s, m)) = cache.lock().map_err(|_| poisoned())?.get(dir) {
+        if *s == stamped && m.header.method == METHOD {
             return Ok(Some(m.clone()));
         }
     }
+    let digest = source_digest(dir)?;
     let (header, vectors, projection) = match read_file(&path) {
         Ok(x) => x,
         // A damaged file is made again.
@@ -209,7 +233,7 @@ pub fn load_current(dir: &Path) -> Result<Option<Arc<StaticEmbedder>>> {
     cache
         .lock()
         .map_err(|_| poisoned())?
-        .insert(dir.to_path_buf(), m.clone());
+        .insert(dir.to_path_buf(), (stamped, m.clone()));
     Ok(Some(m))
 }
 
@@ -295,11 +319,13 @@ impl StaticEmbedder {
     }
 }
 
-/// The model name of a distilled model: the source model, the method's dimensions and the first
-/// 16 hex digits of the source digest (another source model gives other vectors).
+/// The model name of a distilled model: the source model, the dimensions, the first 16 hex
+/// digits of the source digest (another source model gives other vectors) and 8 of the method's
+/// hash (another method too).
 pub fn model_name(header: &StaticHeader) -> String {
     let short: String = header.source_digest.chars().take(16).collect();
-    format!("{LOCAL_MODEL}/static-{}-{short}", header.dims)
+    let method = xxhash_rust::xxh3::xxh3_64(header.method.as_bytes()) >> 32;
+    format!("{LOCAL_MODEL}/static-{}-{short}-{method:08x}", header.dims)
 }
 
 impl Embedder for StaticEmbedder {
