@@ -31,6 +31,10 @@ pub fn ensure(dir: &Path, progress: Option<DistillProgress<'_>>) -> Result<Arc<S
     if let Some(m) = static_model::load_current(dir)? {
         return Ok(m);
     }
+    // A model directory that cannot take the file fails now, not after a minute of distilling.
+    let probe = dir.join(format!(".static-probe.{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| Error::io(&probe, e))?;
+    let _ = std::fs::remove_file(&probe);
     distill(dir, progress)?;
     static_model::load_current(dir)?.ok_or_else(|| Error::ModelLoad {
         dir: dir.to_path_buf(),
