@@ -589,8 +589,13 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
     let host = paths::host_name();
     let user = paths::user_name();
     let chunking = opts.chunking.unwrap_or_default();
-    // Smaller groups when embedding is slow, so progress and saved state move often.
-    let group_size = if eid.is_dense() { 8 } else { 64 };
+    // Smaller groups when embedding is slow (a sentence model, a service), so progress and saved
+    // state move often; the static model embeds about as fast as the lexical vectors are made.
+    let group_size = if eid.is_dense() && eid.kind != "static" {
+        8
+    } else {
+        64
+    };
     let mut done = 0usize;
     for group in todo.chunks(group_size) {
         if cancelled() {
