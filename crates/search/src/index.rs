@@ -591,11 +591,8 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
     let chunking = opts.chunking.unwrap_or_default();
     // Smaller groups when embedding is slow (a sentence model, a service), so progress and saved
     // state move often; the static model embeds about as fast as the lexical vectors are made.
-    let group_size = if eid.is_dense() && eid.kind != "static" {
-        8
-    } else {
-        64
-    };
+    let slow_embedder = eid.is_dense() && eid.kind != "static";
+    let group_size = if slow_embedder { 8 } else { 64 };
     let mut done = 0usize;
     for group in todo.chunks(group_size) {
         if cancelled() {
