@@ -897,8 +897,12 @@ export interface ConfigureXmlExportResult {
 
 /**
  * Which embedder makes the dense vectors.
- * - `auto` (default): the local all-MiniLM-L6-v2 model when it is installed, else none.
+ * - `auto` (default): the static model distilled from the local all-MiniLM-L6-v2 model when that
+ *   is installed (made once, on first use, in the model directory), else none.
  * - `none`: lexical (BM25) vectors only; search still works for words, identifiers and errors.
+ * - `static`: documents embedded by a static model distilled from all-MiniLM-L6-v2 (256
+ *   dimensions, hundreds of times faster to index); queries go through all-MiniLM-L6-v2 and are
+ *   projected into the same space. `modelDir` as for `local`.
  * - `local`: all-MiniLM-L6-v2 run in-process from `modelDir` (default `ROO_SEARCH_MODEL_DIR` or
  *   `<data dir>/models/all-MiniLM-L6-v2`, filled by `fetchModel()`, `roo-state models fetch` or
  *   `scripts/fetch-model.sh`).
@@ -910,6 +914,7 @@ export type EmbedderOptions =
   | { kind: 'auto' }
   | { kind: 'none' }
   | { kind: 'local'; modelDir?: string }
+  | { kind: 'static'; modelDir?: string }
   | {
       kind: 'http'
       baseUrl?: string
@@ -941,8 +946,11 @@ export type StoreOptions =
 
 /** What made the dense vectors of an index. */
 export interface EmbedderInfo {
-  kind: 'local' | 'http' | 'none'
-  /** `all-MiniLM-L6-v2`, `text-embedding-3-small`, …; `bm25` for `none`. */
+  kind: 'local' | 'static' | 'http' | 'none'
+  /**
+   * `all-MiniLM-L6-v2`, `all-MiniLM-L6-v2/static-256-<source digest>-<method>`,
+   * `text-embedding-3-small`, …; `bm25` for `none`.
+   */
   model: string
   /** 0 when there are no dense vectors. */
   dimension: number
@@ -1581,7 +1589,10 @@ export interface IndexTasksOptions {
   collection?: string
   /** Drop what the index holds and start again. */
   rebuild?: boolean
-  /** Called with `{ done, total }` (tasks) as indexing advances. */
+  /**
+   * Called with `{ done, total }` (tasks) as indexing advances, and `phase`, `chunksEmbedded`,
+   * `elapsedMs` and `etaMs` (estimated from the share of the task files' bytes read).
+   */
   onProgress?: (progress: Progress) => void
   /** Aborting stops between batches (what was written stays); the promise rejects with `ABORTED`. */
   signal?: AbortSignal
@@ -1680,6 +1691,17 @@ export interface Progress {
   done: number
   /** Units in all. */
   total: number
+  /**
+   * Search indexing only: `distilling` (making the static model once: `done`/`total` are
+   * vocabulary tokens), `scanning`, `indexing` or `finishing`.
+   */
+  phase?: string
+  /** Search indexing only: chunks embedded so far. */
+  chunksEmbedded?: number
+  /** Search indexing only: ms since the phase started. */
+  elapsedMs?: number
+  /** Search indexing only: estimated ms left in the phase, once something is done. */
+  etaMs?: number
 }
 
 /** Read `api_conversation_history.json` in either stored shape; `value` is null when the file is missing. */

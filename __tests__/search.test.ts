@@ -1,6 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import fs from 'node:fs'
 import path from 'node:path'
+import type { Progress } from '../index.js'
 import { core, haveShared, realTasks, repoRoot, shared, tempDir, readJson } from './helpers'
 
 interface Labelled {
@@ -50,7 +51,7 @@ describe.skipIf(!sharedPresent)('semantic search (embedded store, no network)', 
   })
 
   it('indexes every fixture task with visible progress', async () => {
-    const seen: { done: number; total: number }[] = []
+    const seen: Progress[] = []
     const report = await core.indexTasks({ tasksDir, cacheDir, onProgress: (p) => seen.push(p) })
     expect(report.tasksSeen).toBe(28)
     expect(report.tasksIndexed).toBe(28)
@@ -58,11 +59,18 @@ describe.skipIf(!sharedPresent)('semantic search (embedded store, no network)', 
     expect(report.chunksTotal).toBe(report.chunksEmbedded)
     expect(report.store.kind).toBe('edge')
     expect(report.store.collection).toBe('roo_tasks_semantic_index')
-    expect(['local', 'none']).toContain(report.embedder.kind)
+    // The default: the static model distilled from the local model when that is installed.
+    expect(['static', 'none']).toContain(report.embedder.kind)
     // Progress is reported on the JS thread; wait for the last calls to land.
     await new Promise((r) => setTimeout(r, 50))
     expect(seen.length).toBeGreaterThan(0)
-    expect(seen.at(-1)).toEqual({ done: 28, total: 28 })
+    const last = seen.at(-1)!
+    expect(last).toMatchObject({ done: 28, total: 28, phase: 'finishing', chunksEmbedded: report.chunksEmbedded, etaMs: 0 })
+    expect(last.elapsedMs).toBeGreaterThanOrEqual(0)
+    const indexing = seen.filter((p) => p.phase === 'indexing')
+    expect(indexing.length).toBeGreaterThan(0)
+    // The estimate of the time left is there once something is done, and never negative.
+    expect(indexing.filter((p) => p.done > 0).every((p) => typeof p.etaMs === 'number' && p.etaMs >= 0)).toBe(true)
   }, 300_000)
 
   it('finds the task by an identifier, with what a person needs to jump to it', async () => {

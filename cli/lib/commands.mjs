@@ -19,7 +19,7 @@ const O = {
   output: { type: 'string', short: 'o', arg: 'FILE', help: 'write to this file instead of standard output' },
   noCache: { type: 'boolean', help: 'read the task folders directly instead of through the skeleton cache' },
   indexDir: { type: 'string', arg: 'DIR', help: 'search index folder (default $ROO_STATE_DATA_DIR/search or the platform data folder)' },
-  embedder: { type: 'string', arg: 'KIND', help: 'auto (local model if installed, else lexical), none, local or http' },
+  embedder: { type: 'string', arg: 'KIND', help: 'auto (static model distilled from the local model if installed, else lexical), none, static, local or http' },
 }
 
 function int(ctx, name, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}) {
@@ -46,7 +46,7 @@ function oneOf(ctx, name, values) {
 }
 
 function embedderOption(ctx) {
-  const kind = oneOf(ctx, 'embedder', ['auto', 'none', 'local', 'http'])
+  const kind = oneOf(ctx, 'embedder', ['auto', 'none', 'static', 'local', 'http'])
   return kind ? { kind } : undefined
 }
 

@@ -48,12 +48,21 @@ use napi_derive::napi;
 
 /// Progress of a long operation.
 #[napi(object)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Default)]
 pub struct Progress {
     /// Units done so far (tasks, for a scan).
     pub done: u32,
     /// Units in all.
     pub total: u32,
+    /// Search indexing only: `distilling` (making the static model once: `done`/`total` are
+    /// vocabulary tokens), `scanning`, `indexing` or `finishing`.
+    pub phase: Option<String>,
+    /// Search indexing only: chunks embedded so far.
+    pub chunks_embedded: Option<u32>,
+    /// Search indexing only: ms since the phase started.
+    pub elapsed_ms: Option<f64>,
+    /// Search indexing only: estimated ms left in the phase, once something is done.
+    pub eta_ms: Option<f64>,
 }
 
 /// Progress callback, called on the JS thread as work advances.
@@ -68,6 +77,7 @@ pub(crate) fn progress_fn<N: TryInto<u32>>(progress: Option<ProgressFn>) -> impl
                 Progress {
                     done: done.try_into().unwrap_or(u32::MAX),
                     total: total.try_into().unwrap_or(u32::MAX),
+                    ..Progress::default()
                 },
                 ThreadsafeFunctionCallMode::NonBlocking,
             );

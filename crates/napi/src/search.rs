@@ -3,8 +3,9 @@
 
 use crate::error::{CodedError, ErrorCode};
 use crate::job::Job;
-use crate::{progress_fn, ProgressFn};
+use crate::{progress_fn, Progress, ProgressFn};
 use napi::bindgen_prelude::AsyncTask;
+use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi_derive::napi;
 use roo_search::embed::http::HttpConfig;
 use roo_search::{EmbedderConfig, Mode, QdrantConfig, StoreConfig};
@@ -29,6 +30,8 @@ enum EmbedderJs {
     None,
     #[serde(rename = "local", rename_all = "camelCase")]
     Local { model_dir: Option<String> },
+    #[serde(rename = "static", rename_all = "camelCase")]
+    Static { model_dir: Option<String> },
     #[serde(rename = "http", rename_all = "camelCase")]
     Http {
         base_url: Option<String>,
@@ -64,13 +67,16 @@ fn embedder_config(v: Option<Value>) -> Result<Option<EmbedderConfig>, CodedErro
     };
     let js: EmbedderJs = serde_json::from_value(v).map_err(|e| {
         invalid(format!(
-            "embedder must be {{ kind: 'auto' | 'none' | 'local' | 'http', … }}: {e}"
+            "embedder must be {{ kind: 'auto' | 'none' | 'static' | 'local' | 'http', … }}: {e}"
         ))
     })?;
     Ok(Some(match js {
         EmbedderJs::Auto => EmbedderConfig::Auto,
         EmbedderJs::None => EmbedderConfig::None,
         EmbedderJs::Local { model_dir } => EmbedderConfig::Local {
+            model_dir: model_dir.map(PathBuf::from),
+        },
+        EmbedderJs::Static { model_dir } => EmbedderConfig::Static {
             model_dir: model_dir.map(PathBuf::from),
         },
         EmbedderJs::Http {
@@ -155,7 +161,8 @@ pub struct IndexTasksOptions {
     pub collection: Option<String>,
     /// Drop what the index holds and start again.
     pub rebuild: Option<bool>,
-    /// Called with `{ done, total }` (tasks) as indexing advances.
+    /// Called with `{ done, total }` (tasks) as indexing advances, and `phase`, `chunksEmbedded`,
+    /// `elapsedMs` and `etaMs` (estimated from the share of the task files' bytes read).
     #[napi(ts_type = "(progress: Progress) => void")]
     pub on_progress: Option<ProgressFn>,
     /// Aborting stops between batches (what was written stays); the promise rejects with `ABORTED`.
@@ -179,8 +186,7 @@ pub fn index_tasks(options: Option<IndexTasksOptions>) -> AsyncTask<Job<roo_sear
     let (cache_dir, collection, rebuild) = (o.cache_dir, o.collection, o.rebuild);
     Job::spawn(o.signal, move |cancel| {
         let (tasks_dirs, embedder, store) = parsed?;
-        let each = progress_fn::<usize>(progress);
-        let report = |p: &roo_search::IndexProgress| each(p.done, p.total);
+        let report = |p: &roo_search::IndexProgress| index_progress(progress.as_ref(), p);
         roo_search::index_tasks(&roo_search::IndexOptions {
             tasks_dirs,
             index_dir: cache_dir.map(PathBuf::from),
@@ -194,6 +200,23 @@ pub fn index_tasks(options: Option<IndexTasksOptions>) -> AsyncTask<Job<roo_sear
         })
         .map_err(coded)
     })
+}
+
+/// An indexing step sent to the JS progress callback (queued, never blocking the worker).
+fn index_progress(progress: Option<&ProgressFn>, p: &roo_search::IndexProgress) {
+    let Some(f) = progress else { return };
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    f.call(
+        Progress {
+            done: count(p.done),
+            total: count(p.total),
+            phase: Some(p.phase.to_owned()),
+            chunks_embedded: Some(count(p.chunks_embedded)),
+            elapsed_ms: Some(p.elapsed_ms as f64),
+            eta_ms: p.eta_ms.map(|ms| ms as f64),
+        },
+        ThreadsafeFunctionCallMode::NonBlocking,
+    );
 }
 
 #[napi(object)]

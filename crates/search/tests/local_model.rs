@@ -9,31 +9,11 @@ use common::*;
 use roo_search::embed::{self, Embedder, Purpose};
 use roo_search::{EmbedderConfig, Mode, StoreConfig};
 
-fn model_dir() -> Option<std::path::PathBuf> {
-    let dir = embed::default_model_dir();
-    if embed::missing_model_file(&dir).is_none() {
-        return Some(dir);
-    }
-    if std::env::var("ROO_SEARCH_REQUIRE_MODEL").is_ok_and(|v| v == "1") {
-        panic!(
-            "ROO_SEARCH_REQUIRE_MODEL=1 but the model is not in {}; run scripts/fetch-model.sh",
-            dir.display()
-        );
-    }
-    println!(
-        "skipped: the local model is not installed in {} (run scripts/fetch-model.sh)",
-        dir.display()
-    );
-    None
-}
-
-fn cos(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
 #[test]
 fn sentence_embeddings_behave() {
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = installed_model_dir() else {
+        return;
+    };
     let m = embed::local::LocalEmbedder::load(&dir).expect("load");
     let id = m.id().expect("id");
     assert_eq!(
@@ -87,7 +67,9 @@ fn default_store() -> StoreConfig {
 
 #[test]
 fn end_to_end_with_the_local_model_and_no_network() {
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = installed_model_dir() else {
+        return;
+    };
     let work = tempfile::tempdir().expect("tmp");
     let store = match default_store() {
         StoreConfig::Memory { .. } => StoreConfig::Memory {

@@ -89,14 +89,35 @@ impl LocalEmbedder {
         })
     }
 
+    fn fail(&self, e: &dyn std::fmt::Display) -> Error {
+        load_err(&self.dir, format!("embedding failed: {e}"))
+    }
+
+    /// The model directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The tokenizer (cut at 256 tokens, batches padded to their longest text).
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        let fail =
-            |e: &dyn std::fmt::Display| load_err(&self.dir, format!("embedding failed: {e}"));
+        let mut out = self.pooled_texts(texts)?;
+        for v in &mut out {
+            super::normalize(v);
+        }
+        Ok(out)
+    }
+
+    /// Mean-pooled (not normalised) model output of each text, cut at 256 tokens.
+    pub fn pooled_texts(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let inputs: Vec<String> = texts.iter().map(|t| (*t).to_owned()).collect();
         let encodings = self
             .tokenizer
             .encode_batch(inputs, true)
-            .map_err(|e| fail(&e))?;
+            .map_err(|e| self.fail(&e))?;
         let rows = encodings.len();
         let len = encodings.first().map_or(0, |e| e.get_ids().len());
         if rows == 0 || len == 0 {
@@ -108,6 +129,19 @@ impl LocalEmbedder {
             ids.extend_from_slice(e.get_ids());
             mask.extend_from_slice(e.get_attention_mask());
         }
+        self.pooled(ids, mask, rows, len)
+    }
+
+    /// Mean-pooled (not normalised) model output of `rows` token id sequences of `len` ids each
+    /// (row-major), over the positions `mask` keeps.
+    pub fn pooled(
+        &self,
+        ids: Vec<u32>,
+        mask: Vec<u32>,
+        rows: usize,
+        len: usize,
+    ) -> Result<Vec<Vec<f32>>> {
+        let fail = |e: &dyn std::fmt::Display| self.fail(e);
         let ids = Tensor::from_vec(ids, (rows, len), &self.device).map_err(|e| fail(&e))?;
         let mask = Tensor::from_vec(mask, (rows, len), &self.device).map_err(|e| fail(&e))?;
         let type_ids = ids.zeros_like().map_err(|e| fail(&e))?;
@@ -129,11 +163,7 @@ impl LocalEmbedder {
             .and_then(|c| c.clamp(1e-9f32, f32::MAX))
             .map_err(|e| fail(&e))?;
         let pooled = summed.broadcast_div(&counts).map_err(|e| fail(&e))?;
-        let mut out: Vec<Vec<f32>> = pooled.to_vec2().map_err(|e| fail(&e))?;
-        for v in &mut out {
-            super::normalize(v);
-        }
-        Ok(out)
+        pooled.to_vec2().map_err(|e| fail(&e))
     }
 }
 

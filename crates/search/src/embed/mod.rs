@@ -1,9 +1,14 @@
 //! Embedders behind one trait: an OpenAI-compatible HTTP service, a sentence model run in-process,
-//! or none (lexical search only).
+//! a static model distilled from it, or none (lexical search only).
 
+#[cfg(feature = "local-model")]
+pub mod distill;
 pub mod http;
 #[cfg(feature = "local-model")]
 pub mod local;
+pub mod pca;
+#[cfg(feature = "local-model")]
+pub mod static_model;
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -14,7 +19,7 @@ use std::sync::Arc;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EmbedderId {
-    /// `local`, `http` or `none`.
+    /// `local`, `static`, `http` or `none`.
     pub kind: String,
     /// The model name (`all-MiniLM-L6-v2`, `text-embedding-3-small`, …); `bm25` for `none`.
     pub model: String,
@@ -86,16 +91,23 @@ impl Embedder for NoEmbedder {
     }
 }
 
+/// Progress of distilling the static model: vocabulary tokens done, tokens in all.
+pub type DistillProgress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
 /// Which embedder to use.
 #[derive(Clone, Default)]
 pub enum EmbedderConfig {
-    /// The local model when it is installed (and built in), otherwise none.
+    /// The static model distilled from the local model when that is installed (and built in;
+    /// distilled on first use), else the local model itself, otherwise none.
     #[default]
     Auto,
     /// Lexical vectors only.
     None,
     /// all-MiniLM-L6-v2 from a model directory (default: the data directory's).
     Local { model_dir: Option<PathBuf> },
+    /// The static model distilled from all-MiniLM-L6-v2 in a model directory (default: the data
+    /// directory's), distilled on first use.
+    Static { model_dir: Option<PathBuf> },
     /// An OpenAI-compatible `/v1/embeddings` service.
     Http(http::HttpConfig),
     /// An embedder supplied by the caller (Rust API only). Searches must pass it again.
@@ -108,6 +120,7 @@ impl std::fmt::Debug for EmbedderConfig {
             EmbedderConfig::Auto => write!(f, "Auto"),
             EmbedderConfig::None => write!(f, "None"),
             EmbedderConfig::Local { model_dir } => write!(f, "Local({model_dir:?})"),
+            EmbedderConfig::Static { model_dir } => write!(f, "Static({model_dir:?})"),
             EmbedderConfig::Http(c) => write!(f, "Http({})", c.endpoint()),
             EmbedderConfig::Custom(e) => write!(f, "Custom({:?})", e.id().ok()),
         }
@@ -141,12 +154,23 @@ pub fn local_model_available(dir: &Path) -> bool {
 
 /// Build the embedder a configuration names.
 pub fn build(config: &EmbedderConfig) -> Result<Arc<dyn Embedder>> {
+    build_with_progress(config, None)
+}
+
+/// Build the embedder a configuration names, reporting the distillation of the static model when
+/// it has to be made.
+pub fn build_with_progress(
+    config: &EmbedderConfig,
+    progress: Option<DistillProgress<'_>>,
+) -> Result<Arc<dyn Embedder>> {
     match config {
         EmbedderConfig::None => Ok(Arc::new(NoEmbedder)),
         EmbedderConfig::Auto => {
             let dir = default_model_dir();
             if local_model_available(&dir) {
-                build_local(&dir)
+                // A static model that cannot be made (a read-only model directory) leaves the
+                // sentence model itself.
+                build_static(&dir, progress).or_else(|_| build_local(&dir))
             } else {
                 Ok(Arc::new(NoEmbedder))
             }
@@ -154,6 +178,10 @@ pub fn build(config: &EmbedderConfig) -> Result<Arc<dyn Embedder>> {
         EmbedderConfig::Local { model_dir } => {
             let dir = model_dir.clone().unwrap_or_else(default_model_dir);
             build_local(&dir)
+        }
+        EmbedderConfig::Static { model_dir } => {
+            let dir = model_dir.clone().unwrap_or_else(default_model_dir);
+            build_static(&dir, progress)
         }
         EmbedderConfig::Http(cfg) => Ok(Arc::new(http::HttpEmbedder::new(cfg.clone())?)),
         EmbedderConfig::Custom(e) => Ok(e.clone()),
@@ -171,6 +199,12 @@ pub fn for_index(
         "local" => match model_dir {
             Some(d) if missing_model_file(d).is_none() => build_local(d),
             _ => build_local(&default_model_dir()),
+        },
+        // Never distilled at search time: the index's vectors came from a saved file, and a
+        // search with another file's vectors is refused by the caller (the digest is in the id).
+        "static" => match model_dir {
+            Some(d) if missing_model_file(d).is_none() => load_static(d),
+            _ => load_static(&default_model_dir()),
         },
         "http" => {
             let mut cfg = http.cloned().unwrap_or_else(http::HttpConfig::from_env);
@@ -194,6 +228,31 @@ fn build_local(dir: &Path) -> Result<Arc<dyn Embedder>> {
     local::shared(dir).map(|m| m as Arc<dyn Embedder>)
 }
 
+#[cfg(feature = "local-model")]
+fn build_static(dir: &Path, progress: Option<DistillProgress<'_>>) -> Result<Arc<dyn Embedder>> {
+    distill::ensure(dir, progress).map(|m| m as Arc<dyn Embedder>)
+}
+
+#[cfg(feature = "local-model")]
+fn load_static(dir: &Path) -> Result<Arc<dyn Embedder>> {
+    if let Some(missing) = missing_model_file(dir) {
+        return Err(Error::ModelMissing {
+            dir: dir.to_path_buf(),
+            missing: missing.to_owned(),
+        });
+    }
+    match static_model::load_current(dir)? {
+        Some(m) => Ok(m as Arc<dyn Embedder>),
+        None => Err(Error::ModelLoad {
+            dir: dir.to_path_buf(),
+            message: format!(
+                "{} is missing or was made from another model; run indexTasks to make it",
+                static_model::STATIC_FILE
+            ),
+        }),
+    }
+}
+
 #[cfg(not(feature = "local-model"))]
 fn build_local(dir: &Path) -> Result<Arc<dyn Embedder>> {
     if let Some(missing) = missing_model_file(dir) {
@@ -205,6 +264,16 @@ fn build_local(dir: &Path) -> Result<Arc<dyn Embedder>> {
     Err(Error::FeatureMissing {
         feature: "local-model",
     })
+}
+
+#[cfg(not(feature = "local-model"))]
+fn build_static(dir: &Path, _progress: Option<DistillProgress<'_>>) -> Result<Arc<dyn Embedder>> {
+    build_local(dir)
+}
+
+#[cfg(not(feature = "local-model"))]
+fn load_static(dir: &Path) -> Result<Arc<dyn Embedder>> {
+    build_local(dir)
 }
 
 /// Scale a vector to unit length (cosine and dot product then agree).

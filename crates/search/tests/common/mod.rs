@@ -119,6 +119,31 @@ pub fn recall_at_5(label: &str, mut search: impl FnMut(&str) -> Vec<String>) -> 
     recall
 }
 
+/// The installed local model's directory; `None` (the test says it was skipped) when it is not
+/// installed, unless ROO_SEARCH_REQUIRE_MODEL=1, where a missing model fails.
+pub fn installed_model_dir() -> Option<PathBuf> {
+    let dir = roo_search::embed::default_model_dir();
+    if roo_search::embed::missing_model_file(&dir).is_none() {
+        return Some(dir);
+    }
+    if std::env::var("ROO_SEARCH_REQUIRE_MODEL").is_ok_and(|v| v == "1") {
+        panic!(
+            "ROO_SEARCH_REQUIRE_MODEL=1 but the model is not in {}; run scripts/fetch-model.sh",
+            dir.display()
+        );
+    }
+    println!(
+        "skipped: the local model is not installed in {} (run scripts/fetch-model.sh)",
+        dir.display()
+    );
+    None
+}
+
+/// Cosine of two unit vectors.
+pub fn cos(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
 /// The least recall@5 accepted for a mode, from queries.json.
 pub fn min_recall(mode: &str) -> f64 {
     labelled().min_recall[mode].as_f64().unwrap_or(0.0)
