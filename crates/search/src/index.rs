@@ -194,7 +194,7 @@ fn meta_parent(s: &ConversationSkeleton) -> Option<String> {
 
 fn workspace_name(ws: &str) -> Option<String> {
     let key = roo_state::hierarchy::normalize_workspace(ws);
-    key.rsplit('/').find(|s| !s.is_empty()).map(str::to_owned)
+    roo_state::hierarchy::workspace_folder(&key).map(str::to_owned)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -368,21 +368,7 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
     } else {
         opts.tasks_dirs.clone()
     };
-    let mut listing: Vec<(String, PathBuf, String)> = Vec::new();
-    let mut seen_ids: HashSet<String> = HashSet::new();
-    let mut dir_names: BTreeSet<String> = BTreeSet::new();
-    for dir in &tasks_dirs {
-        let (dirs, _diags) = roo_state::scan::list_task_dirs(dir)
-            .map_err(|_| Error::TasksDirNotFound(dir.clone()))?;
-        let dir_name = dir.display().to_string();
-        dir_names.insert(dir_name.clone());
-        for (id, path) in dirs {
-            // The same task id in two stores (a migrated copy) is indexed once.
-            if seen_ids.insert(id.clone()) {
-                listing.push((id, path, dir_name.clone()));
-            }
-        }
-    }
+    let (listing, dir_names) = list_tasks(&tasks_dirs)?;
 
     // Linked headers (titles, workspaces, parents: stored or inferred) from the task store,
     // through our skeleton cache when it can be used.
@@ -479,29 +465,7 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
         store.create(want_dim)?;
     }
     st.embedder = eid.clone();
-    st.http = match &opts.embedder {
-        EmbedderConfig::Http(cfg) if eid.kind == "http" => {
-            let mut saved = cfg.clone().with_env();
-            saved.api_key = None;
-            saved.dimensions = Some(eid.dimension);
-            Some(saved)
-        }
-        _ => None,
-    };
-    st.model_dir = match &opts.embedder {
-        EmbedderConfig::Local { model_dir: Some(d) }
-        | EmbedderConfig::Static { model_dir: Some(d) }
-            if matches!(eid.kind.as_str(), "local" | "static") =>
-        {
-            Some(d.clone())
-        }
-        EmbedderConfig::Local { .. } | EmbedderConfig::Static { .. } | EmbedderConfig::Auto
-            if matches!(eid.kind.as_str(), "local" | "static") =>
-        {
-            Some(embed::default_model_dir())
-        }
-        _ => None,
-    };
+    st.remember_embedder(&opts.embedder, &eid);
 
     // What changed.
     let mut unchanged = 0usize;
@@ -687,6 +651,29 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
     Ok(report)
 }
 
+/// Every task folder of the stores, with its store (the same task id in two stores, a migrated
+/// copy, is indexed once), and the stores' names.
+#[allow(clippy::type_complexity)]
+fn list_tasks(
+    tasks_dirs: &[PathBuf],
+) -> Result<(Vec<(String, PathBuf, String)>, BTreeSet<String>)> {
+    let mut listing: Vec<(String, PathBuf, String)> = Vec::new();
+    let mut seen_ids: HashSet<String> = HashSet::new();
+    let mut dir_names: BTreeSet<String> = BTreeSet::new();
+    for dir in tasks_dirs {
+        let (dirs, _diags) = roo_state::scan::list_task_dirs(dir)
+            .map_err(|_| Error::TasksDirNotFound(dir.clone()))?;
+        let dir_name = dir.display().to_string();
+        dir_names.insert(dir_name.clone());
+        for (id, path) in dirs {
+            if seen_ids.insert(id.clone()) {
+                listing.push((id, path, dir_name.clone()));
+            }
+        }
+    }
+    Ok((listing, dir_names))
+}
+
 /// Embed `points` in batches and write them. Returns `true` when cancelled part way.
 fn embed_and_store(
     embedder: &dyn Embedder,
@@ -787,7 +774,7 @@ pub fn index_status(
         },
         updated_at: loaded
             .as_ref()
-            .map(|s| roo_state::time::iso_from_ms(s.updated_at_ms)),
+            .map(|s| roo_js::iso_from_ms(s.updated_at_ms)),
         local_model_available: embed::local_model_available(&model_dir),
         model_dir: model_dir.display().to_string(),
     })

@@ -253,27 +253,7 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
             Err(e) => return Err(e),
         }
     }
-    let mode = match mode_wanted {
-        Some(m @ (Mode::Semantic | Mode::Hybrid)) => {
-            if index_dense.is_none() {
-                return Err(Error::SemanticUnavailable(
-                    "the index was built without one (lexical vectors only); install the model \
-                     (`roo-state models fetch`, fetchModel() or scripts/fetch-model.sh) or \
-                     configure an HTTP embedder, then run indexTasks"
-                        .to_owned(),
-                ));
-            }
-            m
-        }
-        Some(Mode::Lexical) => Mode::Lexical,
-        None => {
-            if embedder.is_some() {
-                Mode::Hybrid
-            } else {
-                Mode::Lexical
-            }
-        }
-    };
+    let mode = search_mode(mode_wanted, index_dense.is_some(), embedder.is_some())?;
 
     // A static model's dense ranking is coarser than a sentence model's: fusion needs a deeper
     // pool of chunks to find the tasks both rankings agree on (small limits lose recall else).
@@ -344,6 +324,27 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
     })
 }
 
+/// The mode a search runs in: the one asked for, when the index can serve it; else hybrid when
+/// the query can be embedded, lexical otherwise.
+fn search_mode(wanted: Option<Mode>, index_dense: bool, can_embed: bool) -> Result<Mode> {
+    match wanted {
+        Some(m @ (Mode::Semantic | Mode::Hybrid)) => {
+            if !index_dense {
+                return Err(Error::SemanticUnavailable(
+                    "the index was built without one (lexical vectors only); install the model \
+                     (`roo-state models fetch`, fetchModel() or scripts/fetch-model.sh) or \
+                     configure an HTTP embedder, then run indexTasks"
+                        .to_owned(),
+                ));
+            }
+            Ok(m)
+        }
+        Some(Mode::Lexical) => Ok(Mode::Lexical),
+        None if can_embed => Ok(Mode::Hybrid),
+        None => Ok(Mode::Lexical),
+    }
+}
+
 /// One ranking out of the dense and sparse ones.
 pub fn fuse(mode: Mode, dense: Vec<Hit>, sparse: Vec<Hit>) -> Vec<Hit> {
     match mode {
@@ -405,8 +406,8 @@ fn group(
                 .take(per_task)
                 .map(|h| Snippet {
                     text: h.payload.dialogue_snippet.clone(),
-                    timestamp: roo_state::time::iso_from_ms(h.payload.timestamp_ms),
-                    end_timestamp: roo_state::time::iso_from_ms(h.payload.end_timestamp_ms),
+                    timestamp: roo_js::iso_from_ms(h.payload.timestamp_ms),
+                    end_timestamp: roo_js::iso_from_ms(h.payload.end_timestamp_ms),
                     role: h.payload.role.clone(),
                     chunk_index: h.payload.chunk_index,
                     score: h.score,

@@ -3,7 +3,7 @@
 //! the ids of its chunks and what a search shows about it.
 
 use crate::embed::http::HttpConfig;
-use crate::embed::EmbedderId;
+use crate::embed::{self, EmbedderConfig, EmbedderId};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -104,6 +104,35 @@ pub struct IndexState {
 }
 
 impl IndexState {
+    /// What the state keeps of the embedder so that a search can make the same one: an HTTP
+    /// service's settings (never its key), or the local model's folder.
+    pub(crate) fn remember_embedder(&mut self, config: &EmbedderConfig, eid: &EmbedderId) {
+        self.http = match config {
+            EmbedderConfig::Http(cfg) if eid.kind == "http" => {
+                let mut saved = cfg.clone().with_env();
+                saved.api_key = None;
+                saved.dimensions = Some(eid.dimension);
+                Some(saved)
+            }
+            _ => None,
+        };
+        let local = matches!(eid.kind.as_str(), "local" | "static");
+        self.model_dir = match config {
+            EmbedderConfig::Local { model_dir: Some(d) }
+            | EmbedderConfig::Static { model_dir: Some(d) }
+                if local =>
+            {
+                Some(d.clone())
+            }
+            EmbedderConfig::Local { .. } | EmbedderConfig::Static { .. } | EmbedderConfig::Auto
+                if local =>
+            {
+                Some(embed::default_model_dir())
+            }
+            _ => None,
+        };
+    }
+
     pub fn new(store: String, collection: String, embedder: EmbedderId) -> Self {
         Self {
             format: FORMAT,

@@ -54,6 +54,53 @@ fn facts(s: &TaskStore) -> Vec<(String, Option<String>, Option<String>, u32)> {
         .collect()
 }
 
+/// Every sort key, in its own order and reversed (ties by id).
+fn every_sort_key_in_both_orders(cached: &TaskStore) {
+    for key in [
+        SortKey::LastActivity,
+        SortKey::CreatedAt,
+        SortKey::Title,
+        SortKey::MessageCount,
+        SortKey::ActionCount,
+        SortKey::TotalSize,
+        SortKey::TotalCost,
+    ] {
+        let ids = |ascending: Option<bool>| -> Vec<String> {
+            let page = cached.list(&ListQuery {
+                sort: key,
+                ascending,
+                ..ListQuery::default()
+            });
+            page.items.iter().map(|s| s.task_id.clone()).collect()
+        };
+        let natural = ids(None);
+        assert_eq!(natural.len(), 4, "{key:?}");
+        let (asc, desc) = (ids(Some(true)), ids(Some(false)));
+        assert_eq!(
+            if key == SortKey::Title { &asc } else { &desc },
+            &natural,
+            "{key:?}"
+        );
+        let value = |id: &str| -> f64 {
+            let s = cached.get(id).expect("listed task");
+            match key {
+                SortKey::LastActivity => s.last_activity_ms.unwrap_or(0) as f64,
+                SortKey::CreatedAt => s.created_at_ms.unwrap_or(0) as f64,
+                SortKey::Title => 0.0,
+                SortKey::MessageCount => f64::from(s.metadata.message_count),
+                SortKey::ActionCount => f64::from(s.metadata.action_count),
+                SortKey::TotalSize => s.metadata.total_size as f64,
+                SortKey::TotalCost => s.api_totals.total_cost,
+            }
+        };
+        let values: Vec<f64> = asc.iter().map(|id| value(id)).collect();
+        assert!(
+            values.windows(2).all(|w| w[0] <= w[1]),
+            "{key:?} {values:?}"
+        );
+    }
+}
+
 #[test]
 fn open_from_the_cache_equals_a_scan_and_answers_queries() {
     let (_d, _tasks, cache_root, _) = setup(0);
@@ -127,50 +174,7 @@ fn open_from_the_cache_equals_a_scan_and_answers_queries() {
     };
     assert_eq!(by_name("Meteo-CLI"), 4);
     assert_eq!(by_name("projets"), 0);
-    // Every sort key, in its own order and reversed; ties by id.
-    for key in [
-        SortKey::LastActivity,
-        SortKey::CreatedAt,
-        SortKey::Title,
-        SortKey::MessageCount,
-        SortKey::ActionCount,
-        SortKey::TotalSize,
-        SortKey::TotalCost,
-    ] {
-        let ids = |ascending: Option<bool>| -> Vec<String> {
-            let page = cached.list(&ListQuery {
-                sort: key,
-                ascending,
-                ..ListQuery::default()
-            });
-            page.items.iter().map(|s| s.task_id.clone()).collect()
-        };
-        let natural = ids(None);
-        assert_eq!(natural.len(), 4, "{key:?}");
-        let (asc, desc) = (ids(Some(true)), ids(Some(false)));
-        assert_eq!(
-            if key == SortKey::Title { &asc } else { &desc },
-            &natural,
-            "{key:?}"
-        );
-        let value = |id: &str| -> f64 {
-            let s = cached.get(id).expect("listed task");
-            match key {
-                SortKey::LastActivity => s.last_activity_ms.unwrap_or(0) as f64,
-                SortKey::CreatedAt => s.created_at_ms.unwrap_or(0) as f64,
-                SortKey::Title => 0.0,
-                SortKey::MessageCount => f64::from(s.metadata.message_count),
-                SortKey::ActionCount => f64::from(s.metadata.action_count),
-                SortKey::TotalSize => s.metadata.total_size as f64,
-                SortKey::TotalCost => s.api_totals.total_cost,
-            }
-        };
-        let values: Vec<f64> = asc.iter().map(|id| value(id)).collect();
-        assert!(
-            values.windows(2).all(|w| w[0] <= w[1]),
-            "{key:?} {values:?}"
-        );
-    }
+    every_sort_key_in_both_orders(&cached);
     // The bulk transfer is one JSON array of every header.
     let json: serde_json::Value =
         serde_json::from_slice(&cached.headers_json().expect("json")).expect("parse");

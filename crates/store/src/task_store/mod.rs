@@ -19,7 +19,6 @@ use rayon::prelude::*;
 use roo_formats::diag::Diagnostic;
 use roo_state::hierarchy::{
     self, HierarchyMetrics, HierarchyOptions, KeyMemo, TaskTreeNode, TaskTreeView, TreeOptions,
-    WorkspaceQuery,
 };
 use roo_state::skeleton::{analyze_task, AnalyzeOptions};
 use roo_state::ConversationSkeleton;
@@ -28,6 +27,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
+
+mod list;
+
+pub use list::{ListPage, ListQuery, SortKey};
 
 /// Options of [`TaskStore::open`].
 #[derive(Debug, Clone, Default)]
@@ -97,94 +100,6 @@ pub struct RefreshReport {
     /// How the cache took the change: `none`, `appended`, `rewritten`, or `disabled`.
     pub cache: String,
     pub elapsed_ms: f64,
-}
-
-/// A query of [`TaskStore::list`].
-#[derive(Debug, Clone, Default)]
-pub struct ListQuery {
-    /// Only tasks of this workspace: a path (compared after normalisation) or a bare folder name
-    /// (the workspace's last folder).
-    pub workspace: Option<String>,
-    /// Only tasks of this host family (`roo`, `zoo-code`, `cline`, `kilo-code`).
-    pub host: Option<String>,
-    /// Last activity at or after / before this time (ms since the epoch).
-    pub since_ms: Option<i64>,
-    pub until_ms: Option<i64>,
-    /// Only tasks without a parent.
-    pub roots_only: bool,
-    pub offset: usize,
-    pub limit: Option<usize>,
-    /// The order of the list (default: last activity).
-    pub sort: SortKey,
-    /// `None`: the key's natural order (newest, largest first; titles A to Z).
-    pub ascending: Option<bool>,
-}
-
-/// What [`TaskStore::list`] sorts by; ties are broken by task id.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum SortKey {
-    #[default]
-    LastActivity,
-    CreatedAt,
-    Title,
-    MessageCount,
-    ActionCount,
-    TotalSize,
-    TotalCost,
-}
-
-impl SortKey {
-    /// The key of a JavaScript name (`lastActivity`, `createdAt`, `title`, `messageCount`,
-    /// `actionCount`, `totalSize`, `totalCost`).
-    pub fn parse(name: &str) -> Option<Self> {
-        Some(match name {
-            "lastActivity" => SortKey::LastActivity,
-            "createdAt" => SortKey::CreatedAt,
-            "title" => SortKey::Title,
-            "messageCount" => SortKey::MessageCount,
-            "actionCount" => SortKey::ActionCount,
-            "totalSize" => SortKey::TotalSize,
-            "totalCost" => SortKey::TotalCost,
-            _ => return None,
-        })
-    }
-
-    pub const NAMES: &'static str =
-        "lastActivity, createdAt, title, messageCount, actionCount, totalSize or totalCost";
-
-    /// `a` against `b` in the key's natural order.
-    fn compare(self, a: &ConversationSkeleton, b: &ConversationSkeleton) -> std::cmp::Ordering {
-        let (ma, mb) = (&a.metadata, &b.metadata);
-        match self {
-            SortKey::LastActivity => b.last_activity_ms.cmp(&a.last_activity_ms),
-            SortKey::CreatedAt => b.created_at_ms.cmp(&a.created_at_ms),
-            SortKey::Title => {
-                let title = |m: &roo_state::skeleton::SkeletonMetadata| {
-                    m.title.as_deref().unwrap_or("").to_lowercase()
-                };
-                title(ma).cmp(&title(mb))
-            }
-            SortKey::MessageCount => mb.message_count.cmp(&ma.message_count),
-            SortKey::ActionCount => mb.action_count.cmp(&ma.action_count),
-            SortKey::TotalSize => mb.total_size.cmp(&ma.total_size),
-            SortKey::TotalCost => b.api_totals.total_cost.total_cmp(&a.api_totals.total_cost),
-        }
-    }
-
-    /// Whether the natural order is ascending (titles) rather than descending.
-    fn natural_ascending(self) -> bool {
-        self == SortKey::Title
-    }
-}
-
-/// A page of [`TaskStore::list`].
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListPage<'a> {
-    /// Tasks matching the query, before paging.
-    pub total: usize,
-    pub offset: usize,
-    pub items: Vec<&'a ConversationSkeleton>,
 }
 
 /// The outcome of looking a task up by id or prefix.
@@ -794,48 +709,6 @@ impl TaskStore {
         let &i = self.index.get(task_id)?;
         let t = self.tasks.get(i)?;
         Some(Path::new(&self.stores.get(t.store)?.tasks_dir).join(task_id))
-    }
-
-    /// Tasks matching `q`, sorted, one page.
-    pub fn list(&self, q: &ListQuery) -> ListPage<'_> {
-        let ws = q.workspace.as_deref().map(WorkspaceQuery::new);
-        let mut hits: Vec<&ConversationSkeleton> = self
-            .skeletons
-            .iter()
-            .filter(|s| {
-                ws.as_ref().is_none_or(|w| {
-                    s.metadata
-                        .workspace
-                        .as_deref()
-                        .is_some_and(|x| w.matches(x))
-                })
-            })
-            .filter(|s| q.host.as_deref().is_none_or(|h| s.metadata.source == h))
-            .filter(|s| {
-                let last = s.last_activity_ms.unwrap_or(0);
-                q.since_ms.is_none_or(|t| last >= t) && q.until_ms.is_none_or(|t| last < t)
-            })
-            .filter(|s| !q.roots_only || s.parent_task_id.is_none())
-            .collect();
-        let reverse = q
-            .ascending
-            .is_some_and(|asc| asc != q.sort.natural_ascending());
-        hits.sort_by(|a, b| {
-            let by_key = q.sort.compare(a, b);
-            let by_key = if reverse { by_key.reverse() } else { by_key };
-            by_key.then_with(|| a.task_id.cmp(&b.task_id))
-        });
-        let total = hits.len();
-        let items = hits
-            .into_iter()
-            .skip(q.offset)
-            .take(q.limit.unwrap_or(usize::MAX))
-            .collect();
-        ListPage {
-            total,
-            offset: q.offset,
-            items,
-        }
     }
 
     /// The forest of tasks, or one subtree (see [`hierarchy::get_task_tree`]).
