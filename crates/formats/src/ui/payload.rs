@@ -1,0 +1,404 @@
+//! The JSON payloads some messages carry in `text`: tool calls, API requests and their usage,
+//! follow-up questions, MCP server uses.
+
+use super::*;
+
+/// `ClineSayTool`: the JSON of `ask:"tool"` / `say:"tool"` (and `user_feedback_diff`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SayTool {
+    /// `newTask`, `readFile`, `appliedDiff`, … (kept as written; old files have retired names).
+    pub tool: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// For `newTask` the raw message; for file tools the content, a diff or a path; an object for
+    /// `codebaseSearch` results.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<Value>,
+    /// For `newTask` the mode display name (final) or slug (partial); for `switchMode` the slug.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// `newTask` / `updateTodoList`: an array of TodoItem, or raw markdown in partial records.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub todos: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl SayTool {
+    pub fn content_str(&self) -> Option<&str> {
+        self.content.as_ref().and_then(Value::as_str)
+    }
+
+    pub fn is_new_task(&self) -> bool {
+        matches!(self.tool.as_str(), "newTask" | "new_task")
+    }
+}
+
+/// `ClineApiReqInfo`: the JSON of `say:"api_req_started"` (and legacy `api_req_finished`,
+/// `api_req_deleted`).
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiReqInfo {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_in: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_out: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_writes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_reads: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cancel_reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub streaming_failed_message: Option<String>,
+    /// `anthropic` or `openai`; absent before v3.23.7.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_protocol: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// What a summary needs of a tool payload: read without copying the rest of it (file contents,
+/// diffs), falling back to the full tolerant parse when the quick read does not fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSummary {
+    pub tool: String,
+    pub path: Option<String>,
+    pub mode: Option<String>,
+    /// The message of a `newTask` call (only read for that tool).
+    pub new_task_content: Option<String>,
+    /// `todos` of a `newTask` call.
+    pub todos: Option<Value>,
+}
+
+#[derive(serde::Deserialize)]
+struct ToolPeek<'a> {
+    #[serde(borrow)]
+    tool: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    path: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    mode: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow)]
+    todos: Option<&'a serde_json::value::RawValue>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UsagePeek<'a> {
+    tokens_in: Option<f64>,
+    tokens_out: Option<f64>,
+    cache_writes: Option<f64>,
+    cache_reads: Option<f64>,
+    cost: Option<f64>,
+    #[serde(borrow)]
+    api_protocol: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    cancel_reason: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct RequestPeek<'a> {
+    #[serde(borrow)]
+    request: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl ApiReqInfo {
+    /// `request` of an `api_req_*` text, without building the rest: the same as
+    /// `ApiReqInfo::parse(text).and_then(|r| r.request)`.
+    pub fn parse_request(text: &str) -> Option<String> {
+        match serde_json::from_str::<RequestPeek>(text) {
+            // Skipped fields are not depth-limited as a `Value` is: deep texts take the full path.
+            Ok(p)
+                if text.trim_start().starts_with('{') && crate::json::max_nesting(text) <= 100 =>
+            {
+                p.request.map(|c| c.into_owned())
+            }
+            _ => ApiReqInfo::parse(text).and_then(|r| r.request),
+        }
+    }
+
+    /// The usage fields of an `api_req_*` text, without copying the (often large) `request`.
+    /// `request`, `streamingFailedMessage` and unknown fields are left empty.
+    pub fn parse_usage(text: &str) -> Option<Self> {
+        match serde_json::from_str::<UsagePeek>(text) {
+            Ok(p) => Some(ApiReqInfo {
+                tokens_in: p.tokens_in,
+                tokens_out: p.tokens_out,
+                cache_writes: p.cache_writes,
+                cache_reads: p.cache_reads,
+                cost: p.cost,
+                api_protocol: p.api_protocol.map(|c| c.into_owned()),
+                cancel_reason: p.cancel_reason.map(|c| c.into_owned()),
+                ..ApiReqInfo::default()
+            }),
+            Err(_) => ApiReqInfo::parse(text).map(|mut full| {
+                full.request = None;
+                full
+            }),
+        }
+    }
+}
+
+impl ClineMessage {
+    /// The tool summary of an `ask:"tool"` / `say:"tool"` message.
+    pub fn tool_summary(&self) -> Option<ToolSummary> {
+        let text = self.text.as_deref()?;
+        if let Ok(peek) = serde_json::from_str::<ToolPeek>(text) {
+            let tool = peek.tool?.into_owned();
+            let is_new_task = tool == "newTask" || tool == "new_task";
+            let new_task_content = if is_new_task {
+                peek.content
+                    .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
+            } else {
+                None
+            };
+            let todos = if is_new_task {
+                peek.todos
+                    .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+            } else {
+                None
+            };
+            return Some(ToolSummary {
+                tool,
+                path: peek.path.map(|c| c.into_owned()),
+                mode: peek.mode.map(|c| c.into_owned()),
+                new_task_content,
+                todos,
+            });
+        }
+        match self.payload() {
+            Payload::Tool(t) => {
+                let is_new_task = t.is_new_task();
+                Some(ToolSummary {
+                    new_task_content: if is_new_task {
+                        t.content_str().map(str::to_owned)
+                    } else {
+                        None
+                    },
+                    todos: if is_new_task { t.todos.clone() } else { None },
+                    tool: t.tool,
+                    path: t.path,
+                    mode: t.mode,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// One suggested answer of a follow-up question.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Suggestion {
+    pub answer: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+}
+
+/// `ask:"followup"`: `{question, suggest}` (≥ ~v3.10) or the bare question.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FollowUp {
+    pub question: String,
+    pub suggest: Vec<Suggestion>,
+}
+
+/// `ask:"use_mcp_server"`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerUse {
+    /// `use_mcp_tool` or `access_mcp_resource`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub server_name: Option<String>,
+    pub tool_name: Option<String>,
+    /// A JSON string of the arguments (or the arguments as the model gave them, in partials).
+    pub arguments: Option<Value>,
+    pub uri: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response: Option<String>,
+}
+
+/// What a message's `text` carries, by `ask`/`say`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Payload {
+    /// No text, or a kind whose text is plain.
+    None,
+    Tool(SayTool),
+    ApiRequest(ApiReqInfo),
+    FollowUp(FollowUp),
+    McpServer(McpServerUse),
+    /// The text should hold JSON but does not (streaming partials, aborted writes).
+    Invalid {
+        error: String,
+    },
+}
+
+fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
+    match serde_json::from_str::<Value>(text) {
+        Err(_) if text.contains("\\u") => {
+            // JSON nested in `text` can carry the same unpaired surrogate escapes as the file.
+            let mut bytes = text.as_bytes().to_vec();
+            let mut sink = Diags::for_file("");
+            crate::decode::sanitize_surrogate_escapes(&mut bytes, &mut sink);
+            match String::from_utf8(bytes) {
+                Ok(repaired) => parse_object_once(&repaired),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        other => object_of(other),
+    }
+}
+
+fn parse_object_once(text: &str) -> Result<Map<String, Value>, String> {
+    object_of(serde_json::from_str::<Value>(text))
+}
+
+fn object_of(parsed: serde_json::Result<Value>) -> Result<Map<String, Value>, String> {
+    match parsed {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(other) => Err(format!(
+            "expected a JSON object, found {}",
+            crate::json::kind_of(&other)
+        )),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+impl SayTool {
+    pub fn from_object(map: Map<String, Value>, path: &str, diags: &mut Diags) -> Option<Self> {
+        let mut f = Fields::new(map, path, diags);
+        let tool = f.string("tool")?;
+        Some(SayTool {
+            tool,
+            path: f.string("path"),
+            content: f.value("content"),
+            mode: f.string("mode"),
+            todos: f.value("todos"),
+            reason: f.string("reason"),
+            diff: f.string("diff"),
+            command: f.string("command"),
+            extra: f.finish(),
+        })
+    }
+}
+
+impl ApiReqInfo {
+    pub fn from_object(map: Map<String, Value>, path: &str, diags: &mut Diags) -> Self {
+        let mut f = Fields::new(map, path, diags);
+        ApiReqInfo {
+            request: f.string("request"),
+            tokens_in: f.f64("tokensIn"),
+            tokens_out: f.f64("tokensOut"),
+            cache_writes: f.f64("cacheWrites"),
+            cache_reads: f.f64("cacheReads"),
+            cost: f.f64("cost"),
+            cancel_reason: f.string("cancelReason"),
+            streaming_failed_message: f.string("streamingFailedMessage"),
+            api_protocol: f.string("apiProtocol"),
+            extra: f.finish(),
+        }
+    }
+
+    /// Parse an `api_req_*` text; `None` when it is not a JSON object.
+    pub fn parse(text: &str) -> Option<Self> {
+        let map = parse_object(text).ok()?;
+        let mut sink = Diags::for_file("");
+        Some(Self::from_object(map, "", &mut sink))
+    }
+}
+
+impl ClineMessage {
+    /// Parse the JSON carried in `text`, by kind. Never panics; bad JSON gives `Payload::Invalid`.
+    pub fn payload(&self) -> Payload {
+        let mut sink = Diags::for_file("");
+        self.payload_with(&mut sink)
+    }
+
+    /// As [`ClineMessage::payload`], reporting field problems into `diags`.
+    pub fn payload_with(&self, diags: &mut Diags) -> Payload {
+        let Some(text) = self.text.as_deref() else {
+            return Payload::None;
+        };
+        let json_kind = match &self.kind {
+            MessageKind::Ask(Ask::Tool)
+            | MessageKind::Say(Say::Tool)
+            | MessageKind::Say(Say::UserFeedbackDiff) => 1,
+            MessageKind::Say(Say::ApiReqStarted | Say::ApiReqFinished | Say::ApiReqDeleted) => 2,
+            MessageKind::Ask(Ask::Followup) => 3,
+            MessageKind::Ask(Ask::UseMcpServer) => 4,
+            _ => 0,
+        };
+        if json_kind == 0 || text.is_empty() {
+            return Payload::None;
+        }
+        if json_kind == 3 && !text.trim_start().starts_with('{') {
+            // Old follow-ups (and streaming partials) hold the bare question.
+            return Payload::FollowUp(FollowUp {
+                question: text.to_owned(),
+                suggest: Vec::new(),
+            });
+        }
+        let map = match parse_object(text) {
+            Ok(m) => m,
+            Err(error) => return Payload::Invalid { error },
+        };
+        match json_kind {
+            1 => match SayTool::from_object(map, "text", diags) {
+                Some(t) => Payload::Tool(t),
+                None => Payload::Invalid {
+                    error: "the tool payload has no `tool` name".into(),
+                },
+            },
+            2 => Payload::ApiRequest(ApiReqInfo::from_object(map, "text", diags)),
+            3 => {
+                let mut f = Fields::new(map, "text", diags);
+                let question = f.string("question").unwrap_or_default();
+                let suggest = match f.value("suggest") {
+                    Some(Value::Array(items)) => items
+                        .into_iter()
+                        .filter_map(|item| match item {
+                            Value::String(answer) => Some(Suggestion { answer, mode: None }),
+                            Value::Object(mut o) => {
+                                let answer = o.shift_remove("answer")?.as_str()?.to_owned();
+                                let mode = o
+                                    .shift_remove("mode")
+                                    .and_then(|m| m.as_str().map(str::to_owned));
+                                Some(Suggestion { answer, mode })
+                            }
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                Payload::FollowUp(FollowUp { question, suggest })
+            }
+            _ => {
+                let mut f = Fields::new(map, "text", diags);
+                Payload::McpServer(McpServerUse {
+                    kind: f.string("type").unwrap_or_default(),
+                    server_name: f.string("serverName"),
+                    tool_name: f.string("toolName"),
+                    arguments: f.value("arguments"),
+                    uri: f.string("uri"),
+                    response: f.string("response"),
+                })
+            }
+        }
+    }
+}
