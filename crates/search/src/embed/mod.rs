@@ -127,25 +127,8 @@ impl std::fmt::Debug for EmbedderConfig {
     }
 }
 
-/// The name of the local model and its directory under the data directory.
-pub const LOCAL_MODEL: &str = "all-MiniLM-L6-v2";
+pub use roo_model::{default_model_dir, missing_model_file, LOCAL_MODEL, MODEL_FILES};
 pub const LOCAL_DIMENSION: usize = 384;
-
-/// The model directory: `ROO_SEARCH_MODEL_DIR`, else `<data dir>/models/all-MiniLM-L6-v2`.
-pub fn default_model_dir() -> PathBuf {
-    match std::env::var_os("ROO_SEARCH_MODEL_DIR") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => crate::paths::data_dir().join("models").join(LOCAL_MODEL),
-    }
-}
-
-/// The files a model directory must hold.
-pub const MODEL_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
-
-/// The first missing model file, if any.
-pub fn missing_model_file(dir: &Path) -> Option<&'static str> {
-    MODEL_FILES.into_iter().find(|f| !dir.join(f).is_file())
-}
 
 /// Whether the local model can be used in this build and is installed.
 pub fn local_model_available(dir: &Path) -> bool {
