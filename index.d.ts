@@ -933,7 +933,7 @@ export type EmbedderOptions =
 /**
  * Where the vectors live.
  * - `auto` (default): a Qdrant server when `QDRANT_URL` is set, else Qdrant Edge embedded in
- *   `<cacheDir>/edge/<collection>`.
+ *   `<indexDir>/edge/<collection>`.
  * - `qdrant`: a Qdrant server over gRPC (`url` like `http://localhost:6334`; `QDRANT_URL`,
  *   `QDRANT_API_KEY`, `QDRANT_TIMEOUT_MS` fill unset fields).
  * - `memory`: an exact in-memory store, saved to `path` when given (tests, small indexes).
@@ -1232,10 +1232,10 @@ export interface CleanupCheckpointsOptions {
 export declare function cleanupObsoleteCheckpoints(options?: CleanupCheckpointsOptions | undefined | null): Promise<CleanupSummary>
 
 /**
- * Release the embedded indexes this process holds open under `cacheDir` (all of them when
+ * Release the embedded indexes this process holds open under `indexDir` (all of them when
  * omitted), so another process can open them. Returns how many were closed.
  */
-export declare function closeSearchIndex(cacheDir?: string | undefined | null): number
+export declare function closeSearchIndex(indexDir?: string | undefined | null): number
 
 /** `combineApiRequests(messages)`. */
 export declare function combineApiRequests(messages: ClineMessage[]): ClineMessage[]
@@ -1582,6 +1582,8 @@ export interface IndexTasksOptions {
    */
   tasksDir?: string | string[]
   /** Index directory (state and embedded store); default `<data dir>/search`. */
+  indexDir?: string
+  /** The older name of `indexDir` (which wins when both are given). */
   cacheDir?: string
   embedder?: EmbedderOptions
   store?: StoreOptions
@@ -1787,6 +1789,9 @@ export interface SearchDateRange {
 export declare function searchIndexStatus(options?: SearchIndexStatusOptions | undefined | null): Promise<SearchIndexStatus>
 
 export interface SearchIndexStatusOptions {
+  /** The index directory; default `<data dir>/search`. */
+  indexDir?: string
+  /** The older name of `indexDir` (which wins when both are given). */
   cacheDir?: string
   store?: StoreOptions
   collection?: string
@@ -1803,6 +1808,9 @@ export interface SearchTasksOptions {
   mode?: 'semantic' | 'lexical' | 'hybrid'
   /** Snippets per task (default 3). */
   snippetsPerTask?: number
+  /** The index directory `indexTasks` wrote; default `<data dir>/search`. */
+  indexDir?: string
+  /** The older name of `indexDir` (which wins when both are given). */
   cacheDir?: string
   store?: StoreOptions
   collection?: string

@@ -127,6 +127,10 @@ describe.skipIf(!sharedPresent)('semantic search (embedded store, no network)', 
     expect(changed.chunksEmbedded).toBeGreaterThanOrEqual(1)
     expect(changed.chunksEmbedded).toBeLessThanOrEqual(2)
     const found = await core.searchTasksSemantic({ query: 'ZZTOP1999', mode: 'lexical', cacheDir })
+    // indexDir is the option's name; cacheDir, its older one, still reads the same index.
+    const byNewName = await core.searchTasksSemantic({ query: 'ZZTOP1999', mode: 'lexical', indexDir: cacheDir })
+    expect(byNewName.results.map(r => r.taskId)).toEqual(found.results.map(r => r.taskId))
+    expect((await core.searchIndexStatus({ indexDir: cacheDir })).chunks).toBe((await core.searchIndexStatus({ cacheDir })).chunks)
     expect(found.results.map((t) => t.taskId)).toEqual([SHOP_TESTS])
   }, 300_000)
 

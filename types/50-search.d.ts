@@ -38,7 +38,7 @@ export type EmbedderOptions =
 /**
  * Where the vectors live.
  * - `auto` (default): a Qdrant server when `QDRANT_URL` is set, else Qdrant Edge embedded in
- *   `<cacheDir>/edge/<collection>`.
+ *   `<indexDir>/edge/<collection>`.
  * - `qdrant`: a Qdrant server over gRPC (`url` like `http://localhost:6334`; `QDRANT_URL`,
  *   `QDRANT_API_KEY`, `QDRANT_TIMEOUT_MS` fill unset fields).
  * - `memory`: an exact in-memory store, saved to `path` when given (tests, small indexes).

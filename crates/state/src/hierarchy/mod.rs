@@ -416,7 +416,7 @@ pub fn reconstruct_hierarchy_with(
             .collect();
         let hashes = memo.update(&view, opts.use_stored_links);
         let index = Index::build(view, &hashes, memo);
-        compute(&index, &filtered_out, opts, &mut metrics)
+        link_all(&index, &filtered_out, opts, &mut metrics)
     };
     for (&i, out) in order.iter().zip(outcomes) {
         if let Some(s) = skeletons.get_mut(i as usize) {
@@ -435,17 +435,17 @@ pub fn reconstruct_hierarchy_with(
     (skeletons, metrics)
 }
 
-fn compute(
+fn link_all(
     ix: &Index<'_>,
     filtered_out: &HashSet<String>,
     opts: &HierarchyOptions,
     metrics: &mut HierarchyMetrics,
-) -> Vec<Outcome> {
+) -> Vec<TaskLink> {
     let n = ix.view.len();
     metrics.tasks = u32::try_from(n).unwrap_or(u32::MAX);
     let on_disk = |id: &str| ix.index_of.contains_key(id) || filtered_out.contains(id);
     let mut claimed = vec![false; ix.slots.len()];
-    let mut out: Vec<Outcome> = (0..n).map(|_| Outcome::default()).collect();
+    let mut out: Vec<TaskLink> = (0..n).map(|_| TaskLink::default()).collect();
     let texts = ix.texts();
     if opts.use_stored_links {
         stored_links(ix, &texts, &on_disk, &mut claimed, &mut out, metrics);

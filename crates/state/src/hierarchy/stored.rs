@@ -2,7 +2,9 @@
 
 use super::*;
 
-pub(super) struct Claim<'a> {
+/// A parent a task's files name: how strong the record is (`rank`, lower is stronger) and which
+/// record it is.
+pub(super) struct StoredParent<'a> {
     pub(super) rank: u8,
     pub(super) source: &'static str,
     pub(super) parent: &'a str,
@@ -14,7 +16,7 @@ pub(super) fn stored_links(
     texts: &[&str],
     on_disk: &dyn Fn(&str) -> bool,
     claimed: &mut [bool],
-    out: &mut [Outcome],
+    out: &mut [TaskLink],
     metrics: &mut HierarchyMetrics,
 ) {
     let mut named_by: FxMap<&str, Vec<u32>> = FxMap::default();
@@ -34,9 +36,9 @@ pub(super) fn stored_links(
         }
     }
     for (i, s) in ix.view.iter().enumerate() {
-        let mut claims: Vec<Claim<'_>> = Vec::new();
+        let mut claims: Vec<StoredParent<'_>> = Vec::new();
         if let Some(p) = &s.stored_links.history_item_parent {
-            claims.push(Claim {
+            claims.push(StoredParent {
                 rank: 3,
                 source: source::HISTORY_ITEM,
                 parent: p,
@@ -47,14 +49,14 @@ pub(super) fn stored_links(
             .map(Vec::as_slice)
             .unwrap_or_default()
         {
-            claims.push(Claim {
+            claims.push(StoredParent {
                 rank: 2,
                 source: source::CHILD_IDS,
                 parent: ix.id(p),
             });
         }
         if let Some(p) = &s.stored_links.metadata_parent {
-            claims.push(Claim {
+            claims.push(StoredParent {
                 rank: 1,
                 source: source::TASK_METADATA,
                 parent: p,

@@ -6,7 +6,7 @@ use super::*;
 pub(super) fn validate(
     ix: &Index<'_>,
     on_disk: &dyn Fn(&str) -> bool,
-    out: &mut [Outcome],
+    out: &mut [TaskLink],
     metrics: &mut HierarchyMetrics,
 ) {
     let n = ix.view.len();
@@ -173,7 +173,7 @@ pub(super) fn validate(
 
 /// Which of two cycle members holds the weaker link (`Less` = `a`): the weakest source, then the
 /// lowest confidence, then the earliest-created task (it becomes the root), then the smallest id.
-pub(super) fn weaker(a: usize, b: usize, out: &[Outcome], ix: &Index<'_>) -> Ordering {
+pub(super) fn weaker(a: usize, b: usize, out: &[TaskLink], ix: &Index<'_>) -> Ordering {
     let key = |i: usize| {
         let ev = out.get(i).and_then(|o| o.evidence.as_ref());
         (

@@ -116,7 +116,7 @@ enum Plan<'e> {
 pub type Link = (Option<String>, Option<String>, Option<ParentEvidence>);
 
 /// A task's slot in the new file.
-enum Slot {
+enum EntryDraft {
     Old(Box<Entry>),
     New(Box<ConversationSkeleton>, Vec<u8>),
     Failed(Vec<Diagnostic>),
@@ -257,7 +257,7 @@ fn parse_changed(
     plans: &[Plan],
     to_parse: usize,
     opts: &BuildOptions,
-) -> Vec<Option<Slot>> {
+) -> Vec<Option<EntryDraft>> {
     let done = AtomicUsize::new(0);
     let aopts = header_options();
     dirs.par_iter()
@@ -281,17 +281,17 @@ fn parse_changed(
 fn fill_slots(
     dirs: &[(String, PathBuf)],
     plans: &[Plan],
-    parsed: Vec<Option<Slot>>,
+    parsed: Vec<Option<EntryDraft>>,
     old_data: &[u8],
-) -> Result<Vec<Slot>> {
+) -> Result<Vec<EntryDraft>> {
     let aopts = header_options();
-    let mut slots: Vec<Slot> = Vec::with_capacity(dirs.len());
+    let mut slots: Vec<EntryDraft> = Vec::with_capacity(dirs.len());
     for (i, (plan, fresh)) in plans.iter().zip(parsed).enumerate() {
         match (plan, fresh) {
             (Plan::Reuse(e) | Plan::Skip(e), _) => {
                 let ok = e.len == 0 || line_of(old_data, e).is_some_and(|b| b.ends_with(b"\n"));
                 if ok {
-                    slots.push(Slot::Old(Box::new((*e).clone())));
+                    slots.push(EntryDraft::Old(Box::new((*e).clone())));
                 } else {
                     // The data section does not hold this line: parse the task again.
                     let (id, dir) = &dirs[i];
@@ -308,7 +308,7 @@ fn fill_slots(
 /// The hierarchy over every skeleton (old ones deserialised in parallel; a line that no longer
 /// reads makes its task parsed again): each task's link, and the pass's metrics.
 fn link_slots(
-    slots: &mut [Slot],
+    slots: &mut [EntryDraft],
     dirs: &[(String, PathBuf)],
     old_data: &[u8],
 ) -> (HashMap<String, Link>, HierarchyMetrics) {
@@ -316,7 +316,7 @@ fn link_slots(
     let old_skeletons: Vec<Option<ConversationSkeleton>> = slots
         .par_iter()
         .map(|s| match s {
-            Slot::Old(e) if e.len > 0 => {
+            EntryDraft::Old(e) if e.len > 0 => {
                 line_of(old_data, e).and_then(|b| serde_json::from_slice(b).ok())
             }
             _ => None,
@@ -325,17 +325,17 @@ fn link_slots(
     let mut skeletons: Vec<ConversationSkeleton> = Vec::with_capacity(slots.len());
     for (i, (slot, old_s)) in slots.iter_mut().zip(old_skeletons).enumerate() {
         match slot {
-            Slot::Old(e) if e.len > 0 => match old_s {
+            EntryDraft::Old(e) if e.len > 0 => match old_s {
                 Some(s) => skeletons.push(s),
                 None => {
                     let (id, dir) = &dirs[i];
                     *slot = parse_slot(id, dir, &aopts);
-                    if let Slot::New(s, _) = slot {
+                    if let EntryDraft::New(s, _) = slot {
                         skeletons.push((**s).clone());
                     }
                 }
             },
-            Slot::New(s, _) => skeletons.push((**s).clone()),
+            EntryDraft::New(s, _) => skeletons.push((**s).clone()),
             _ => {}
         }
     }
@@ -356,7 +356,7 @@ fn link_slots(
 /// The new generation's entries and data section: old lines copied as they are, new ones
 /// appended, each entry given its link; counts of built and failed tasks go to `out`.
 fn new_entries(
-    slots: Vec<Slot>,
+    slots: Vec<EntryDraft>,
     dirs: &[(String, PathBuf)],
     sigs: &[TaskSig],
     old_data: &[u8],
@@ -380,7 +380,7 @@ fn new_entries(
             diagnostics,
         };
         let mut entry = match slot {
-            Slot::Old(e) => {
+            EntryDraft::Old(e) => {
                 let mut e = *e;
                 match line_of(old_data, &e) {
                     Some(bytes) if e.len > 0 => {
@@ -396,7 +396,7 @@ fn new_entries(
                 // A skipped entry keeps its old signature, so it stays stale until parsed.
                 e
             }
-            Slot::New(s, bytes) => {
+            EntryDraft::New(s, bytes) => {
                 out.built += 1;
                 out.parsed.push(id.clone());
                 let off = data.len() as u64;
@@ -404,7 +404,7 @@ fn new_entries(
                 let ws = s.metadata.workspace.as_deref().map(normalize_workspace);
                 fresh(ws, off, bytes.len() as u64, Vec::new())
             }
-            Slot::Failed(d) => {
+            EntryDraft::Failed(d) => {
                 out.failed += 1;
                 out.parsed.push(id.clone());
                 diagnostics.extend(d.iter().cloned());
@@ -442,14 +442,14 @@ fn write_generation(
     Ok(())
 }
 
-fn parse_slot(id: &str, dir: &Path, aopts: &AnalyzeOptions) -> Slot {
+fn parse_slot(id: &str, dir: &Path, aopts: &AnalyzeOptions) -> EntryDraft {
     match analyze_task(id, dir, aopts) {
         Ok(s) => match serde_json::to_vec(&s) {
             Ok(mut bytes) => {
                 bytes.push(b'\n');
-                Slot::New(Box::new(s), bytes)
+                EntryDraft::New(Box::new(s), bytes)
             }
-            Err(e) => Slot::Failed(vec![Diagnostic::new(
+            Err(e) => EntryDraft::Failed(vec![Diagnostic::new(
                 dir.display().to_string(),
                 "",
                 DiagCode::InvalidValue,
@@ -457,6 +457,6 @@ fn parse_slot(id: &str, dir: &Path, aopts: &AnalyzeOptions) -> Slot {
                 format!("the skeleton could not be serialised: {e}"),
             )]),
         },
-        Err(d) => Slot::Failed(d),
+        Err(d) => EntryDraft::Failed(d),
     }
 }
