@@ -3,7 +3,7 @@
 //! hierarchy (as the binding's `scanTasks` with `hierarchy`) of a generated store of every era
 //! against a parallel raw read of the same files on the same thread pool.
 
-use criterion::{criterion_group, Criterion, Throughput};
+use criterion::{Criterion, Throughput};
 use rayon::prelude::*;
 use roo_state::hierarchy::HierarchyOptions;
 use roo_state::scan::{scan_tasks, ScanOptions};
@@ -127,7 +127,7 @@ fn raw_read_parallel(files: &[PathBuf]) -> usize {
         .sum()
 }
 
-fn cold_scan(tasks: &std::path::Path) -> usize {
+fn cold_scan(tasks: &Path) -> usize {
     let opts = ScanOptions {
         analyze: AnalyzeOptions {
             include_sequence: false,
@@ -139,7 +139,7 @@ fn cold_scan(tasks: &std::path::Path) -> usize {
     scan_tasks(tasks, &opts).map_or(0, |r| r.skeletons.len())
 }
 
-fn store_files(tasks: &std::path::Path) -> Vec<PathBuf> {
+fn store_files(tasks: &Path) -> Vec<PathBuf> {
     let dirs: Vec<(String, PathBuf)> = std::fs::read_dir(tasks)
         .map(|rd| {
             rd.flatten()
@@ -151,9 +151,8 @@ fn store_files(tasks: &std::path::Path) -> Vec<PathBuf> {
     files_of(&dirs)
 }
 
-fn bench_store(c: &mut Criterion) {
-    let (_keep, tasks) = generated_store();
-    let files = store_files(&tasks);
+fn bench_store(c: &mut Criterion, tasks: &Path) {
+    let files = store_files(tasks);
     let bytes = read_all(&files) as u64;
     let mut g = c.benchmark_group("generated store, every era");
     g.throughput(Throughput::Bytes(bytes));
@@ -162,7 +161,7 @@ fn bench_store(c: &mut Criterion) {
         b.iter(|| black_box(raw_read_parallel(&files)))
     });
     g.bench_function("scan + hierarchy", |b| {
-        b.iter(|| black_box(cold_scan(&tasks)))
+        b.iter(|| black_box(cold_scan(tasks)))
     });
     g.finish();
 }
@@ -180,7 +179,7 @@ fn median_secs(mut f: impl FnMut() -> usize, runs: usize) -> f64 {
 }
 
 /// The ratios the project tracks, from medians measured here and now.
-fn ratios() {
+fn ratios(tasks: &Path) {
     let dirs = task_dirs();
     let files = files_of(&dirs);
     let mib = read_all(&files) as f64 / (1024.0 * 1024.0);
@@ -203,21 +202,22 @@ fn ratios() {
         "  ratio skeleton / Value parse {:5.2}x the time",
         skel / parse
     );
-    let (_keep, tasks) = generated_store();
-    let files = store_files(&tasks);
+    let files = store_files(tasks);
     let mib = read_all(&files) as f64 / (1024.0 * 1024.0);
     let raw = median_secs(|| raw_read_parallel(&files), 11);
-    let scan = median_secs(|| cold_scan(&tasks), 11);
+    let scan = median_secs(|| cold_scan(tasks), 11);
     println!("\ngenerated store of every era: {mib:.1} MiB (median of 11 runs, page cache warm)");
     println!("  raw read (parallel)      {:8.1} MiB/s", mib / raw);
     println!("  scan + hierarchy         {:8.1} MiB/s", mib / scan);
     println!("  ratio scan / raw read   {:6.2}x the time", scan / raw);
 }
 
-criterion_group!(benches, bench, bench_store);
-
 fn main() {
-    benches();
-    Criterion::default().configure_from_args().final_summary();
-    ratios();
+    // The generated store is written once and serves the criterion cases and the ratios.
+    let (_keep, tasks) = generated_store();
+    let mut c = Criterion::default().configure_from_args();
+    bench(&mut c);
+    bench_store(&mut c, &tasks);
+    c.final_summary();
+    ratios(&tasks);
 }
