@@ -1889,6 +1889,7 @@ export declare function willManageContext(options: WillManageContextOptions): bo
 /**
  * Whether a task of `workspace` is one a workspace filter names: a path names one workspace
  * (compared after `normalizeWorkspace`); a bare folder name names every workspace whose last
- * folder it is. The rule of every `workspace` filter (lists, trees, search).
+ * folder it is. The rule of the task lists (`TaskStore.list`, the CLI's `list`); trees compare the
+ * whole key only.
  */
 export declare function workspaceMatches(workspace: string, query: string): boolean

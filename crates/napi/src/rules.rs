@@ -12,7 +12,8 @@ pub fn normalize_workspace(path: String) -> String {
 
 /// Whether a task of `workspace` is one a workspace filter names: a path names one workspace
 /// (compared after `normalizeWorkspace`); a bare folder name names every workspace whose last
-/// folder it is. The rule of every `workspace` filter (lists, trees, search).
+/// folder it is. The rule of the task lists (`TaskStore.list`, the CLI's `list`); trees compare the
+/// whole key only.
 #[napi]
 pub fn workspace_matches(workspace: String, query: String) -> bool {
     roo_state::hierarchy::WorkspaceQuery::new(&query).matches(&workspace)

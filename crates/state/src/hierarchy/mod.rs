@@ -258,7 +258,7 @@ pub fn workspace_folder(key: &str) -> Option<&str> {
     key.rsplit('/').find(|s| !s.is_empty())
 }
 
-/// A workspace query as every filter reads it: a path names one workspace (compared after
+/// A workspace query as the task lists read it: a path names one workspace (compared after
 /// [`normalize_workspace`]); a bare folder name (no separator) names every workspace whose last
 /// folder it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
