@@ -9,30 +9,49 @@
 //! and the first one is dropped as soon as the second exists.
 
 use crate::diag::{DiagCode, Diags, Severity};
+use std::borrow::Cow;
 
 const UTF8_BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 
 /// Decode raw file bytes into UTF-8 JSON text, reporting every repair into `diags`.
 pub fn decode_json_bytes(mut bytes: Vec<u8>, diags: &mut Diags) -> String {
-    if let Some(encoding) = utf16_encoding(&bytes) {
-        let text = decode_utf16(&bytes, encoding, diags);
-        drop(bytes);
-        // UTF-16 text can still hold surrogate escapes written by JavaScript.
-        let mut bytes = text.into_bytes();
-        sanitize_surrogate_escapes(&mut bytes, diags);
-        return into_string_lossy(bytes, diags);
+    match decode_json_in_place(&mut bytes, diags) {
+        Cow::Owned(text) => text,
+        Cow::Borrowed(text) => text.to_owned(),
     }
-    if bytes.starts_with(UTF8_BOM) {
-        bytes.drain(..UTF8_BOM.len());
+}
+
+/// As [`decode_json_bytes`], repairing `bytes` in place and borrowing the text from them when
+/// they are UTF-8 (the usual case): a reader can then keep one buffer for every file it reads.
+/// Only transcoding (UTF-16, invalid UTF-8) makes a text of its own.
+pub fn decode_json_in_place<'b>(bytes: &'b mut [u8], diags: &mut Diags) -> Cow<'b, str> {
+    if let Some(encoding) = utf16_encoding(bytes) {
+        let text = decode_utf16(bytes, encoding, diags);
+        // UTF-16 text can still hold surrogate escapes written by JavaScript.
+        let mut owned = text.into_bytes();
+        sanitize_surrogate_escapes(&mut owned, diags);
+        return Cow::Owned(into_string_lossy(owned, diags));
+    }
+    let body = if bytes.starts_with(UTF8_BOM) {
         diags.push(
             "",
             DiagCode::Utf8Bom,
             Severity::Info,
             "a UTF-8 byte-order mark was stripped (the extension itself would read this file as empty)",
         );
+        &mut bytes[UTF8_BOM.len()..]
+    } else {
+        bytes
+    };
+    sanitize_surrogate_escapes(body, diags);
+    let body: &'b [u8] = body;
+    match std::str::from_utf8(body) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(err) => {
+            report_invalid_utf8(err.valid_up_to(), diags);
+            Cow::Owned(String::from_utf8_lossy(body).into_owned())
+        }
     }
-    sanitize_surrogate_escapes(&mut bytes, diags);
-    into_string_lossy(bytes, diags)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,21 +137,22 @@ fn into_string_lossy(bytes: Vec<u8>, diags: &mut Diags) -> String {
     match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(err) => {
-            let first_bad = err.utf8_error().valid_up_to();
+            report_invalid_utf8(err.utf8_error().valid_up_to(), diags);
             let bytes = err.into_bytes();
-            let text = String::from_utf8_lossy(&bytes).into_owned();
-            drop(bytes);
-            diags.push(
-                "",
-                DiagCode::InvalidUtf8,
-                Severity::Warning,
-                format!(
-                    "bytes that are not valid UTF-8 (first at byte offset {first_bad}) were replaced by U+FFFD"
-                ),
-            );
-            text
+            String::from_utf8_lossy(&bytes).into_owned()
         }
     }
+}
+
+fn report_invalid_utf8(first_bad: usize, diags: &mut Diags) {
+    diags.push(
+        "",
+        DiagCode::InvalidUtf8,
+        Severity::Warning,
+        format!(
+            "bytes that are not valid UTF-8 (first at byte offset {first_bad}) were replaced by U+FFFD"
+        ),
+    );
 }
 
 fn hex_value(digits: &[u8]) -> Option<u16> {

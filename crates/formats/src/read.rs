@@ -6,7 +6,7 @@
 
 use crate::api::{ApiHistory, ApiMessage, HistoryFormat};
 use crate::api_head::{ApiHead, StrictHead};
-use crate::decode::decode_json_bytes;
+use crate::decode::decode_json_in_place;
 use crate::diag::{DiagCode, Diagnostic, Diags, Read, Severity};
 use crate::history::{HistoryIndex, HistoryItem, TaskMetadata};
 use crate::json::{read_array, read_array_strict_in, read_object, ArrayStats, Shape};
@@ -29,42 +29,84 @@ pub mod names {
 
 /// Read a file's bytes; a missing file is `Ok(None)`, anything else that fails is a diagnostic.
 pub fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, Diagnostic> {
-    let file = path.display().to_string();
     match std::fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(err) if err.kind() == ErrorKind::NotFound => Ok(None),
-        Err(err) => {
-            let message = if path.is_dir() {
-                "a directory stands where this file should be".to_owned()
-            } else {
-                format!("the file could not be read: {err}")
-            };
-            Err(Diagnostic::new(
-                file,
-                "",
-                DiagCode::Unreadable,
-                Severity::Error,
-                message,
-            ))
-        }
+        Err(err) => Err(unreadable(path, &err)),
     }
 }
 
-/// Read and decode a file into JSON text; `None` when missing or unreadable (reported).
-fn read_text(path: &Path, diags: &mut Diags) -> Option<String> {
-    match read_bytes(path) {
-        Ok(Some(bytes)) => {
+/// Read and decode a file into JSON text and hand it to `use_text`; `None` when the file is
+/// missing or unreadable (reported).
+///
+/// The bytes are read into a buffer this thread keeps between files (up to
+/// [`MAX_KEPT_BUFFER`] bytes), so a scan of thousands of files neither allocates nor faults in
+/// fresh pages for each one: its memory is that of the largest files in flight.
+fn with_text<R>(
+    path: &Path,
+    diags: &mut Diags,
+    use_text: impl FnOnce(&str, &mut Diags) -> R,
+) -> Option<R> {
+    // Taken out while in use, so a nested read on the same thread gets a buffer of its own.
+    let mut buffer = READ_BUFFER.with(std::cell::Cell::take);
+    let out = match read_into(path, &mut buffer) {
+        Ok(true) => {
             let mut local = Diags::for_file(diags.file());
-            let text = decode_json_bytes(bytes, &mut local);
+            let text = decode_json_in_place(&mut buffer, &mut local);
             diags.extend(local.into_vec());
-            Some(text)
+            Some(use_text(&text, diags))
         }
-        Ok(None) => None,
+        Ok(false) => None,
         Err(d) => {
             diags.extend([d]);
             None
         }
+    };
+    if buffer.capacity() <= MAX_KEPT_BUFFER {
+        buffer.clear();
+        READ_BUFFER.with(|kept| kept.set(buffer));
     }
+    out
+}
+
+/// The largest read buffer a thread keeps for its next file; a larger file's buffer is freed
+/// after use.
+const MAX_KEPT_BUFFER: usize = 16 << 20;
+
+thread_local! {
+    static READ_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Read a file into `buffer` (replacing what it held); `Ok(false)` when the file is missing,
+/// anything else that fails is a diagnostic.
+fn read_into(path: &Path, buffer: &mut Vec<u8>) -> Result<bool, Diagnostic> {
+    use std::io::Read as _;
+    buffer.clear();
+    let read = std::fs::File::open(path).and_then(|mut file| {
+        let size = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
+        buffer.try_reserve_exact(size)?;
+        file.read_to_end(buffer)
+    });
+    match read {
+        Ok(_) => Ok(true),
+        Err(err) if err.kind() == ErrorKind::NotFound => Ok(false),
+        Err(err) => Err(unreadable(path, &err)),
+    }
+}
+
+fn unreadable(path: &Path, err: &std::io::Error) -> Diagnostic {
+    let message = if path.is_dir() {
+        "a directory stands where this file should be".to_owned()
+    } else {
+        format!("the file could not be read: {err}")
+    };
+    Diagnostic::new(
+        path.display().to_string(),
+        "",
+        DiagCode::Unreadable,
+        Severity::Error,
+        message,
+    )
 }
 
 /// Summary of a streamed array file.
@@ -124,47 +166,43 @@ fn report_nulls(nulls: usize, diags: &mut Diags) {
 /// Stream the messages of a UI file (`ui_messages.json` or `claude_messages.json`).
 pub fn for_each_ui_message(path: &Path, mut f: impl FnMut(usize, ClineMessage)) -> StreamSummary {
     let mut diags = Diags::for_file(path.display().to_string());
-    let Some(text) = read_text(path, &mut diags) else {
-        return StreamSummary {
-            stats: None,
-            kept: 0,
-            diagnostics: diags.into_vec(),
-        };
-    };
     let mut kept = 0usize;
     let mut nulls = 0usize;
     let mut unusual: BTreeMap<(&'static str, String, bool), usize> = BTreeMap::new();
     let mut element_diags = Diags::for_file(diags.file());
-    // One pass when the file is a well-formed array of well-formed records (the usual case).
-    let fast = read_array_strict_in(&text, &["messages"], |Strict(msg)| {
-        if let Some((field, value, retired)) = unusual_kind(&msg) {
-            *unusual
-                .entry((field, value.to_owned(), retired))
-                .or_default() += 1;
-        }
-        f(kept, msg);
-        kept += 1;
-    });
-    let (stats, skip) = match fast {
-        Ok((elements, shape)) => (
-            Some(ArrayStats {
-                shape,
-                elements,
-                incomplete: false,
-            }),
-            elements,
-        ),
-        Err(done) => (None, done),
-    };
-    let stats = stats.unwrap_or_else(|| {
-        read_array(&text, &["messages"], &mut diags, |index, raw| {
-            if index < skip {
-                // Handed over by the one-pass read already.
-                return;
+    let stats = with_text(path, &mut diags, |text, diags| {
+        // One pass when the file is a well-formed array of well-formed records (the usual case).
+        let fast = read_array_strict_in(text, &["messages"], |Strict(msg)| {
+            if let Some((field, value, retired)) = unusual_kind(&msg) {
+                *unusual
+                    .entry((field, value.to_owned(), retired))
+                    .or_default() += 1;
             }
-            let msg =
-                match ClineMessage::from_json(raw.get(), &format!("[{index}]"), &mut element_diags)
-                {
+            f(kept, msg);
+            kept += 1;
+        });
+        let (stats, skip) = match fast {
+            Ok((elements, shape)) => (
+                Some(ArrayStats {
+                    shape,
+                    elements,
+                    incomplete: false,
+                }),
+                elements,
+            ),
+            Err(done) => (None, done),
+        };
+        stats.unwrap_or_else(|| {
+            read_array(text, &["messages"], diags, |index, raw| {
+                if index < skip {
+                    // Handed over by the one-pass read already.
+                    return;
+                }
+                let msg = match ClineMessage::from_json(
+                    raw.get(),
+                    &format!("[{index}]"),
+                    &mut element_diags,
+                ) {
                     Some(m) => m,
                     None => {
                         // null or not an object: counted and reported like any other element.
@@ -178,16 +216,23 @@ pub fn for_each_ui_message(path: &Path, mut f: impl FnMut(usize, ClineMessage)) 
                         return;
                     }
                 };
-            if let Some((field, value, retired)) = unusual_kind(&msg) {
-                *unusual
-                    .entry((field, value.to_owned(), retired))
-                    .or_default() += 1;
-            }
-            f(kept, msg);
-            kept += 1;
+                if let Some((field, value, retired)) = unusual_kind(&msg) {
+                    *unusual
+                        .entry((field, value.to_owned(), retired))
+                        .or_default() += 1;
+                }
+                f(kept, msg);
+                kept += 1;
+            })
         })
     });
-    drop(text);
+    let Some(stats) = stats else {
+        return StreamSummary {
+            stats: None,
+            kept: 0,
+            diagnostics: diags.into_vec(),
+        };
+    };
     diags.extend(element_diags.into_vec());
     report_nulls(nulls, &mut diags);
     for ((field, value, retired), count) in unusual {
@@ -296,7 +341,42 @@ fn stream_api(
     mut element: impl FnMut(ApiElement<'_>, usize, &mut Diags, &mut usize) -> Option<()>,
 ) -> (StreamSummary, Option<(HistoryFormat, Option<i64>)>) {
     let mut diags = Diags::for_file(path.display().to_string());
-    let Some(text) = read_text(path, &mut diags) else {
+    let mut kept = 0usize;
+    let mut nulls = 0usize;
+    let mut element_diags = Diags::for_file(diags.file());
+    let stats = with_text(path, &mut diags, |text, diags| {
+        let fast = if heads {
+            read_array_strict_in(text, &["messages"], |StrictHead(head)| {
+                if element(ApiElement::Head(head), kept, &mut element_diags, &mut nulls).is_some() {
+                    kept += 1;
+                }
+            })
+        } else {
+            Err(0)
+        };
+        match fast {
+            Ok((elements, shape)) => ArrayStats {
+                shape,
+                elements,
+                incomplete: false,
+            },
+            Err(skip) => read_array(text, &["messages"], diags, |index, raw| {
+                // The first `skip` elements were handed over by the one-pass read already.
+                if index >= skip
+                    && element(
+                        ApiElement::Raw(index, raw.get()),
+                        kept,
+                        &mut element_diags,
+                        &mut nulls,
+                    )
+                    .is_some()
+                {
+                    kept += 1;
+                }
+            }),
+        }
+    });
+    let Some(stats) = stats else {
         return (
             StreamSummary {
                 stats: None,
@@ -306,40 +386,6 @@ fn stream_api(
             None,
         );
     };
-    let mut kept = 0usize;
-    let mut nulls = 0usize;
-    let mut element_diags = Diags::for_file(diags.file());
-    let fast = if heads {
-        read_array_strict_in(&text, &["messages"], |StrictHead(head)| {
-            if element(ApiElement::Head(head), kept, &mut element_diags, &mut nulls).is_some() {
-                kept += 1;
-            }
-        })
-    } else {
-        Err(0)
-    };
-    let stats = match fast {
-        Ok((elements, shape)) => ArrayStats {
-            shape,
-            elements,
-            incomplete: false,
-        },
-        Err(skip) => read_array(&text, &["messages"], &mut diags, |index, raw| {
-            // The first `skip` elements were handed over by the one-pass read already.
-            if index >= skip
-                && element(
-                    ApiElement::Raw(index, raw.get()),
-                    kept,
-                    &mut element_diags,
-                    &mut nulls,
-                )
-                .is_some()
-            {
-                kept += 1;
-            }
-        }),
-    };
-    drop(text);
     diags.extend(element_diags.into_vec());
     report_nulls(nulls, &mut diags);
     let format = match &stats.shape {
@@ -377,10 +423,11 @@ fn read_object_file<T>(
     build: impl FnOnce(serde_json::Map<String, Value>, &mut Diags) -> T,
 ) -> Read<Option<T>> {
     let mut diags = Diags::for_file(path.display().to_string());
-    let value = read_text(path, &mut diags).and_then(|text| {
-        let map = read_object(&text, &mut diags)?;
-        Some(build(map, &mut diags))
-    });
+    let value = with_text(path, &mut diags, |text, diags| {
+        let map = read_object(text, diags)?;
+        Some(build(map, diags))
+    })
+    .flatten();
     Read::new(value, diags.into_vec())
 }
 

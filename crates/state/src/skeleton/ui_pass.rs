@@ -7,6 +7,7 @@ use roo_formats::for_each_ui_message;
 use roo_formats::ui::{Ask, ClineMessage, MessageKind, Say};
 use roo_formats::{HostEvidence, Payload};
 use roo_js::iso_from_ms;
+use std::borrow::Cow;
 use std::path::Path;
 
 use super::sequence::{plan_response, ui_action_parameters, ui_role, SequenceBuilder};
@@ -127,12 +128,15 @@ impl UiPass {
             }
         } else if let Some(role) = ui_role(msg, is_first_text) {
             if let Some(t) = msg.text.as_deref() {
-                let content = match (&msg.kind, msg.payload()) {
-                    (MessageKind::Ask(Ask::Followup), Payload::FollowUp(f)) => f.question,
-                    (MessageKind::Ask(Ask::PlanModeRespond | Ask::ActModeRespond), _) => {
-                        plan_response(t)
+                let content: Cow<str> = match &msg.kind {
+                    MessageKind::Ask(Ask::Followup) => match msg.payload() {
+                        Payload::FollowUp(f) => Cow::Owned(f.question),
+                        _ => Cow::Borrowed(t),
+                    },
+                    MessageKind::Ask(Ask::PlanModeRespond | Ask::ActModeRespond) => {
+                        Cow::Owned(plan_response(t))
                     }
-                    _ => t.to_owned(),
+                    _ => Cow::Borrowed(t),
                 };
                 seq.message(role, &content, msg.ts);
             }
