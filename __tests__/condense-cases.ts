@@ -1,7 +1,8 @@
 /**
  * Inputs and expected values of specs/extension-formats.md §10 shared by the suites that run the
- * acceptance cases: `condense.test.ts` (the binding) and `compat/extension.test.ts` (the
- * extension's names and call shapes). Plain data, no imports of either module.
+ * acceptance cases: `condense.test.ts` (the binding) and `compat/extension-context.test.ts` /
+ * `compat/extension-condense.test.ts` (the extension's names and call shapes). Plain data, no
+ * imports of either module.
  */
 
 /** Prices (USD per million tokens) of cases 1–5. */

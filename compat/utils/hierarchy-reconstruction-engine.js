@@ -14,6 +14,8 @@
 //     mapped onto the legacy fields (`reconstructedParentId`, `parentConfidenceScore`,
 //     `parentResolutionMethod`, `isRootTask`); links under `minConfidenceScore` are refused.
 // The mode is `config.mode` when given, else the compat layer's current mode.
+// The instruction index and its fallback are in ./hierarchy-engine-index.js, phase 1's extractor in
+// ./hierarchy-engine-instructions.js.
 
 const path = require('path')
 const crypto = require('crypto')
@@ -23,107 +25,15 @@ function nativeBinding() {
   return require('../../index.js')
 }
 
-// The engine's index: the compat layer's TaskInstructionIndex (./task-instruction-index.js). When
-// that module is not installed, a private index with the same semantics for the four members the
-// engine calls (addInstruction, getSize, searchExactPrefix, clearTempTruncatedInstructions):
-// keys from the binding's `computeInstructionPrefix`, looked up as the legacy exact trie does
-// (the walk along the query stops where no stored key continues; a hit only if a key ends there).
-function indexModule() {
-  try {
-    return require('./task-instruction-index.js')
-  } catch (err) {
-    if (err && err.code === 'MODULE_NOT_FOUND' && String(err.message).includes('task-instruction-index')) {
-      return { TaskInstructionIndex: EngineInstructionIndex }
-    }
-    throw err
-  }
-}
-
-class EngineInstructionIndex {
-  constructor() {
-    this.root = new Map()
-    this.entries = new Map()
-    this.tempTruncatedInstructions = new Map()
-  }
-
-  addInstruction(parentTaskId, instructionPrefix, _instruction, K = 192) {
-    if (!instructionPrefix) return
-    const key = nativeBinding().computeInstructionPrefix(String(instructionPrefix), K).toLowerCase()
-    if (!key) return
-    let entry = this.entries.get(key)
-    if (!entry) {
-      entry = { parentTaskIds: [] }
-      this.entries.set(key, entry)
-      let node = this.root
-      for (const ch of key) {
-        if (!node.has(ch)) node.set(ch, new Map())
-        node = node.get(ch)
-      }
-      node.set('', key)
-    }
-    if (!entry.parentTaskIds.includes(parentTaskId)) entry.parentTaskIds.push(parentTaskId)
-  }
-
-  // The key ending where the walk along `query` stops, if one does.
-  walk(query) {
-    let node = this.root
-    for (const ch of query.toLowerCase()) {
-      const next = node.get(ch)
-      if (!next) break
-      node = next
-    }
-    return node.get('')
-  }
-
-  searchExactPrefix(childText, K = 192) {
-    if (!childText) return []
-    const text = String(childText)
-    const normalized =
-      text.includes('phase 3d hierarchy reconstruction execution sddd.') ||
-      text.includes('sddd:') ||
-      (text.length <= 192 && text === text.toLowerCase().trim())
-    const full = normalized ? text.substring(0, K) : nativeBinding().computeInstructionPrefix(text, K)
-    const lengths = [K]
-    for (let n = K; n >= 16; n -= 16) lengths.push(n)
-    for (const n of lengths) {
-      const key = this.walk(full.substring(0, n))
-      const entry = key === undefined ? undefined : this.entries.get(key)
-      if (entry) return entry.parentTaskIds.map((taskId) => ({ taskId, prefix: key }))
-    }
-    return []
-  }
-
-  async getSize() {
-    return this.entries.size
-  }
-
-  getStats() {
-    const n = this.entries.size
-    let parents = 0
-    for (const e of this.entries.values()) parents += e.parentTaskIds.length
-    return { totalNodes: n, totalInstructions: n, avgDepth: n ? parents / n : 0 }
-  }
-
-  clearTempTruncatedInstructions() {
-    this.tempTruncatedInstructions.clear()
-  }
-}
-
 const { currentMode } = require('../services/compat-mode.js')
+const { indexModule } = require('./hierarchy-engine-index.js')
+const { extractSubtaskInstructions } = require('./hierarchy-engine-instructions.js')
 
 // Tolerance of the parent-before-child check (ms).
 function toleranceMs() {
   return process.env.NODE_ENV === 'test' ? 60000 : 1000
 }
 
-const NEW_TASK_XML = /<\s*new_task\b[\s\S]*?<\/\s*new_task\s*>/gi
-const MODE_TAG = /<\s*mode\s*>([\s\S]*?)<\/\s*mode\s*>/i
-const MESSAGE_TAG = /<\s*message\s*>([\s\S]*?)<\/\s*message\s*>/i
-const GENERIC_BLOCK_SRC =
-  '<\\s*([a-z_][\\w\\-]*)\\b[^>]*>[\\s\\S]*?<\\s*mode\\s*>([\\s\\S]*?)<\\/\\s*mode\\s*>[\\s\\S]*?<\\s*message\\s*>([\\s\\S]*?)<\\/\\s*message\\s*>[\\s\\S]*?<\\/\\s*\\1\\s*>'
-const TASK_TAG_SRC = '<\\s*task\\s*>([\\s\\S]*?)<\\/\\s*task\\s*>'
-const DELEGATION = /je (?:te passe|délègue|confie|transfère).*?(?:en|au) mode?\s+(\w+)/i
-const API_NEW_TASK_SRC = '\\[new_task in ([^:]+):\\s*[\'"](.+?)[\'"]\\]'
 const ROOT_PATTERNS = [
   /^bonjour/i,
   /^hello/i,
@@ -531,167 +441,10 @@ class HierarchyReconstructionEngine {
     return { isValid: true, validationType: 'existence' }
   }
 
-  // Sub-task instructions of one task from its ui_messages.json (the engine's own extractor).
+  // Sub-task instructions of one task from its ui_messages.json (the engine's own extractor,
+  // ./hierarchy-engine-instructions.js).
   async extractSubtaskInstructions(skeleton) {
-    const out = []
-    const file = path.join(skeleton.metadata.dataSource || '', 'ui_messages.json')
-    if (!fs.existsSync(file)) return out
-    const data = JSON.parse(fs.readFileSync(file, 'utf-8'))
-    const messages = Array.isArray(data) ? data : Array.isArray(data && data.messages) ? data.messages : []
-    const push = (message, entry, realTs) => {
-      // `realTs`: the record's own `ts` (epoch ms), kept apart for the fixed mode's time checks.
-      if (typeof realTs === 'number' && Number.isFinite(realTs)) {
-        Object.defineProperty(entry, 'realTs', { value: realTs, enumerable: false })
-      }
-      out.push(entry)
-    }
-    for (const message of messages) {
-      if (message.type === 'ask' && message.ask === 'tool') {
-        try {
-          let tool = null
-          if (typeof message.text === 'object' && message.text) tool = message.text
-          else if (typeof message.text === 'string') {
-            try {
-              tool = JSON.parse(message.text)
-            } catch {
-              tool = null
-            }
-          } else if (typeof message.content === 'object' && message.content) tool = message.content
-          else if (typeof message.content === 'string') {
-            try {
-              tool = JSON.parse(message.content)
-            } catch {
-              tool = null
-            }
-          }
-          if (tool && tool.tool === 'newTask' && tool.content) {
-            const body = String(tool.content)
-            push(
-              message,
-              {
-                timestamp: message.ts || Date.now(),
-                mode: this.extractModeFromRooMode(String(tool.mode || 'task')),
-                message: body.substring(0, 200),
-                taskId: tool.taskId,
-              },
-              message.ts,
-            )
-          }
-        } catch {
-          // a record that cannot be read as a tool call is not one
-        }
-      }
-      if (message.type === 'say' && message.say === 'api_req_started' && typeof message.text === 'string') {
-        try {
-          const api = JSON.parse(message.text)
-          if (api && typeof api.request === 'string') {
-            const re = new RegExp(API_NEW_TASK_SRC, 'gs')
-            let m
-            while ((m = re.exec(api.request)) !== null) {
-              const modeMatch = m[1].trim().match(/([A-Za-z]+)\s*mode/i)
-              const body = m[2].trim()
-              if (body.length > 10) {
-                push(
-                  message,
-                  {
-                    timestamp: message.ts || message.timestamp || Date.now(),
-                    mode: modeMatch ? modeMatch[1].trim().toLowerCase() : 'task',
-                    message: this.normalizeEscaping(body),
-                  },
-                  message.ts,
-                )
-              }
-            }
-          }
-        } catch {
-          // not a JSON request record
-        }
-      }
-      const content = message.text || message.content
-      if (content) {
-        const blocks = typeof content === 'string' ? content.match(NEW_TASK_XML) : null
-        for (const block of blocks || []) {
-          const mm = block.match(MODE_TAG)
-          const msg = block.match(MESSAGE_TAG)
-          if (mm && msg) {
-            const body = String(msg[1] || '').trim()
-            if (body.length > 5) {
-              push(
-                message,
-                {
-                  timestamp: message.ts || message.timestamp || Date.now(),
-                  mode: String(mm[1] || '').trim().toLowerCase() || 'task',
-                  message: this.normalizeEscaping(body).substring(0, 200),
-                },
-                message.ts,
-              )
-            }
-          }
-        }
-        const generic = typeof content === 'string' ? content.match(new RegExp(GENERIC_BLOCK_SRC, 'gi')) : null
-        for (const block of generic || []) {
-          const m = block.match(new RegExp(GENERIC_BLOCK_SRC, 'i'))
-          if (!m || String(m[1] || '').trim().toLowerCase() === 'new_task') continue
-          const body = String(m[3] || '').trim()
-          if (body.length > 5) {
-            push(
-              message,
-              {
-                timestamp: message.ts || message.timestamp || Date.now(),
-                mode: String(m[2] || '').trim().toLowerCase() || 'task',
-                message: body.substring(0, 200),
-              },
-              message.ts,
-            )
-          }
-        }
-        const tasks = typeof content === 'string' ? content.match(new RegExp(TASK_TAG_SRC, 'gi')) : null
-        for (const t of tasks || []) {
-          const m = t.match(new RegExp(TASK_TAG_SRC, 'i'))
-          const body = m && m[1] ? m[1].trim() : undefined
-          if (body && body.length > 5) {
-            push(
-              message,
-              { timestamp: message.ts || message.timestamp || Date.now(), mode: 'task', message: body.substring(0, 200) },
-              message.ts,
-            )
-          }
-        }
-        if (message.type === 'say' || message.role === 'assistant') {
-          const d = typeof content === 'string' ? content.match(DELEGATION) : null
-          if (d) {
-            push(
-              message,
-              { timestamp: message.ts || Date.now(), mode: d[1].toLowerCase(), message: content.substring(0, 200) },
-              message.ts,
-            )
-          }
-        }
-      }
-    }
-    if (out.length === 0 && messages.length > 0) {
-      const all = messages
-        .map((m) => (typeof m?.text === 'string' ? m.text : typeof m?.content === 'string' ? m.content : ''))
-        .join('\n')
-      for (const block of all.match(NEW_TASK_XML) || []) {
-        const mm = block.match(MODE_TAG)
-        const msg = block.match(MESSAGE_TAG)
-        const body = String(msg?.[1] || '').trim()
-        if (body.length > 5) {
-          out.push({
-            timestamp: Date.now(),
-            mode: String(mm?.[1] || '').trim().toLowerCase() || 'task',
-            message: body.substring(0, 200),
-          })
-        }
-      }
-      for (const b of all.match(new RegExp(TASK_TAG_SRC, 'gi')) || []) {
-        const m = b.match(new RegExp(TASK_TAG_SRC, 'i'))
-        const body = m?.[1]?.trim()
-        if (body && body.length > 5) out.push({ timestamp: Date.now(), mode: 'task', message: body.substring(0, 200) })
-      }
-    }
-    return out
+    return extractSubtaskInstructions(this, skeleton)
   }
 
   isRootTask(skeleton) {

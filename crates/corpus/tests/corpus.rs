@@ -170,6 +170,105 @@ fn truth_parents_exist_on_disk_except_deleted_ones() -> R {
     Ok(())
 }
 
+/// The files of task `t` have its era's shape: UI and API files, headers of the first user message, stored
+/// metadata and history item, API wrapper.
+fn check_era_shape(t: &roo_corpus::TaskTruth, d: &Path, ui: &[Value], api: &[Value]) -> R {
+    let first_user = api[0]["content"].to_string();
+    let has_history = d.join("history_item.json").exists();
+    match t.era {
+        Era::ClaudeDev2024 => {
+            assert!(t.parent.is_none());
+            assert!(!d.join("task_metadata.json").exists());
+            assert!(
+                api.iter().all(|m| m.get("ts").is_none()),
+                "claude-dev API messages have no ts"
+            );
+            assert!(ui.iter().any(|m| m["say"] == "api_req_finished"));
+            assert!(first_user.contains("Current Working Directory"));
+        }
+        Era::StackXmlOld | Era::StackXml => {
+            assert!(first_user.contains("<task>\\n"));
+            let header = if t.era == Era::StackXmlOld {
+                "Current Working Directory"
+            } else {
+                "Current Workspace Directory"
+            };
+            assert!(first_user.contains(header));
+            assert!(!has_history);
+        }
+        Era::Native | Era::HistoryItem | Era::V2Wrapper => {
+            assert!(first_user.contains("<user_message>\\n"));
+            assert!(first_user.contains("Current Workspace Directory"));
+            assert_eq!(has_history, t.era != Era::Native);
+            let raw = read_json(&d.join("api_conversation_history.json"))?;
+            assert_eq!(raw.is_object(), t.era == Era::V2Wrapper);
+            if t.era == Era::V2Wrapper {
+                assert_eq!(raw["version"], 2);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `history_item.json` of task `t` names it, its first text, its workspace and its parent, `id` first.
+fn check_history_item(t: &roo_corpus::TaskTruth, d: &Path, first_text: &str) -> R {
+    let hi = read_json(&d.join("history_item.json"))?;
+    assert_eq!(hi["id"], t.task_id.as_str());
+    assert_eq!(hi["task"], first_text.trim());
+    assert_eq!(hi["workspace"], t.workspace.as_str());
+    assert_eq!(
+        hi.get("parentTaskId").and_then(Value::as_str),
+        t.parent.as_deref()
+    );
+    let keys: Vec<&String> = hi.as_object().ok_or("object")?.keys().collect();
+    assert_eq!(keys[0], "id");
+    Ok(())
+}
+
+/// The parent's newTask content (with \\@ un-escaped) equals the child's first text, and the child (whose
+/// UI messages are `ui`) runs between the newTask ask and the parent's subtask result.
+fn check_child_link(parent_dir: &Path, child_id: &str, ui: &[Value]) -> R {
+    let first = &ui[0];
+    let first_text = first["text"].as_str().ok_or("first text")?;
+    let pui = read_json(&ui_file(parent_dir))?;
+    let pui = pui.as_array().ok_or("array")?;
+    let child_start = first["ts"].as_u64().ok_or("ts")?;
+    let child_end = ui.last().and_then(|m| m["ts"].as_u64()).ok_or("ts")?;
+    let mut found = false;
+    for (i, m) in pui.iter().enumerate() {
+        if m["ask"] != "tool" {
+            continue;
+        }
+        let payload: Value = serde_json::from_str(m["text"].as_str().ok_or("text")?)?;
+        if payload["tool"] != "newTask" {
+            continue;
+        }
+        let content = payload["content"]
+            .as_str()
+            .ok_or("content")?
+            .replace("\\\\@", "\\@");
+        let mode = payload["mode"].as_str().ok_or("mode")?;
+        assert!(mode.contains(' '), "mode is a display name: {mode}");
+        if content != first_text || m["ts"].as_u64() >= Some(child_start) {
+            continue;
+        }
+        let result = pui[i + 1..]
+            .iter()
+            .find(|r| r["say"] == "subtask_result" || r["say"] == "text");
+        let result_ts = result
+            .and_then(|r| r["ts"].as_u64())
+            .ok_or("subtask result")?;
+        assert!(result_ts > child_end);
+        found = true;
+    }
+    assert!(
+        found,
+        "no newTask in {} for child {child_id}",
+        parent_dir.display()
+    );
+    Ok(())
+}
+
 #[test]
 fn fifty_tasks_with_every_era() -> R {
     let dir = tempfile::tempdir()?;
@@ -201,93 +300,14 @@ fn fifty_tasks_with_every_era() -> R {
         assert_eq!(first["type"], "say");
         assert_eq!(first["say"], "text");
         let first_text = first["text"].as_str().ok_or("first text")?;
-        let first_user = api[0]["content"].to_string();
-        let has_history = d.join("history_item.json").exists();
-        match t.era {
-            Era::ClaudeDev2024 => {
-                assert!(t.parent.is_none());
-                assert!(!d.join("task_metadata.json").exists());
-                assert!(
-                    api.iter().all(|m| m.get("ts").is_none()),
-                    "claude-dev API messages have no ts"
-                );
-                assert!(ui.iter().any(|m| m["say"] == "api_req_finished"));
-                assert!(first_user.contains("Current Working Directory"));
-            }
-            Era::StackXmlOld | Era::StackXml => {
-                assert!(first_user.contains("<task>\\n"));
-                let header = if t.era == Era::StackXmlOld {
-                    "Current Working Directory"
-                } else {
-                    "Current Workspace Directory"
-                };
-                assert!(first_user.contains(header));
-                assert!(!has_history);
-            }
-            Era::Native | Era::HistoryItem | Era::V2Wrapper => {
-                assert!(first_user.contains("<user_message>\\n"));
-                assert!(first_user.contains("Current Workspace Directory"));
-                assert_eq!(has_history, t.era != Era::Native);
-                let raw = read_json(&d.join("api_conversation_history.json"))?;
-                assert_eq!(raw.is_object(), t.era == Era::V2Wrapper);
-                if t.era == Era::V2Wrapper {
-                    assert_eq!(raw["version"], 2);
-                }
-            }
-        }
-        if has_history {
+        check_era_shape(t, &d, ui, &api)?;
+        if d.join("history_item.json").exists() {
             v349 += 1;
-            let hi = read_json(&d.join("history_item.json"))?;
-            assert_eq!(hi["id"], t.task_id.as_str());
-            assert_eq!(hi["task"], first_text.trim());
-            assert_eq!(hi["workspace"], t.workspace.as_str());
-            assert_eq!(
-                hi.get("parentTaskId").and_then(Value::as_str),
-                t.parent.as_deref()
-            );
-            let keys: Vec<&String> = hi.as_object().ok_or("object")?.keys().collect();
-            assert_eq!(keys[0], "id");
+            check_history_item(t, &d, first_text)?;
         }
-        // The parent's newTask content (with \\@ un-escaped) equals the child's first text, and the child runs
-        // between the newTask ask and the parent's subtask result.
         if let Some(p) = &t.parent {
             let parent = by_id[p.as_str()];
-            let pui = read_json(&ui_file(&tasks_dir.join(&parent.task_id)))?;
-            let pui = pui.as_array().ok_or("array")?;
-            let child_start = first["ts"].as_u64().ok_or("ts")?;
-            let child_end = ui.last().and_then(|m| m["ts"].as_u64()).ok_or("ts")?;
-            let mut found = false;
-            for (i, m) in pui.iter().enumerate() {
-                if m["ask"] != "tool" {
-                    continue;
-                }
-                let payload: Value = serde_json::from_str(m["text"].as_str().ok_or("text")?)?;
-                if payload["tool"] != "newTask" {
-                    continue;
-                }
-                let content = payload["content"]
-                    .as_str()
-                    .ok_or("content")?
-                    .replace("\\\\@", "\\@");
-                let mode = payload["mode"].as_str().ok_or("mode")?;
-                assert!(mode.contains(' '), "mode is a display name: {mode}");
-                if content != first_text || m["ts"].as_u64() >= Some(child_start) {
-                    continue;
-                }
-                let result = pui[i + 1..]
-                    .iter()
-                    .find(|r| r["say"] == "subtask_result" || r["say"] == "text");
-                let result_ts = result
-                    .and_then(|r| r["ts"].as_u64())
-                    .ok_or("subtask result")?;
-                assert!(result_ts > child_end);
-                found = true;
-            }
-            assert!(
-                found,
-                "no newTask in {} for child {}",
-                parent.task_id, t.task_id
-            );
+            check_child_link(&tasks_dir.join(&parent.task_id), &t.task_id, ui)?;
             links += 1;
         }
     }
