@@ -513,73 +513,19 @@ pub fn analyze_task_legacy_files(
     if files.metadata.is_none() && files.api_history.is_none() && files.ui_messages.is_none() {
         return None;
     }
-
-    // task_metadata.json: read errors propagate (→ null), parse errors give `{}`.
-    let raw_meta = match files.metadata {
-        Some(f) => {
-            let text = lossy_text(f.bytes?);
-            json_parse(strip_bom(&text)).unwrap_or_else(|| Value::Object(Map::new()))
-        }
-        None => Value::Object(Map::new()),
-    };
-    if raw_meta.is_null() {
-        return None; // `null.parentTaskId` throws
-    }
-    let history = files
-        .history_item
-        .and_then(|f| f.bytes)
-        .map(lossy_text)
-        .and_then(|t| json_parse(strip_bom(&t)));
-    let history_parent = history.as_ref().and_then(|h| prop(h, "parentTaskId"));
+    let raw_meta = raw_task_metadata(files.metadata)?;
+    let parent_task_id = legacy_parent_task_id(&raw_meta, files.history_item);
 
     let mut oversized_files = Vec::new();
     let ui_content = preload_file(UI_MESSAGES, files.ui_messages, &mut oversized_files);
     let api_content = preload_file(API_HISTORY, files.api_history, &mut oversized_files);
 
-    let parent = or(
-        or(
-            prop(&raw_meta, "parentTaskId"),
-            prop(&raw_meta, "parent_task_id"),
-        ),
-        history_parent,
-    );
-    let parent_task_id = if truthy(parent) {
-        opt_value_string(parent)
-    } else {
-        None
-    };
-
     let instructions = match &ui_content {
         Some(c) => extract_from_messages(&parse_ui_for_instructions(c)),
         None => Vec::new(),
     };
-    let mut seen = HashSet::new();
-    let mut child_task_instruction_prefixes = Vec::new();
-    for inst in &instructions {
-        let p = compute_instruction_prefix(&inst.message, DEFAULT_PREFIX_LEN);
-        if utf16_len(&p) > 10 && seen.insert(p.clone()) {
-            child_task_instruction_prefixes.push(p);
-        }
-    }
-
-    let api_items = match &api_content {
-        Some(c) => read_sequence_items(c)?,
-        None => Vec::new(),
-    };
-    let ui_items = match &ui_content {
-        Some(c) => read_sequence_items(c)?,
-        None => Vec::new(),
-    };
-    let all: Vec<&Value> = api_items.iter().chain(ui_items.iter()).collect();
-    let (message_count, action_count, is_completed) = sequence_summary(&all)?;
-    let sequence = if with_sequence {
-        Some(legacy_sequence(&all)?)
-    } else {
-        None
-    };
-    drop(all);
-    drop(ui_items);
-    drop(api_items);
+    let child_task_instruction_prefixes = distinct_child_prefixes(&instructions);
+    let seq = SequenceFacts::read(api_content.as_deref(), ui_content.as_deref(), with_sequence)?;
 
     let main = ui_content.as_deref().and_then(main_instruction);
     let truncated_instruction = main
@@ -588,61 +534,11 @@ pub fn analyze_task_legacy_files(
         .map(|m| compute_instruction_prefix(m, DEFAULT_PREFIX_LEN));
 
     // Dates and workspace from the api history (strict JSON.parse first), then files_in_context.
-    let mut stamps: Vec<f64> = Vec::new();
-    let mut extracted_workspace: Option<String> = None;
-    if let Some(api) = api_content.as_deref().filter(|c| !c.is_empty()) {
-        if let Some(data) = json_parse(api) {
-            if let Some(caps) = WORKSPACE.as_ref().and_then(|re| re.captures(api)) {
-                if let Some(m) = caps.get(1) {
-                    extracted_workspace = Some(js_trim(m.as_str()).to_owned());
-                }
-            }
-            let messages = if data.is_array() {
-                Some(&data)
-            } else {
-                prop(&data, "messages").filter(|m| truthy(Some(m)))
-            };
-            if let Some(Value::Array(list)) = messages {
-                for m in list {
-                    if m.is_null() {
-                        break; // `null.ts` throws; earlier dates are kept
-                    }
-                    if let Some(Value::Number(n)) = prop(m, "ts") {
-                        let f = number_value(n);
-                        if f != 0.0 {
-                            stamps.push(time_clip(f));
-                        }
-                    }
-                }
-            }
-        }
-    }
+    let (mut stamps, extracted_workspace) = api_history_stamps(api_content.as_deref());
     if has_metadata {
-        if let Some(Value::Array(files)) = prop(&raw_meta, "files_in_context") {
-            'files: for f in files {
-                if f.is_null() {
-                    break 'files;
-                }
-                for key in ["roo_read_date", "roo_edit_date", "user_edit_date"] {
-                    let v = prop(f, key);
-                    if let Some(v) = v.filter(|v| truthy(Some(v))) {
-                        stamps.push(js_date_value(v));
-                    }
-                }
-            }
-        }
+        push_context_file_stamps(&raw_meta, &mut stamps);
     }
-    let (created_at_ms, last_activity_ms) = if stamps.is_empty() {
-        (None, None)
-    } else {
-        let order = v8_sort_order(&stamps);
-        let first = order.first().map_or(f64::NAN, |&i| stamps[i]);
-        let last = order.last().map_or(f64::NAN, |&i| stamps[i]);
-        if first.is_nan() || last.is_nan() {
-            return None; // `toISOString()` of an invalid date throws
-        }
-        (Some(first), Some(last))
-    };
+    let (created_at_ms, last_activity_ms) = first_and_last_stamp(&stamps)?;
 
     let workspace = match extracted_workspace {
         Some(w) if !w.is_empty() => Some(w),
@@ -657,19 +553,172 @@ pub fn analyze_task_legacy_files(
         child_task_instruction_prefixes,
         truncated_instruction,
         main_instruction: main,
-        message_count,
-        action_count,
-        sequence_length: message_count.saturating_add(action_count),
+        message_count: seq.message_count,
+        action_count: seq.action_count,
+        sequence_length: seq.message_count.saturating_add(seq.action_count),
         total_size,
         workspace,
         title: opt_value_string(prop(&raw_meta, "title")),
         mode: opt_value_string(prop(&raw_meta, "mode")),
-        is_completed,
+        is_completed: seq.is_completed,
         created_at_ms,
         last_activity_ms,
         oversized_files,
-        sequence,
+        sequence: seq.sequence,
     })
+}
+
+/// `task_metadata.json` as the builder holds it: `{}` when absent or not JSON; `None` when it
+/// cannot be read (the error propagates) or is `null` (`null.parentTaskId` throws).
+fn raw_task_metadata(file: Option<LegacyFile>) -> Option<Value> {
+    let raw_meta = match file {
+        Some(f) => {
+            let text = lossy_text(f.bytes?);
+            json_parse(strip_bom(&text)).unwrap_or_else(|| Value::Object(Map::new()))
+        }
+        None => Value::Object(Map::new()),
+    };
+    (!raw_meta.is_null()).then_some(raw_meta)
+}
+
+/// The parent id: `task_metadata.json`'s `parentTaskId` or `parent_task_id`, else
+/// `history_item.json`'s `parentTaskId`, when truthy.
+fn legacy_parent_task_id(raw_meta: &Value, history_item: Option<LegacyFile>) -> Option<String> {
+    let history = history_item
+        .and_then(|f| f.bytes)
+        .map(lossy_text)
+        .and_then(|t| json_parse(strip_bom(&t)));
+    let history_parent = history.as_ref().and_then(|h| prop(h, "parentTaskId"));
+    let parent = or(
+        or(
+            prop(raw_meta, "parentTaskId"),
+            prop(raw_meta, "parent_task_id"),
+        ),
+        history_parent,
+    );
+    if truthy(parent) {
+        opt_value_string(parent)
+    } else {
+        None
+    }
+}
+
+/// The prefixes of the child instructions longer than 10 UTF-16 units, first occurrence of each.
+fn distinct_child_prefixes(instructions: &[LegacyInstruction]) -> Vec<String> {
+    let mut seen = HashSet::new();
+    let mut prefixes = Vec::new();
+    for inst in instructions {
+        let p = compute_instruction_prefix(&inst.message, DEFAULT_PREFIX_LEN);
+        if utf16_len(&p) > 10 && seen.insert(p.clone()) {
+            prefixes.push(p);
+        }
+    }
+    prefixes
+}
+
+/// The counts of the api history and UI messages read as one sequence, and that sequence.
+struct SequenceFacts {
+    message_count: u32,
+    action_count: u32,
+    is_completed: bool,
+    sequence: Option<Vec<Value>>,
+}
+
+impl SequenceFacts {
+    /// `None` where the builder throws (a `null` item, …).
+    fn read(api: Option<&str>, ui: Option<&str>, with_sequence: bool) -> Option<SequenceFacts> {
+        let api_items = match api {
+            Some(c) => read_sequence_items(c)?,
+            None => Vec::new(),
+        };
+        let ui_items = match ui {
+            Some(c) => read_sequence_items(c)?,
+            None => Vec::new(),
+        };
+        let all: Vec<&Value> = api_items.iter().chain(ui_items.iter()).collect();
+        let (message_count, action_count, is_completed) = sequence_summary(&all)?;
+        let sequence = if with_sequence {
+            Some(legacy_sequence(&all)?)
+        } else {
+            None
+        };
+        Some(SequenceFacts {
+            message_count,
+            action_count,
+            is_completed,
+            sequence,
+        })
+    }
+}
+
+/// The non-zero `ts` of the api history's messages (up to a `null` one) and the workspace its text
+/// names; nothing when it is not strict JSON.
+fn api_history_stamps(api: Option<&str>) -> (Vec<f64>, Option<String>) {
+    let mut stamps: Vec<f64> = Vec::new();
+    let mut workspace: Option<String> = None;
+    let Some(api) = api.filter(|c| !c.is_empty()) else {
+        return (stamps, workspace);
+    };
+    let Some(data) = json_parse(api) else {
+        return (stamps, workspace);
+    };
+    if let Some(caps) = WORKSPACE.as_ref().and_then(|re| re.captures(api)) {
+        if let Some(m) = caps.get(1) {
+            workspace = Some(js_trim(m.as_str()).to_owned());
+        }
+    }
+    let messages = if data.is_array() {
+        Some(&data)
+    } else {
+        prop(&data, "messages").filter(|m| truthy(Some(m)))
+    };
+    if let Some(Value::Array(list)) = messages {
+        for m in list {
+            if m.is_null() {
+                break; // `null.ts` throws; earlier dates are kept
+            }
+            if let Some(Value::Number(n)) = prop(m, "ts") {
+                let f = number_value(n);
+                if f != 0.0 {
+                    stamps.push(time_clip(f));
+                }
+            }
+        }
+    }
+    (stamps, workspace)
+}
+
+/// Adds the truthy read and edit dates of `task_metadata.json`'s `files_in_context` (up to a `null`
+/// entry).
+fn push_context_file_stamps(raw_meta: &Value, stamps: &mut Vec<f64>) {
+    let Some(Value::Array(files)) = prop(raw_meta, "files_in_context") else {
+        return;
+    };
+    for f in files {
+        if f.is_null() {
+            break;
+        }
+        for key in ["roo_read_date", "roo_edit_date", "user_edit_date"] {
+            if let Some(v) = prop(f, key).filter(|v| truthy(Some(v))) {
+                stamps.push(js_date_value(v));
+            }
+        }
+    }
+}
+
+/// The first and last of the times in V8's sort order (`(None, None)` without times); `None` when
+/// either is an invalid date (`toISOString()` throws).
+fn first_and_last_stamp(stamps: &[f64]) -> Option<(Option<f64>, Option<f64>)> {
+    if stamps.is_empty() {
+        return Some((None, None));
+    }
+    let order = v8_sort_order(stamps);
+    let first = order.first().map_or(f64::NAN, |&i| stamps[i]);
+    let last = order.last().map_or(f64::NAN, |&i| stamps[i]);
+    if first.is_nan() || last.is_nan() {
+        return None;
+    }
+    Some((Some(first), Some(last)))
 }
 
 #[cfg(test)]

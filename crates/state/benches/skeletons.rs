@@ -2,6 +2,10 @@
 //! `serde_json` parse of the same bytes, measured in the same run; and a cold scan with the
 //! hierarchy (as the binding's `scanTasks` with `hierarchy`) of a generated store of every era
 //! against a parallel raw read of the same files on the same thread pool.
+//!
+//! The fixture cases need the legacy fixtures of `../shared`: without them they are skipped with
+//! a line on stderr saying why (a failure with `ROO_STATE_REQUIRE_SHARED=1`, see
+//! `roo_corpus::shared`); the generated store needs nothing from outside and is always measured.
 
 use criterion::{Criterion, Throughput};
 use rayon::prelude::*;
@@ -20,13 +24,19 @@ const FILES: [&str; 5] = [
     "task_metadata.json",
 ];
 
-/// Every task directory of the shared fixtures and of the project's own stores.
-fn task_dirs() -> Vec<(String, PathBuf)> {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let roots = [
-        manifest.join("../../../shared/fixtures/legacy-tasks/real-tasks"),
-        manifest.join("../../../shared/fixtures/legacy-tasks/controlled-hierarchy"),
-    ];
+/// The legacy fixture sets of `../shared` the fixture cases read.
+const SHARED_SETS: [&str; 2] = [
+    "fixtures/legacy-tasks/real-tasks",
+    "fixtures/legacy-tasks/controlled-hierarchy",
+];
+
+/// Every task directory of the shared fixtures and of the project's own stores; `None` when a
+/// shared fixture set is absent (after the line on stderr that says so).
+fn fixture_task_dirs() -> Option<Vec<(String, PathBuf)>> {
+    let roots = SHARED_SETS
+        .iter()
+        .map(|set| roo_corpus::shared::shared_fixture(set, "skeletons bench, fixture cases"))
+        .collect::<Option<Vec<PathBuf>>>()?;
     let mut out = Vec::new();
     for root in roots.iter() {
         if let Ok(entries) = std::fs::read_dir(root) {
@@ -37,6 +47,7 @@ fn task_dirs() -> Vec<(String, PathBuf)> {
             }
         }
     }
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     if let Ok(stores) = std::fs::read_dir(manifest.join("../../fixtures/stores")) {
         for store in stores.flatten() {
             if let Ok(tasks) = std::fs::read_dir(store.path().join("tasks")) {
@@ -49,7 +60,7 @@ fn task_dirs() -> Vec<(String, PathBuf)> {
         }
     }
     out.sort();
-    out
+    Some(out)
 }
 
 fn files_of(dirs: &[(String, PathBuf)]) -> Vec<PathBuf> {
@@ -81,9 +92,8 @@ fn skeletons(dirs: &[(String, PathBuf)], opts: &AnalyzeOptions) -> usize {
         .sum()
 }
 
-fn bench(c: &mut Criterion) {
-    let dirs = task_dirs();
-    let files = files_of(&dirs);
+fn bench_fixtures(c: &mut Criterion, dirs: &[(String, PathBuf)]) {
+    let files = files_of(dirs);
     let bytes = read_all(&files) as u64;
     let header = AnalyzeOptions {
         include_sequence: false,
@@ -98,10 +108,10 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(parse_all(&files)))
     });
     g.bench_function("skeleton headers", |b| {
-        b.iter(|| black_box(skeletons(&dirs, &header)))
+        b.iter(|| black_box(skeletons(dirs, &header)))
     });
     g.bench_function("skeletons with sequence", |b| {
-        b.iter(|| black_box(skeletons(&dirs, &full)))
+        b.iter(|| black_box(skeletons(dirs, &full)))
     });
     g.finish();
 }
@@ -178,10 +188,9 @@ fn median_secs(mut f: impl FnMut() -> usize, runs: usize) -> f64 {
     t[t.len() / 2]
 }
 
-/// The ratios the project tracks, from medians measured here and now.
-fn ratios(tasks: &Path) {
-    let dirs = task_dirs();
-    let files = files_of(&dirs);
+/// The fixture ratios the project tracks, from medians measured here and now.
+fn fixture_ratios(dirs: &[(String, PathBuf)]) {
+    let files = files_of(dirs);
     let mib = read_all(&files) as f64 / (1024.0 * 1024.0);
     let header = AnalyzeOptions {
         include_sequence: false,
@@ -189,7 +198,7 @@ fn ratios(tasks: &Path) {
     };
     let raw = median_secs(|| read_all(&files), 31);
     let parse = median_secs(|| parse_all(&files), 31);
-    let skel = median_secs(|| skeletons(&dirs, &header), 31);
+    let skel = median_secs(|| skeletons(dirs, &header), 31);
     println!(
         "\n{} tasks, {mib:.2} MiB of task JSON (median of 31 runs)",
         dirs.len()
@@ -202,6 +211,10 @@ fn ratios(tasks: &Path) {
         "  ratio skeleton / Value parse {:5.2}x the time",
         skel / parse
     );
+}
+
+/// The generated store's ratios the project tracks, from medians measured here and now.
+fn store_ratios(tasks: &Path) {
     let files = store_files(tasks);
     let mib = read_all(&files) as f64 / (1024.0 * 1024.0);
     let raw = median_secs(|| raw_read_parallel(&files), 11);
@@ -213,11 +226,18 @@ fn ratios(tasks: &Path) {
 }
 
 fn main() {
+    // The fixture cases run only with the legacy fixtures of `../shared`.
+    let fixtures = fixture_task_dirs();
     // The generated store is written once and serves the criterion cases and the ratios.
     let (_keep, tasks) = generated_store();
     let mut c = Criterion::default().configure_from_args();
-    bench(&mut c);
+    if let Some(dirs) = &fixtures {
+        bench_fixtures(&mut c, dirs);
+    }
     bench_store(&mut c, &tasks);
     c.final_summary();
-    ratios(&tasks);
+    if let Some(dirs) = &fixtures {
+        fixture_ratios(dirs);
+    }
+    store_ratios(&tasks);
 }

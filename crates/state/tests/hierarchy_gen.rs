@@ -247,14 +247,7 @@ impl Builder {
         self.truth.insert(id.clone(), parent);
         let mut now = created + self.rng.range(2_000, 60_000);
         let mut calls = Vec::new();
-        let mut kids = if depth < 4 && *budget > 0 {
-            self.rng.range(0, 3)
-        } else {
-            0
-        };
-        if depth == 0 && *budget > 0 {
-            kids = kids.max(1);
-        }
+        let kids = self.child_count(depth, *budget);
         let mut previous: Option<String> = None;
         let mut kid_ids: Vec<String> = Vec::new();
         for _ in 0..kids {
@@ -262,62 +255,20 @@ impl Builder {
                 break;
             }
             let child = self.id();
-            // Traps on the child's instruction.
-            let roll = self.rng.range(0, 99);
-            let (trap, message, child_text): (&'static str, String, String) = match roll {
-                0..=5 if previous.is_some() => {
-                    let p = previous.clone().unwrap_or_default();
-                    ("siblings_same", p.clone(), p)
-                }
-                6..=11 => {
-                    let tail = self.sentence(5);
-                    let t = format!("{PREAMBLE}{tail}");
-                    ("long_shared", t.clone(), t)
-                }
-                12..=17 => {
-                    let w = self.sentence(8);
-                    (
-                        "escaping",
-                        format!(
-                            "Fix  \\\\@src/{w}.ts &amp; check &lt;div&gt;\n\n  then   {w} AGAIN"
-                        ),
-                        format!("fix \\@src/{w}.ts & check <div> then {w} again"),
-                    )
-                }
-                18..=21 => {
-                    let t = self.instruction();
-                    let extra = self.sentence(12);
-                    let full = format!("{t} and then {extra}");
-                    // The parent's record holds only the first part (a cut header), the child all of it.
-                    ("prefix_record", format!("{t}..."), full)
-                }
-                _ => {
-                    let t = self.instruction();
-                    ("plain", t.clone(), t)
-                }
-            };
-            previous = Some(message.clone());
+            let planned = self.child_instruction(previous.as_deref());
+            previous = Some(planned.message.clone());
             let call_ts = now + self.rng.range(1_000, 30_000);
             let child_created = call_ts + self.rng.range(200, 3_000);
-            let mut c = call(&message, Some(call_ts), None);
+            let mut c = call(&planned.message, Some(call_ts), None);
             let era = self.rng.range(0, 99);
-            let mut trap = trap;
-            if era < 8 {
-                // API-only record written after the child started.
-                c.sources = vec![ChildSource::ToolUse];
-                c.ts = Some(child_created + self.rng.range(0, 4_000));
-                trap = if trap == "plain" { "api_only" } else { trap };
-            } else if era < 12 {
-                c.ts = None;
-                trap = if trap == "plain" { "untimed" } else { trap };
-            }
+            let trap = self.record_era(era, &mut c, child_created, planned.trap);
             self.trap.insert(child.clone(), trap);
             let end = self.task(
                 child.clone(),
                 Some(id.clone()),
                 ws,
                 child_created,
-                child_text.clone(),
+                planned.child_text.clone(),
                 depth + 1,
                 budget,
             );
@@ -329,40 +280,141 @@ impl Builder {
             calls.push(c);
             kid_ids.push(child.clone());
             now = completed;
-            // A look-alike root created after this child, issuing the same instruction, with its own child.
             if self.rng.chance(0.04) && *budget > 2 {
-                let la = self.id();
-                let la_created = child_created + self.rng.range(60_000, 600_000);
-                let la_text = self.instruction();
-                let la_child = self.id();
-                let la_call = la_created + self.rng.range(5_000, 20_000);
-                let la_child_created = la_call + self.rng.range(200, 2_000);
-                let mut l = skel(&la, Some(&self.spelling(ws)), Some(la_created), &la_text);
-                l = with_calls(
-                    l,
-                    vec![call(
-                        &message,
-                        Some(la_call),
-                        Some(la_child_created + 30_000),
-                    )],
-                );
-                self.truth.insert(la.clone(), None);
-                self.trap.insert(la.clone(), "lookalike_root");
-                let mut lc = skel(
-                    &la_child,
-                    Some(&self.spelling(ws)),
-                    Some(la_child_created),
-                    &child_text,
-                );
-                lc.last_activity_ms = Some(la_child_created + 20_000);
-                lc.stored_links.history_item_parent = Some(la.clone());
-                self.truth.insert(la_child.clone(), Some(la.clone()));
-                self.trap.insert(la_child.clone(), "lookalike_child");
-                self.skeletons.push(l);
-                self.skeletons.push(lc);
+                self.lookalike_pair(ws, child_created, &planned);
                 *budget = budget.saturating_sub(2);
             }
         }
+        self.finish_parent(s, calls, &kid_ids, now)
+    }
+
+    /// How many children a task at `depth` gets: up to three above depth 4, at least one for a root.
+    fn child_count(&mut self, depth: u32, budget: usize) -> i64 {
+        let mut kids = if depth < 4 && budget > 0 {
+            self.rng.range(0, 3)
+        } else {
+            0
+        };
+        if depth == 0 && budget > 0 {
+            kids = kids.max(1);
+        }
+        kids
+    }
+
+    /// A child's instruction, with the trap it sets: the same as its previous sibling's, a long shared
+    /// preamble, escaping the normalisation must undo, a parent record cut short, or plain.
+    fn child_instruction(&mut self, previous: Option<&str>) -> PlannedChild {
+        let roll = self.rng.range(0, 99);
+        let (trap, message, child_text): (&'static str, String, String) = match roll {
+            0..=5 if previous.is_some() => {
+                let p = previous.unwrap_or_default().to_owned();
+                ("siblings_same", p.clone(), p)
+            }
+            6..=11 => {
+                let tail = self.sentence(5);
+                let t = format!("{PREAMBLE}{tail}");
+                ("long_shared", t.clone(), t)
+            }
+            12..=17 => {
+                let w = self.sentence(8);
+                (
+                    "escaping",
+                    format!("Fix  \\\\@src/{w}.ts &amp; check &lt;div&gt;\n\n  then   {w} AGAIN"),
+                    format!("fix \\@src/{w}.ts & check <div> then {w} again"),
+                )
+            }
+            18..=21 => {
+                let t = self.instruction();
+                let extra = self.sentence(12);
+                let full = format!("{t} and then {extra}");
+                // The parent's record holds only the first part (a cut header), the child all of it.
+                ("prefix_record", format!("{t}..."), full)
+            }
+            _ => {
+                let t = self.instruction();
+                ("plain", t.clone(), t)
+            }
+        };
+        PlannedChild {
+            trap,
+            message,
+            child_text,
+        }
+    }
+
+    /// How the parent recorded the call, by the `era` roll: below 8 only in the API history, written
+    /// after the child started; below 12 without a time; else as seen in the UI. Returns the child's
+    /// trap (the era's own name when the instruction set none).
+    fn record_era(
+        &mut self,
+        era: i64,
+        c: &mut NewTaskInstruction,
+        child_created: i64,
+        trap: &'static str,
+    ) -> &'static str {
+        if era < 8 {
+            c.sources = vec![ChildSource::ToolUse];
+            c.ts = Some(child_created + self.rng.range(0, 4_000));
+            if trap == "plain" {
+                "api_only"
+            } else {
+                trap
+            }
+        } else if era < 12 {
+            c.ts = None;
+            if trap == "plain" {
+                "untimed"
+            } else {
+                trap
+            }
+        } else {
+            trap
+        }
+    }
+
+    /// A look-alike root created after the child born at `child_created`, issuing the same
+    /// instruction, with its own child.
+    fn lookalike_pair(&mut self, ws: usize, child_created: i64, planned: &PlannedChild) {
+        let la = self.id();
+        let la_created = child_created + self.rng.range(60_000, 600_000);
+        let la_text = self.instruction();
+        let la_child = self.id();
+        let la_call = la_created + self.rng.range(5_000, 20_000);
+        let la_child_created = la_call + self.rng.range(200, 2_000);
+        let mut l = skel(&la, Some(&self.spelling(ws)), Some(la_created), &la_text);
+        l = with_calls(
+            l,
+            vec![call(
+                &planned.message,
+                Some(la_call),
+                Some(la_child_created + 30_000),
+            )],
+        );
+        self.truth.insert(la.clone(), None);
+        self.trap.insert(la.clone(), "lookalike_root");
+        let mut lc = skel(
+            &la_child,
+            Some(&self.spelling(ws)),
+            Some(la_child_created),
+            &planned.child_text,
+        );
+        lc.last_activity_ms = Some(la_child_created + 20_000);
+        lc.stored_links.history_item_parent = Some(la.clone());
+        self.truth.insert(la_child.clone(), Some(la.clone()));
+        self.trap.insert(la_child.clone(), "lookalike_child");
+        self.skeletons.push(l);
+        self.skeletons.push(lc);
+    }
+
+    /// Gives the parent `s` its calls and child ids, ends it after `now`, sometimes cuts its files
+    /// right after its last call, and stores it. Returns the time it finished.
+    fn finish_parent(
+        &mut self,
+        s: ConversationSkeleton,
+        calls: Vec<NewTaskInstruction>,
+        kid_ids: &[String],
+        now: i64,
+    ) -> i64 {
         let mut s = with_calls(s, calls);
         s.stored_links.child_ids = s
             .child_tasks
@@ -384,6 +436,14 @@ impl Builder {
         self.skeletons.push(s);
         end
     }
+}
+
+/// A child's instruction as its parent's call records it and as the child holds it, and the trap
+/// it sets.
+struct PlannedChild {
+    trap: &'static str,
+    message: String,
+    child_text: String,
 }
 
 /// About `n` tasks in trees of depth ≤ 4 over `n / 40` workspaces (each spelled three ways), with every

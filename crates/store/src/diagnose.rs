@@ -9,6 +9,7 @@ use crate::vscdb::{self, StateDbReport};
 use rayon::prelude::*;
 use roo_formats::diag::Severity;
 use roo_formats::read::names;
+use roo_state::scan::TaskDir;
 use serde::Serialize;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -221,184 +222,34 @@ fn check_file(dir: &Path, name: &str) -> FileCheck {
     c
 }
 
+/// The report of one store: every check in turn, each adding its reasons.
 fn diagnose_one(t: &Target, opts: &DiagnoseOptions) -> LocationReport {
     let mut reasons: Vec<Reason> = Vec::new();
-    let mut push = |status: Status, message: String| reasons.push(Reason { status, message });
     let exists = t.tasks_dir.is_dir();
     let listing = roo_state::scan::list_task_dirs(&t.tasks_dir);
     let readable = listing.is_ok();
     let dirs = listing.map(|(d, _)| d).unwrap_or_default();
     if !exists {
-        push(Status::Error, "the tasks folder does not exist".into());
+        reasons.push(error("the tasks folder does not exist".into()));
     } else if !readable {
-        push(
-            Status::Error,
+        reasons.push(error(
             "the tasks folder cannot be read (permissions?)".into(),
-        );
+        ));
     }
-
-    // Sizes, by kind, and the newest file time of each task.
-    let per_task: Vec<(SizeSplit, i64)> = dirs
+    let footprints: Vec<TaskFootprint> = dirs
         .par_iter()
-        .map(|(_, dir)| {
-            let mut s = SizeSplit::default();
-            for e in walkdir::WalkDir::new(dir)
-                .follow_links(false)
-                .into_iter()
-                .flatten()
-            {
-                if e.file_type().is_dir() {
-                    continue;
-                }
-                let len = e.metadata().map_or(0, |m| m.len());
-                let rel = e.path().strip_prefix(dir).unwrap_or(e.path());
-                s.total_bytes += len;
-                match classify(rel) {
-                    FileClass::Conversation => {
-                        s.conversation_bytes += len;
-                        s.conversation_files += 1;
-                    }
-                    FileClass::Checkpoint => {
-                        s.checkpoint_bytes += len;
-                        s.checkpoint_files += 1;
-                    }
-                    FileClass::Other => {
-                        s.other_bytes += len;
-                        s.other_files += 1;
-                    }
-                }
-            }
-            let newest = task_sig(dir)
-                .iter()
-                .flatten()
-                .map(|(_, ns)| ns / 1_000_000)
-                .max()
-                .unwrap_or(0);
-            (s, newest)
-        })
+        .map(|(_, dir)| TaskFootprint::measure(dir))
         .collect();
-    let mut sizes = SizeSplit::default();
-    for (s, _) in &per_task {
-        sizes.total_bytes += s.total_bytes;
-        sizes.conversation_bytes += s.conversation_bytes;
-        sizes.conversation_files += s.conversation_files;
-        sizes.checkpoint_bytes += s.checkpoint_bytes;
-        sizes.checkpoint_files += s.checkpoint_files;
-        sizes.other_bytes += s.other_bytes;
-        sizes.other_files += s.other_files;
-    }
-    if let Some(base) = t.tasks_dir.parent() {
-        let legacy = base.join("checkpoints");
-        if legacy.is_dir() {
-            sizes.legacy_checkpoint_bytes = fsutil::tree_size(&legacy).1;
-        }
-    }
-    if sizes.checkpoint_bytes > (1 << 30) && sizes.checkpoint_bytes * 2 > sizes.total_bytes {
-        push(
-            Status::Warning,
-            format!(
-                "checkpoints take {:.1} GiB of {:.1} GiB; cleanupObsoleteCheckpoints can free them without touching conversations",
-                sizes.checkpoint_bytes as f64 / (1u64 << 30) as f64,
-                sizes.total_bytes as f64 / (1u64 << 30) as f64
-            ),
-        );
-    }
-
-    // The most recent tasks.
-    let mut order: Vec<usize> = (0..dirs.len()).collect();
-    order.sort_by(|&a, &b| {
-        per_task[b]
-            .1
-            .cmp(&per_task[a].1)
-            .then_with(|| dirs[a].0.cmp(&dirs[b].0))
-    });
-    let recent_tasks: Vec<RecentTask> = order
-        .iter()
-        .take(opts.recent)
-        .map(|&i| {
-            let (id, dir) = &dirs[i];
-            let ui_name = if dir.join(names::UI_MESSAGES).exists()
-                || !dir.join(names::CLAUDE_MESSAGES).exists()
-            {
-                names::UI_MESSAGES
-            } else {
-                names::CLAUDE_MESSAGES
-            };
-            let files: Vec<FileCheck> = [
-                ui_name,
-                names::API_HISTORY,
-                names::HISTORY_ITEM,
-                names::TASK_METADATA,
-            ]
+    let sizes = store_sizes(&t.tasks_dir, &footprints);
+    reasons.extend(checkpoint_reason(&sizes));
+    let recent_tasks = recent_tasks(&dirs, &footprints, opts.recent);
+    reasons.extend(
+        recent_tasks
             .iter()
-            .map(|n| check_file(dir, n))
-            .collect();
-            let has_conversation = files.iter().take(2).any(|f| f.exists);
-            let ok = has_conversation && files.iter().all(|f| !f.exists || f.parses);
-            RecentTask {
-                task_id: id.clone(),
-                last_modified: per_task[i].1,
-                files,
-                ok,
-            }
-        })
-        .collect();
-    for r in recent_tasks.iter().filter(|r| !r.ok) {
-        let what = r
-            .files
-            .iter()
-            .filter(|f| f.exists && !f.parses)
-            .map(|f| {
-                format!(
-                    "{} ({})",
-                    f.name,
-                    f.first_problem.clone().unwrap_or_default()
-                )
-            })
-            .collect::<Vec<_>>();
-        let msg = if what.is_empty() {
-            format!(
-                "recent task {} has neither ui_messages.json nor api_conversation_history.json",
-                r.task_id
-            )
-        } else {
-            format!(
-                "recent task {} has files that do not parse: {}",
-                r.task_id,
-                what.join("; ")
-            )
-        };
-        push(Status::Warning, msg);
-    }
-
-    // The extension's history index.
-    let index_path = t.tasks_dir.join(names::HISTORY_INDEX);
-    let history_index_entries = if index_path.is_file() {
-        let r = roo_formats::read_history_index(&index_path);
-        match r.value {
-            Some(ix) => {
-                let n = ix.entries.len() as u32;
-                if (n as usize) < dirs.len() {
-                    push(
-                        Status::Warning,
-                        format!(
-                            "tasks/_index.json lists {n} of {} task folders; the extension adds the others when it reconciles, or run rebuildRooStateFromTasks with regenerateExtensionIndex",
-                            dirs.len()
-                        ),
-                    );
-                }
-                Some(n)
-            }
-            None => {
-                push(Status::Warning, "tasks/_index.json cannot be read; the extension will rebuild it from history_item.json files".into());
-                None
-            }
-        }
-    } else {
-        None
-    };
-
-    // state.vscdb.
+            .filter(|r| !r.ok)
+            .map(broken_recent_task_reason),
+    );
+    let history_index_entries = history_index_entries(&t.tasks_dir, dirs.len(), &mut reasons);
     let disk_ids: HashSet<String> = dirs.iter().map(|(id, _)| id.clone()).collect();
     let host = t.host.or_else(|| discover::host_of_path(&t.tasks_dir));
     let state_db = match (&t.state_db, host) {
@@ -406,53 +257,12 @@ fn diagnose_one(t: &Target, opts: &DiagnoseOptions) -> LocationReport {
         _ => None,
     };
     if let Some(db) = &state_db {
-        if let Some(e) = &db.error {
-            push(Status::Warning, format!("state.vscdb: {e}"));
-        }
-        if db.extension_bytes > opts.state_warn_bytes {
-            push(
-                Status::Warning,
-                format!(
-                    "the extension keeps {:.1} MiB in state.vscdb; editors warn about large extension state and slow down",
-                    db.extension_bytes as f64 / (1u64 << 20) as f64
-                ),
-            );
-        }
-        if let Some(th) = &db.task_history {
-            if th.only_on_disk > 0 && history_index_entries.is_none() {
-                push(
-                    Status::Warning,
-                    format!(
-                        "{} task folder(s) are missing from the extension's task history in state.vscdb, so it does not list them; rebuildRooStateFromTasks with regenerateExtensionIndex writes an index the extension reads",
-                        th.only_on_disk
-                    ),
-                );
-            }
-        }
+        let index_read = history_index_entries.is_some();
+        reasons.extend(state_db_reasons(db, opts, index_read));
     }
-
-    // Our cache.
     let cache = cache::cache_status(&opts.cache_root, &t.tasks_dir);
     if exists && readable {
-        if !cache.exists {
-            push(
-                Status::Warning,
-                "no skeleton cache yet; run buildSkeletonCache".into(),
-            );
-        } else if let Some(u) = &cache.unusable {
-            push(
-                Status::Warning,
-                format!("the skeleton cache cannot be used: {u}"),
-            );
-        } else if cache.stale + cache.missing + cache.removed > 0 {
-            push(
-                Status::Warning,
-                format!(
-                    "the skeleton cache is behind: {} changed, {} new, {} deleted task(s); buildSkeletonCache refreshes only those",
-                    cache.stale, cache.missing, cache.removed
-                ),
-            );
-        }
+        reasons.extend(cache_reason(&cache));
     }
     if reasons.is_empty() {
         reasons.push(Reason {
@@ -475,5 +285,256 @@ fn diagnose_one(t: &Target, opts: &DiagnoseOptions) -> LocationReport {
         cache,
         status,
         reasons,
+    }
+}
+
+fn error(message: String) -> Reason {
+    Reason {
+        status: Status::Error,
+        message,
+    }
+}
+
+fn warning(message: String) -> Reason {
+    Reason {
+        status: Status::Warning,
+        message,
+    }
+}
+
+/// What one task folder holds: its bytes and files by kind, and its newest task file's time.
+struct TaskFootprint {
+    sizes: SizeSplit,
+    /// ms since the epoch.
+    newest: i64,
+}
+
+impl TaskFootprint {
+    fn measure(dir: &Path) -> TaskFootprint {
+        let mut sizes = SizeSplit::default();
+        for e in walkdir::WalkDir::new(dir)
+            .follow_links(false)
+            .into_iter()
+            .flatten()
+        {
+            if e.file_type().is_dir() {
+                continue;
+            }
+            let len = e.metadata().map_or(0, |m| m.len());
+            let rel = e.path().strip_prefix(dir).unwrap_or(e.path());
+            sizes.count_file(rel, len);
+        }
+        let newest = task_sig(dir)
+            .iter()
+            .flatten()
+            .map(|(_, ns)| ns / 1_000_000)
+            .max()
+            .unwrap_or(0);
+        TaskFootprint { sizes, newest }
+    }
+}
+
+impl SizeSplit {
+    /// Counts a file of `len` bytes at `rel` (inside its task folder) under its kind.
+    fn count_file(&mut self, rel: &Path, len: u64) {
+        self.total_bytes += len;
+        match classify(rel) {
+            FileClass::Conversation => {
+                self.conversation_bytes += len;
+                self.conversation_files += 1;
+            }
+            FileClass::Checkpoint => {
+                self.checkpoint_bytes += len;
+                self.checkpoint_files += 1;
+            }
+            FileClass::Other => {
+                self.other_bytes += len;
+                self.other_files += 1;
+            }
+        }
+    }
+
+    /// Adds the figures of `other` under `tasks/` (the legacy checkpoints are not added).
+    fn add(&mut self, other: &SizeSplit) {
+        self.total_bytes += other.total_bytes;
+        self.conversation_bytes += other.conversation_bytes;
+        self.conversation_files += other.conversation_files;
+        self.checkpoint_bytes += other.checkpoint_bytes;
+        self.checkpoint_files += other.checkpoint_files;
+        self.other_bytes += other.other_bytes;
+        self.other_files += other.other_files;
+    }
+}
+
+/// The sizes of the whole store: its task folders, and the legacy `checkpoints/` beside `tasks/`.
+fn store_sizes(tasks_dir: &Path, footprints: &[TaskFootprint]) -> SizeSplit {
+    let mut sizes = SizeSplit::default();
+    for f in footprints {
+        sizes.add(&f.sizes);
+    }
+    if let Some(base) = tasks_dir.parent() {
+        let legacy = base.join("checkpoints");
+        if legacy.is_dir() {
+            sizes.legacy_checkpoint_bytes = fsutil::tree_size(&legacy).1;
+        }
+    }
+    sizes
+}
+
+/// A warning when checkpoints take over a GiB and most of the store.
+fn checkpoint_reason(sizes: &SizeSplit) -> Option<Reason> {
+    (sizes.checkpoint_bytes > (1 << 30) && sizes.checkpoint_bytes * 2 > sizes.total_bytes).then(|| {
+        warning(format!(
+            "checkpoints take {:.1} GiB of {:.1} GiB; cleanupObsoleteCheckpoints can free them without touching conversations",
+            sizes.checkpoint_bytes as f64 / (1u64 << 30) as f64,
+            sizes.total_bytes as f64 / (1u64 << 30) as f64
+        ))
+    })
+}
+
+/// The structure of the `n` most recently modified tasks (ties by id).
+fn recent_tasks(dirs: &[TaskDir], footprints: &[TaskFootprint], n: usize) -> Vec<RecentTask> {
+    let mut order: Vec<usize> = (0..dirs.len()).collect();
+    order.sort_by(|&a, &b| {
+        footprints[b]
+            .newest
+            .cmp(&footprints[a].newest)
+            .then_with(|| dirs[a].0.cmp(&dirs[b].0))
+    });
+    order
+        .iter()
+        .take(n)
+        .map(|&i| {
+            let (id, dir) = &dirs[i];
+            check_recent_task(id, dir, footprints[i].newest)
+        })
+        .collect()
+}
+
+/// Checks a task's conversation files (`ui_messages.json`, or the older `claude_messages.json`),
+/// `history_item.json` and `task_metadata.json`.
+fn check_recent_task(id: &str, dir: &Path, last_modified: i64) -> RecentTask {
+    let ui_name =
+        if dir.join(names::UI_MESSAGES).exists() || !dir.join(names::CLAUDE_MESSAGES).exists() {
+            names::UI_MESSAGES
+        } else {
+            names::CLAUDE_MESSAGES
+        };
+    let files: Vec<FileCheck> = [
+        ui_name,
+        names::API_HISTORY,
+        names::HISTORY_ITEM,
+        names::TASK_METADATA,
+    ]
+    .iter()
+    .map(|n| check_file(dir, n))
+    .collect();
+    let has_conversation = files.iter().take(2).any(|f| f.exists);
+    let ok = has_conversation && files.iter().all(|f| !f.exists || f.parses);
+    RecentTask {
+        task_id: id.to_owned(),
+        last_modified,
+        files,
+        ok,
+    }
+}
+
+/// The warning about a recent task that is not ok: no conversation, or files that do not parse.
+fn broken_recent_task_reason(r: &RecentTask) -> Reason {
+    let what = r
+        .files
+        .iter()
+        .filter(|f| f.exists && !f.parses)
+        .map(|f| {
+            format!(
+                "{} ({})",
+                f.name,
+                f.first_problem.clone().unwrap_or_default()
+            )
+        })
+        .collect::<Vec<_>>();
+    let msg = if what.is_empty() {
+        format!(
+            "recent task {} has neither ui_messages.json nor api_conversation_history.json",
+            r.task_id
+        )
+    } else {
+        format!(
+            "recent task {} has files that do not parse: {}",
+            r.task_id,
+            what.join("; ")
+        )
+    };
+    warning(msg)
+}
+
+/// The entries of the extension's history index `tasks/_index.json` (`None` when absent or
+/// unreadable), with a warning when it cannot be read or lists fewer than the `task_count` folders.
+fn history_index_entries(
+    tasks_dir: &Path,
+    task_count: usize,
+    reasons: &mut Vec<Reason>,
+) -> Option<u32> {
+    let index_path = tasks_dir.join(names::HISTORY_INDEX);
+    if !index_path.is_file() {
+        return None;
+    }
+    let r = roo_formats::read_history_index(&index_path);
+    match r.value {
+        Some(ix) => {
+            let n = ix.entries.len() as u32;
+            if (n as usize) < task_count {
+                reasons.push(warning(format!(
+                    "tasks/_index.json lists {n} of {task_count} task folders; the extension adds the others when it reconciles, or run rebuildRooStateFromTasks with regenerateExtensionIndex"
+                )));
+            }
+            Some(n)
+        }
+        None => {
+            reasons.push(warning("tasks/_index.json cannot be read; the extension will rebuild it from history_item.json files".into()));
+            None
+        }
+    }
+}
+
+/// The warnings about `state.vscdb`: an error reading it, too much extension state, task folders
+/// its task history lacks (when no readable `_index.json` makes up for them).
+fn state_db_reasons(db: &StateDbReport, opts: &DiagnoseOptions, index_read: bool) -> Vec<Reason> {
+    let mut reasons = Vec::new();
+    if let Some(e) = &db.error {
+        reasons.push(warning(format!("state.vscdb: {e}")));
+    }
+    if db.extension_bytes > opts.state_warn_bytes {
+        reasons.push(warning(format!(
+            "the extension keeps {:.1} MiB in state.vscdb; editors warn about large extension state and slow down",
+            db.extension_bytes as f64 / (1u64 << 20) as f64
+        )));
+    }
+    if let Some(th) = &db.task_history {
+        if th.only_on_disk > 0 && !index_read {
+            reasons.push(warning(format!(
+                "{} task folder(s) are missing from the extension's task history in state.vscdb, so it does not list them; rebuildRooStateFromTasks with regenerateExtensionIndex writes an index the extension reads",
+                th.only_on_disk
+            )));
+        }
+    }
+    reasons
+}
+
+/// The warning about our skeleton cache: absent, unusable, or behind the disk.
+fn cache_reason(cache: &CacheStatus) -> Option<Reason> {
+    if !cache.exists {
+        Some(warning(
+            "no skeleton cache yet; run buildSkeletonCache".into(),
+        ))
+    } else if let Some(u) = &cache.unusable {
+        Some(warning(format!("the skeleton cache cannot be used: {u}")))
+    } else if cache.stale + cache.missing + cache.removed > 0 {
+        Some(warning(format!(
+            "the skeleton cache is behind: {} changed, {} new, {} deleted task(s); buildSkeletonCache refreshes only those",
+            cache.stale, cache.missing, cache.removed
+        )))
+    } else {
+        None
     }
 }

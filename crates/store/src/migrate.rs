@@ -129,6 +129,19 @@ impl Run<'_> {
     fn step(&mut self, s: impl Into<String>) {
         self.report.steps.push(s.into());
     }
+
+    /// The marker of this migration, made by `method`, stamped now.
+    fn marker(&self, method: &str) -> Marker {
+        Marker {
+            from: self.report.from.clone(),
+            to: self.report.to.clone(),
+            method: method.to_owned(),
+            files: self.report.files,
+            bytes: self.report.bytes,
+            at: roo_js::now_ms(),
+            version: crate::ENGINE_VERSION.to_owned(),
+        }
+    }
 }
 
 fn sibling(path: &Path, suffix: &str) -> PathBuf {
@@ -168,8 +181,6 @@ pub fn migrate_tasks_dir(from: &Path, to: &Path, opts: &MigrateOptions) -> Resul
             to.display()
         )));
     }
-    let staging = sibling(&to, "roo-migrating");
-    let doomed = sibling(&from, "roo-migrated-removing");
     let marker_path = to.join(MARKER);
     let mut run = Run {
         opts,
@@ -181,53 +192,27 @@ pub fn migrate_tasks_dir(from: &Path, to: &Path, opts: &MigrateOptions) -> Resul
             ..MigrateReport::default()
         },
     };
-
-    // A marked destination: the copy is complete; finish removing the source.
+    let places = Places {
+        staging: sibling(&to, "roo-migrating"),
+        doomed: sibling(&from, "roo-migrated-removing"),
+        from,
+        to,
+    };
     if let Some(m) = read_marker(&marker_path) {
-        if m.from != run.report.from {
-            return Err(StoreError::DestinationNotEmpty { path: to });
-        }
-        run.report.files = m.files;
-        run.report.bytes = m.bytes;
-        run.report.method = m.method.clone();
-        if !from.exists() && !doomed.exists() {
-            run.report.already_done = true;
-            run.report.method = "none".into();
-            run.step("already migrated");
-            return Ok(run.report);
-        }
-        run.report.resumed = true;
-        if opts.dry_run {
-            run.step("would remove what is left of the source");
-            return Ok(run.report);
-        }
-        if from.exists() {
-            // The source must hold nothing the copy lacks (it may have been used again since).
-            verify(&from, &to).map_err(|e| match e {
-                StoreError::VerifyFailed { detail, .. } => StoreError::VerifyFailed {
-                    path: from.clone(),
-                    detail: format!(
-                        "{detail}; the source changed after it was migrated, so it was kept"
-                    ),
-                },
-                other => other,
-            })?;
-        }
-        remove_source(&mut run, &from, &doomed)?;
-        return Ok(run.report);
+        return finish_marked(run, &places, &m);
     }
-
+    let (from, to) = (&places.from, &places.to);
     if !from.is_dir() {
-        return Err(StoreError::NotFound { path: from });
+        return Err(StoreError::NotFound { path: from.clone() });
     }
-    if to.exists() && !(to.is_dir() && is_empty_dir(&to)) {
-        return Err(StoreError::DestinationNotEmpty { path: to });
+    if to.exists() && !(to.is_dir() && is_empty_dir(to)) {
+        return Err(StoreError::DestinationNotEmpty { path: to.clone() });
     }
-    let (files, bytes) = fsutil::tree_size(&from);
+    let (files, bytes) = fsutil::tree_size(from);
     run.report.files = files;
     run.report.bytes = bytes;
     if opts.dry_run {
-        run.report.method = if opts.force_copy || !same_device(&from, &to) {
+        run.report.method = if opts.force_copy || !same_device(from, to) {
             "copy".into()
         } else {
             "rename".into()
@@ -238,64 +223,120 @@ pub fn migrate_tasks_dir(from: &Path, to: &Path, opts: &MigrateOptions) -> Resul
     if let Some(parent) = to.parent() {
         fs::create_dir_all(parent).map_err(|e| StoreError::io("creating", parent, e))?;
     }
-    let marker = |method: &str| Marker {
-        from: from.display().to_string(),
-        to: to.display().to_string(),
-        method: method.to_owned(),
-        files,
-        bytes,
-        at: roo_js::now_ms(),
-        version: crate::ENGINE_VERSION.to_owned(),
-    };
+    if !opts.force_copy && move_by_rename(&mut run, &places)? {
+        return Ok(run.report);
+    }
+    move_by_copy(&mut run, &places)?;
+    Ok(run.report)
+}
 
-    if !opts.force_copy {
-        run.point(Step::MarkSource, 0)?;
-        let src_marker = from.join(MARKER);
-        write_marker(&src_marker, &marker("rename"))?;
-        run.step("marked the source");
-        run.point(Step::Rename, 0)?;
-        if to.exists() {
-            let _ = fs::remove_dir(&to);
+/// The folders a migration touches.
+struct Places {
+    from: PathBuf,
+    to: PathBuf,
+    /// `.<name>.roo-migrating` beside the destination: the copy until it is complete and marked.
+    staging: PathBuf,
+    /// `.<name>.roo-migrated-removing` beside the source: the source on its way out.
+    doomed: PathBuf,
+}
+
+/// A destination marked with `m`: the copy is complete, so what is left of the source is removed
+/// (after checking that it holds nothing the copy lacks); nothing is done when it is already gone.
+fn finish_marked(mut run: Run<'_>, places: &Places, m: &Marker) -> Result<MigrateReport> {
+    let Places {
+        from, to, doomed, ..
+    } = places;
+    if m.from != run.report.from {
+        return Err(StoreError::DestinationNotEmpty { path: to.clone() });
+    }
+    run.report.files = m.files;
+    run.report.bytes = m.bytes;
+    run.report.method = m.method.clone();
+    if !from.exists() && !doomed.exists() {
+        run.report.already_done = true;
+        run.report.method = "none".into();
+        run.step("already migrated");
+        return Ok(run.report);
+    }
+    run.report.resumed = true;
+    if run.opts.dry_run {
+        run.step("would remove what is left of the source");
+        return Ok(run.report);
+    }
+    if from.exists() {
+        // The source must hold nothing the copy lacks (it may have been used again since).
+        verify(from, to).map_err(|e| match e {
+            StoreError::VerifyFailed { detail, .. } => StoreError::VerifyFailed {
+                path: from.clone(),
+                detail: format!(
+                    "{detail}; the source changed after it was migrated, so it was kept"
+                ),
+            },
+            other => other,
+        })?;
+    }
+    remove_source(&mut run, from, doomed)?;
+    Ok(run.report)
+}
+
+/// The move in one rename: the source is marked, then renamed onto the destination. `false` when
+/// the rename is refused (another device), with the source's marker removed again.
+fn move_by_rename(run: &mut Run<'_>, places: &Places) -> Result<bool> {
+    let Places { from, to, .. } = places;
+    run.point(Step::MarkSource, 0)?;
+    let src_marker = from.join(MARKER);
+    write_marker(&src_marker, &run.marker("rename"))?;
+    run.step("marked the source");
+    run.point(Step::Rename, 0)?;
+    if to.exists() {
+        let _ = fs::remove_dir(to);
+    }
+    match fs::rename(from, to) {
+        Ok(()) => {
+            run.step("renamed");
+            run.point(Step::Renamed, 0)?;
+            run.report.method = "rename".into();
+            Ok(true)
         }
-        match fs::rename(&from, &to) {
-            Ok(()) => {
-                run.step("renamed");
-                run.point(Step::Renamed, 0)?;
-                run.report.method = "rename".into();
-                return Ok(run.report);
-            }
-            Err(e) => {
-                // Another device (or a rename the OS refuses): copy instead.
-                let _ = fs::remove_file(&src_marker);
-                run.step(format!("rename refused ({e}); copying"));
-            }
+        Err(e) => {
+            // Another device (or a rename the OS refuses): copy instead.
+            let _ = fs::remove_file(&src_marker);
+            run.step(format!("rename refused ({e}); copying"));
+            Ok(false)
         }
     }
+}
 
+/// The move by copy: copied into the staging folder, verified, marked, renamed onto the
+/// destination; then the source is removed.
+fn move_by_copy(run: &mut Run<'_>, places: &Places) -> Result<()> {
+    let Places {
+        from,
+        to,
+        staging,
+        doomed,
+    } = places;
     run.report.method = "copy".into();
     if staging.exists() {
-        fs::remove_dir_all(&staging)
-            .map_err(|e| StoreError::io("removing the old staging folder", &staging, e))?;
+        fs::remove_dir_all(staging)
+            .map_err(|e| StoreError::io("removing the old staging folder", staging, e))?;
         run.step("discarded an unfinished copy");
     }
-    copy_tree(&mut run, &from, &staging)?;
+    copy_tree(run, from, staging)?;
     run.step("copied");
     run.point(Step::Copied, 0)?;
-    verify(&from, &staging)?;
+    verify(from, staging)?;
     run.step("verified");
     run.point(Step::Verified, 0)?;
-    write_marker(&staging.join(MARKER), &marker("copy"))?;
+    write_marker(&staging.join(MARKER), &run.marker("copy"))?;
     run.point(Step::StagedMarker, 0)?;
     if to.exists() {
-        fs::remove_dir(&to)
-            .map_err(|e| StoreError::io("removing the empty destination", &to, e))?;
+        fs::remove_dir(to).map_err(|e| StoreError::io("removing the empty destination", to, e))?;
     }
-    fs::rename(&staging, &to)
-        .map_err(|e| StoreError::io("renaming the copy into place", &to, e))?;
+    fs::rename(staging, to).map_err(|e| StoreError::io("renaming the copy into place", to, e))?;
     run.step("swapped");
     run.point(Step::Swapped, 0)?;
-    remove_source(&mut run, &from, &doomed)?;
-    Ok(run.report)
+    remove_source(run, from, doomed)
 }
 
 fn remove_source(run: &mut Run, from: &Path, doomed: &Path) -> Result<()> {

@@ -66,7 +66,39 @@ pub(super) fn infer(
     out: &mut [TaskLink],
     metrics: &mut HierarchyMetrics,
 ) {
-    let pending: Vec<u32> = (0..ix.view.len() as u32)
+    let pending = unlinked_with_instruction(ix, out);
+    if pending.is_empty() || ix.slots.is_empty() {
+        return;
+    }
+    let per_child = candidate_edges(ix, texts, &pending, claimed);
+    let handout = hand_out_slots(ix, &pending, &per_child, claimed);
+    metrics.ambiguous += u32::try_from(handout.ambiguous.len()).unwrap_or(u32::MAX);
+    let issues: Vec<HierarchyIssue> = handout
+        .ambiguous
+        .par_iter()
+        .map(|(e, rivals)| ambiguity_issue(ix, e, rivals))
+        .collect();
+    metrics.issues.extend(issues);
+    // The evidence of each link (allocations only), in parallel.
+    let evidence: Vec<(usize, String, ParentEvidence)> = handout
+        .assigned
+        .par_iter()
+        .map(|e| {
+            let ev = inferred_evidence(ix, texts, e);
+            (e.child as usize, ix.id(e.parent).to_owned(), ev)
+        })
+        .collect();
+    for (c, parent, ev) in evidence {
+        if let Some(o) = out.get_mut(c) {
+            o.parent = Some(parent);
+            o.evidence = Some(ev);
+        }
+    }
+}
+
+/// The tasks inference looks up: no parent yet, and an instruction to match.
+fn unlinked_with_instruction(ix: &Index<'_>, out: &[TaskLink]) -> Vec<u32> {
+    (0..ix.view.len() as u32)
         .filter(|&i| {
             out.get(i as usize).is_some_and(|o| o.parent.is_none())
                 && ix
@@ -74,12 +106,17 @@ pub(super) fn infer(
                     .get(i as usize)
                     .is_some_and(|x| !x.query.is_empty())
         })
-        .collect();
-    if pending.is_empty() || ix.slots.is_empty() {
-        return;
-    }
-    // Exact matches first (a hash lookup), then the radix trie for the rest.
-    let frozen: &[bool] = claimed;
+        .collect()
+}
+
+/// The acceptable slots of each pending task (same order as `pending`): exact matches first (a hash
+/// lookup), then the radix trie for the tasks that found none.
+fn candidate_edges(
+    ix: &Index<'_>,
+    texts: &[&str],
+    pending: &[u32],
+    claimed: &[bool],
+) -> Vec<Vec<Edge>> {
     let mut per_child: Vec<Vec<Edge>> = pending
         .par_iter()
         .map(|&c| {
@@ -88,7 +125,7 @@ pub(super) fn infer(
             };
             let q = info.query;
             match ix.key_of(info.query_hash, q) {
-                Some(k) => slot_edges(ix, c, MatchKind::Exact, q.len(), k, frozen),
+                Some(k) => slot_edges(ix, c, MatchKind::Exact, q.len(), k, claimed),
                 None => Vec::new(),
             }
         })
@@ -105,7 +142,7 @@ pub(super) fn infer(
             .par_iter()
             .map(|&i| {
                 let c = pending.get(i).copied().unwrap_or(0);
-                (i, prefix_edges(ix, c, texts, &tries, frozen))
+                (i, prefix_edges(ix, c, texts, &tries, claimed))
             })
             .collect();
         for (i, e) in found {
@@ -114,6 +151,25 @@ pub(super) fn infer(
             }
         }
     }
+    per_child
+}
+
+/// What the hand-out of slots decided: the links made, and the children left unlinked because
+/// rival parents fit as well (with those rivals).
+struct SlotHandout {
+    assigned: Vec<Edge>,
+    ambiguous: Vec<(Edge, Vec<u32>)>,
+}
+
+/// Hands out the slots closest in time first, one child per slot and one slot per child; a child
+/// whose best edge has a rival parent that time cannot tell apart is left unlinked. Claims the
+/// slots it hands out.
+fn hand_out_slots(
+    ix: &Index<'_>,
+    pending: &[u32],
+    per_child: &[Vec<Edge>],
+    claimed: &mut [bool],
+) -> SlotHandout {
     let mut edges: Vec<Edge> = per_child.iter().flatten().copied().collect();
     edges.sort_unstable_by_key(Edge::order_key);
     let mut edges_of: Vec<&[Edge]> = vec![&[]; ix.view.len()];
@@ -123,8 +179,10 @@ pub(super) fn infer(
         }
     }
     let mut done = vec![false; ix.view.len()];
-    let mut assigned: Vec<Edge> = Vec::new();
-    let mut ambiguous: Vec<(Edge, Vec<u32>)> = Vec::new();
+    let mut handout = SlotHandout {
+        assigned: Vec::new(),
+        ambiguous: Vec::new(),
+    };
     for e in &edges {
         let (c, s) = (e.child as usize, e.slot as usize);
         if done.get(c).copied().unwrap_or(true) || claimed.get(s).copied().unwrap_or(true) {
@@ -146,88 +204,89 @@ pub(super) fn infer(
         if mine.iter().any(|o| is_rival(&o)) {
             // The issue is written after the loop, in parallel; the rivals are those of now.
             let rivals: Vec<u32> = mine.iter().filter(is_rival).map(|x| x.parent).collect();
-            ambiguous.push((*e, rivals));
+            handout.ambiguous.push((*e, rivals));
             continue;
         }
         if let Some(f) = claimed.get_mut(s) {
             *f = true;
         }
-        assigned.push(*e);
+        handout.assigned.push(*e);
     }
-    metrics.ambiguous += u32::try_from(ambiguous.len()).unwrap_or(u32::MAX);
-    let issues: Vec<HierarchyIssue> = ambiguous
-        .par_iter()
-        .map(|(e, rivals)| {
-            let mut cands: Vec<String> = std::iter::once(e.parent)
-                .chain(rivals.iter().copied())
-                .map(|p| ix.id(p).to_owned())
-                .collect();
-            cands.sort_unstable();
-            cands.dedup();
-            HierarchyIssue {
-                kind: issue::AMBIGUOUS.into(),
-                task_id: ix.id(e.child).to_owned(),
-                detail: match e.gap {
-                    Some(g) => format!(
-                        "{} parents issued this instruction within {AMBIGUITY_MS} ms of each other (best gap {g} ms); left unlinked",
-                        cands.len()
-                    ),
-                    None => format!(
-                        "{} parents issued this instruction and no timestamps separate them; left unlinked",
-                        cands.len()
-                    ),
-                },
-                candidates: cands,
-            }
-        })
+    handout
+}
+
+/// The `ambiguous` issue of a child left unlinked: its best edge's parent and the rivals.
+fn ambiguity_issue(ix: &Index<'_>, e: &Edge, rivals: &[u32]) -> HierarchyIssue {
+    let mut cands: Vec<String> = std::iter::once(e.parent)
+        .chain(rivals.iter().copied())
+        .map(|p| ix.id(p).to_owned())
         .collect();
-    metrics.issues.extend(issues);
-    // The evidence of each link (allocations only), in parallel.
-    let evidence: Vec<(usize, String, ParentEvidence)> = assigned
-        .par_iter()
-        .map(|e| {
-            let c = e.child as usize;
-            let slot = ix.slots.get(e.slot as usize);
-            let query_len = ix.infos.get(c).map_or(1, |x| x.query.len().max(1));
-            let mut confidence = match e.kind {
-                MatchKind::Exact => 0.95,
-                MatchKind::Prefix => 0.6 + 0.3 * (e.key_len as f64 / query_len as f64).min(1.0),
-            };
-            if e.gap.is_none() {
-                confidence -= 0.25;
+    cands.sort_unstable();
+    cands.dedup();
+    HierarchyIssue {
+        kind: issue::AMBIGUOUS.into(),
+        task_id: ix.id(e.child).to_owned(),
+        detail: match e.gap {
+            Some(g) => format!(
+                "{} parents issued this instruction within {AMBIGUITY_MS} ms of each other (best gap {g} ms); left unlinked",
+                cands.len()
+            ),
+            None => format!(
+                "{} parents issued this instruction and no timestamps separate them; left unlinked",
+                cands.len()
+            ),
+        },
+        candidates: cands,
+    }
+}
+
+/// How sure an inferred link is: by the kind of match (and a prefix's share of the instruction),
+/// less without timestamps, without a known workspace, or with a call no result closed.
+fn inferred_confidence(ix: &Index<'_>, e: &Edge) -> f64 {
+    let query_len = ix
+        .infos
+        .get(e.child as usize)
+        .map_or(1, |x| x.query.len().max(1));
+    let mut confidence = match e.kind {
+        MatchKind::Exact => 0.95,
+        MatchKind::Prefix => 0.6 + 0.3 * (e.key_len as f64 / query_len as f64).min(1.0),
+    };
+    if e.gap.is_none() {
+        confidence -= 0.25;
+    }
+    if !e.workspace_known {
+        confidence -= 0.1;
+    }
+    if !ix
+        .slots
+        .get(e.slot as usize)
+        .is_some_and(|x| x.closed_by_result)
+    {
+        confidence -= 0.05;
+    }
+    round3(confidence.clamp(0.05, 0.99))
+}
+
+/// The `parentEvidence` of a link inferred from an instruction.
+fn inferred_evidence(ix: &Index<'_>, texts: &[&str], e: &Edge) -> ParentEvidence {
+    let slot = ix.slots.get(e.slot as usize);
+    let matched = slot
+        .and_then(|x| texts.get(x.key as usize))
+        .map(|t| t.chars().take(MATCHED_PREFIX_CHARS).collect::<String>());
+    ParentEvidence {
+        source: source::INSTRUCTION_PREFIX.to_owned(),
+        confidence: inferred_confidence(ix, e),
+        matched_prefix: matched,
+        new_task_ts: slot.and_then(|x| x.ts),
+        match_kind: Some(
+            match e.kind {
+                MatchKind::Exact => "exact",
+                MatchKind::Prefix => "prefix",
             }
-            if !e.workspace_known {
-                confidence -= 0.1;
-            }
-            if !slot.is_some_and(|x| x.closed_by_result) {
-                confidence -= 0.05;
-            }
-            let matched = slot
-                .and_then(|x| texts.get(x.key as usize))
-                .map(|t| t.chars().take(MATCHED_PREFIX_CHARS).collect::<String>());
-            let ev = ParentEvidence {
-                source: source::INSTRUCTION_PREFIX.to_owned(),
-                confidence: round3(confidence.clamp(0.05, 0.99)),
-                matched_prefix: matched,
-                new_task_ts: slot.and_then(|x| x.ts),
-                match_kind: Some(
-                    match e.kind {
-                        MatchKind::Exact => "exact",
-                        MatchKind::Prefix => "prefix",
-                    }
-                    .to_owned(),
-                ),
-                gap_ms: e.gap,
-                conflicts: Vec::new(),
-            };
-            (c, ix.id(e.parent).to_owned(), ev)
-        })
-        .collect();
-    for (c, parent, ev) in evidence {
-        if let Some(o) = out.get_mut(c) {
-            o.parent = Some(parent);
-            o.evidence = Some(ev);
-        }
+            .to_owned(),
+        ),
+        gap_ms: e.gap,
+        conflicts: Vec::new(),
     }
 }
 

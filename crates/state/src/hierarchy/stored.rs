@@ -19,64 +19,11 @@ pub(super) fn stored_links(
     out: &mut [TaskLink],
     metrics: &mut HierarchyMetrics,
 ) {
-    let mut named_by: FxMap<&str, Vec<u32>> = FxMap::default();
-    for (p, s) in ix.view.iter().enumerate() {
-        for c in &s.stored_links.child_ids {
-            named_by.entry(c.as_str()).or_default().push(p as u32);
-        }
-        for sid in ix.slots_of(p as u32) {
-            if let Some(c) = ix.slots.get(sid as usize).and_then(|x| x.child_task_id) {
-                named_by.entry(c).or_default().push(p as u32);
-                if ix.index_of.contains_key(c) {
-                    if let Some(f) = claimed.get_mut(sid as usize) {
-                        *f = true;
-                    }
-                }
-            }
-        }
-    }
+    let named_by = parents_naming_children(ix, claimed);
     for (i, s) in ix.view.iter().enumerate() {
-        let mut claims: Vec<StoredParent<'_>> = Vec::new();
-        if let Some(p) = &s.stored_links.history_item_parent {
-            claims.push(StoredParent {
-                rank: 3,
-                source: source::HISTORY_ITEM,
-                parent: p,
-            });
-        }
-        for &p in named_by
-            .get(s.task_id.as_str())
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-        {
-            claims.push(StoredParent {
-                rank: 2,
-                source: source::CHILD_IDS,
-                parent: ix.id(p),
-            });
-        }
-        if let Some(p) = &s.stored_links.metadata_parent {
-            claims.push(StoredParent {
-                rank: 1,
-                source: source::TASK_METADATA,
-                parent: p,
-            });
-        }
-        claims.retain(|c| !c.parent.trim().is_empty());
-        if claims.iter().any(|c| c.parent == s.task_id) {
-            let mut sources: Vec<&str> = claims
-                .iter()
-                .filter(|c| c.parent == s.task_id)
-                .map(|c| c.source)
-                .collect();
-            sources.sort_unstable();
-            sources.dedup();
-            metrics.issues.push(HierarchyIssue {
-                kind: issue::SELF_LINK.into(),
-                task_id: s.task_id.clone(),
-                detail: format!("stored link to itself ignored ({})", sources.join(", ")),
-                candidates: vec![s.task_id.clone()],
-            });
+        let mut claims = stored_claims(ix, s, &named_by);
+        if let Some(self_link) = self_link_issue(s, &claims) {
+            metrics.issues.push(self_link);
             claims.retain(|c| c.parent != s.task_id);
         }
         // Strongest source first; within one, a parent on disk, then the smallest id.
@@ -95,27 +42,11 @@ pub(super) fn stored_links(
             .collect();
         conflicts.sort();
         conflicts.dedup();
-        let base = if best.source == source::TASK_METADATA {
-            0.9
-        } else {
-            1.0
-        };
         if !conflicts.is_empty() {
             metrics.conflicts += 1;
-            let mut cands: Vec<String> = claims.iter().map(|c| c.parent.to_owned()).collect();
-            cands.sort();
-            cands.dedup();
-            metrics.issues.push(HierarchyIssue {
-                kind: issue::CONFLICT.into(),
-                task_id: s.task_id.clone(),
-                detail: format!(
-                    "stored sources disagree; kept {}:{} over {}",
-                    best.source,
-                    chosen,
-                    conflicts.join(", ")
-                ),
-                candidates: cands,
-            });
+            metrics
+                .issues
+                .push(conflict_issue(s, &claims, best, &conflicts));
         }
         // The parent's matching call is this child's: no look-alike may claim it.
         if let Some(&p) = ix.index_of.get(chosen) {
@@ -127,20 +58,136 @@ pub(super) fn stored_links(
         }
         if let Some(o) = out.get_mut(i) {
             o.parent = Some(chosen.to_owned());
-            o.evidence = Some(ParentEvidence {
-                source: best.source.to_owned(),
-                confidence: if conflicts.is_empty() {
-                    base
-                } else {
-                    round3(base - 0.2)
-                },
-                matched_prefix: None,
-                new_task_ts: None,
-                match_kind: None,
-                gap_ms: None,
-                conflicts,
-            });
+            o.evidence = Some(stored_evidence(best, conflicts));
         }
+    }
+}
+
+/// The tasks that name each child (in their `childIds` or a delegation record on a call), by child
+/// id. Claims the calls whose delegation record names a task on disk.
+fn parents_naming_children<'a>(ix: &Index<'a>, claimed: &mut [bool]) -> FxMap<&'a str, Vec<u32>> {
+    let mut named_by: FxMap<&'a str, Vec<u32>> = FxMap::default();
+    for (p, s) in ix.view.iter().enumerate() {
+        for c in &s.stored_links.child_ids {
+            named_by.entry(c.as_str()).or_default().push(p as u32);
+        }
+        for sid in ix.slots_of(p as u32) {
+            if let Some(c) = ix.slots.get(sid as usize).and_then(|x| x.child_task_id) {
+                named_by.entry(c).or_default().push(p as u32);
+                if ix.index_of.contains_key(c) {
+                    if let Some(f) = claimed.get_mut(sid as usize) {
+                        *f = true;
+                    }
+                }
+            }
+        }
+    }
+    named_by
+}
+
+/// Every parent the files name for task `s`, blank ones left out: its `history_item.json`, the
+/// tasks naming it as a child, its `task_metadata.json`.
+fn stored_claims<'a>(
+    ix: &Index<'a>,
+    s: &'a ConversationSkeleton,
+    named_by: &FxMap<&str, Vec<u32>>,
+) -> Vec<StoredParent<'a>> {
+    let mut claims: Vec<StoredParent<'a>> = Vec::new();
+    if let Some(p) = &s.stored_links.history_item_parent {
+        claims.push(StoredParent {
+            rank: 3,
+            source: source::HISTORY_ITEM,
+            parent: p,
+        });
+    }
+    for &p in named_by
+        .get(s.task_id.as_str())
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        claims.push(StoredParent {
+            rank: 2,
+            source: source::CHILD_IDS,
+            parent: ix.id(p),
+        });
+    }
+    if let Some(p) = &s.stored_links.metadata_parent {
+        claims.push(StoredParent {
+            rank: 1,
+            source: source::TASK_METADATA,
+            parent: p,
+        });
+    }
+    claims.retain(|c| !c.parent.trim().is_empty());
+    claims
+}
+
+/// The `self_link` issue of a task some of whose files name it as its own parent, if any do.
+fn self_link_issue(
+    s: &ConversationSkeleton,
+    claims: &[StoredParent<'_>],
+) -> Option<HierarchyIssue> {
+    let mut sources: Vec<&str> = claims
+        .iter()
+        .filter(|c| c.parent == s.task_id)
+        .map(|c| c.source)
+        .collect();
+    if sources.is_empty() {
+        return None;
+    }
+    sources.sort_unstable();
+    sources.dedup();
+    Some(HierarchyIssue {
+        kind: issue::SELF_LINK.into(),
+        task_id: s.task_id.clone(),
+        detail: format!("stored link to itself ignored ({})", sources.join(", ")),
+        candidates: vec![s.task_id.clone()],
+    })
+}
+
+/// The `conflict` issue of a task whose files name different parents: the one kept, the others.
+fn conflict_issue(
+    s: &ConversationSkeleton,
+    claims: &[StoredParent<'_>],
+    best: &StoredParent<'_>,
+    conflicts: &[String],
+) -> HierarchyIssue {
+    let mut cands: Vec<String> = claims.iter().map(|c| c.parent.to_owned()).collect();
+    cands.sort();
+    cands.dedup();
+    HierarchyIssue {
+        kind: issue::CONFLICT.into(),
+        task_id: s.task_id.clone(),
+        detail: format!(
+            "stored sources disagree; kept {}:{} over {}",
+            best.source,
+            best.parent,
+            conflicts.join(", ")
+        ),
+        candidates: cands,
+    }
+}
+
+/// The `parentEvidence` of a stored link: full confidence (less for `task_metadata.json`), less
+/// again when other records disagree.
+fn stored_evidence(best: &StoredParent<'_>, conflicts: Vec<String>) -> ParentEvidence {
+    let base = if best.source == source::TASK_METADATA {
+        0.9
+    } else {
+        1.0
+    };
+    ParentEvidence {
+        source: best.source.to_owned(),
+        confidence: if conflicts.is_empty() {
+            base
+        } else {
+            round3(base - 0.2)
+        },
+        matched_prefix: None,
+        new_task_ts: None,
+        match_kind: None,
+        gap_ms: None,
+        conflicts,
     }
 }
 
