@@ -159,49 +159,7 @@ impl Extractor {
     pub fn ui(&mut self, msg: &ClineMessage) {
         let ts = msg.ts;
         match &msg.kind {
-            MessageKind::Ask(Ask::Tool) | MessageKind::Say(Say::Tool) => {
-                if let Some(tool) = msg.tool_summary() {
-                    if let Some(content) = tool
-                        .new_task_content
-                        .as_deref()
-                        .filter(|c| !c.trim().is_empty())
-                    {
-                        let partial = msg.partial == Some(true);
-                        self.sightings.push(Sighting {
-                            ts,
-                            mode_is_slug: partial,
-                            mode: tool.mode.clone(),
-                            message: content.to_owned(),
-                            todos: tool.todos.clone(),
-                            source: if partial {
-                                ChildSource::UiPartialAsk
-                            } else {
-                                ChildSource::UiAsk
-                            },
-                            child_task_id: None,
-                        });
-                    }
-                    self.push_ui_tool(ToolCall {
-                        ts,
-                        name: tool.tool,
-                        kind: "tool",
-                        path: tool.path,
-                        status: if msg.partial == Some(true) {
-                            "in_progress"
-                        } else {
-                            "success"
-                        },
-                    });
-                } else {
-                    self.push_ui_tool(ToolCall {
-                        ts,
-                        name: "unknown_tool".into(),
-                        kind: "tool",
-                        path: None,
-                        status: "in_progress",
-                    });
-                }
-            }
+            MessageKind::Ask(Ask::Tool) | MessageKind::Say(Say::Tool) => self.ui_tool(msg),
             MessageKind::Ask(Ask::Command) | MessageKind::Say(Say::Command) => {
                 self.push_ui_tool(ToolCall {
                     ts,
@@ -216,18 +174,9 @@ impl Extractor {
                 })
             }
             MessageKind::Ask(Ask::UseMcpServer) | MessageKind::Say(Say::UseMcpServer) => {
-                let name = match msg.payload() {
-                    Payload::McpServer(m) => match (m.server_name, m.tool_name, m.uri) {
-                        (Some(s), Some(t), _) => format!("mcp:{s}/{t}"),
-                        (Some(s), None, Some(u)) => format!("mcp:{s}:{u}"),
-                        (Some(s), None, None) => format!("mcp:{s}"),
-                        _ => "use_mcp_server".into(),
-                    },
-                    _ => "use_mcp_server".into(),
-                };
                 self.push_ui_tool(ToolCall {
                     ts,
-                    name,
+                    name: mcp_tool_name(msg),
                     kind: "tool",
                     path: None,
                     status: "success",
@@ -244,6 +193,7 @@ impl Extractor {
                 })
             }
             MessageKind::Say(Say::Error | Say::DiffError | Say::RooignoreError) => {
+                // The tool call just before failed.
                 if let Some(i) = self.last_ui_was_tool.take() {
                     if let Some(call) = self.tool_calls.get_mut(i) {
                         call.status = "failure";
@@ -263,18 +213,7 @@ impl Extractor {
                 return;
             }
             MessageKind::Say(Say::ApiReqFinished) => {
-                // Legacy pair: merge into the closest open request ({...start, ...finish}).
-                if let Some(info) = msg.text.as_deref().and_then(ApiReqInfo::parse_usage) {
-                    let finish = request_from(ts, &info);
-                    match self.requests.last_mut() {
-                        Some(start) => merge_request(start, &finish),
-                        None => {
-                            self.cost_order
-                                .push(CostEntry::Request(self.requests.len()));
-                            self.requests.push(finish);
-                        }
-                    }
-                }
+                self.api_req_finished(msg);
                 return;
             }
             MessageKind::Say(Say::CondenseContext) => {
@@ -296,6 +235,64 @@ impl Extractor {
             )
         {
             self.last_ui_was_tool = None;
+        }
+    }
+
+    /// A tool call of the UI record: the call, and the subtask it starts when it is `newTask`.
+    fn ui_tool(&mut self, msg: &ClineMessage) {
+        let ts = msg.ts;
+        let partial = msg.partial == Some(true);
+        let Some(tool) = msg.tool_summary() else {
+            self.push_ui_tool(ToolCall {
+                ts,
+                name: "unknown_tool".into(),
+                kind: "tool",
+                path: None,
+                status: "in_progress",
+            });
+            return;
+        };
+        if let Some(content) = tool
+            .new_task_content
+            .as_deref()
+            .filter(|c| !c.trim().is_empty())
+        {
+            self.sightings.push(Sighting {
+                ts,
+                mode_is_slug: partial,
+                mode: tool.mode.clone(),
+                message: content.to_owned(),
+                todos: tool.todos.clone(),
+                source: if partial {
+                    ChildSource::UiPartialAsk
+                } else {
+                    ChildSource::UiAsk
+                },
+                child_task_id: None,
+            });
+        }
+        self.push_ui_tool(ToolCall {
+            ts,
+            name: tool.tool,
+            kind: "tool",
+            path: tool.path,
+            status: if partial { "in_progress" } else { "success" },
+        });
+    }
+
+    /// The legacy `api_req_finished`: merged into the closest open request
+    /// (`{...start, ...finish}`), or a request of its own when none is open.
+    fn api_req_finished(&mut self, msg: &ClineMessage) {
+        if let Some(info) = msg.text.as_deref().and_then(ApiReqInfo::parse_usage) {
+            let finish = request_from(msg.ts, &info);
+            match self.requests.last_mut() {
+                Some(start) => merge_request(start, &finish),
+                None => {
+                    self.cost_order
+                        .push(CostEntry::Request(self.requests.len()));
+                    self.requests.push(finish);
+                }
+            }
         }
     }
 
@@ -506,6 +503,20 @@ impl Extractor {
 
 /// The child id of a `Delegated to child task <id>` result, without copying the result text
 /// (tool results are often whole files).
+/// The name an MCP call is listed under: `mcp:<server>/<tool>`, `mcp:<server>:<uri>`,
+/// `mcp:<server>`, or `use_mcp_server` when the payload names no server.
+fn mcp_tool_name(msg: &ClineMessage) -> String {
+    match msg.payload() {
+        Payload::McpServer(m) => match (m.server_name, m.tool_name, m.uri) {
+            (Some(s), Some(t), _) => format!("mcp:{s}/{t}"),
+            (Some(s), None, Some(u)) => format!("mcp:{s}:{u}"),
+            (Some(s), None, None) => format!("mcp:{s}"),
+            _ => "use_mcp_server".into(),
+        },
+        _ => "use_mcp_server".into(),
+    }
+}
+
 fn delegated_in(content: Option<&Value>) -> Option<String> {
     match content? {
         Value::String(s) => text::delegated_child_id(s).map(str::to_owned),
