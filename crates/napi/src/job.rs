@@ -61,10 +61,19 @@ pub(crate) fn cancel_flag(signal: Option<Signal>) -> Arc<AtomicBool> {
     cancel
 }
 
-/// A unit of core work: runs on the libuv pool, resolves to the serialised result.
-pub struct Job<T: Serialize + Send + 'static> {
+/// A unit of core work: runs on the libuv pool, resolves to the result converted by its
+/// [`ToJs`] (serialised by default).
+pub struct Job<T: Send + 'static> {
     work: Option<Work<T>>,
     cancel: Arc<AtomicBool>,
+    to_js: ToJs<T>,
+}
+
+/// How a job's result becomes a JavaScript value, on the JavaScript thread.
+pub type ToJs<T> = for<'e> fn(&'e Env, T) -> napi::Result<Unknown<'e>>;
+
+fn serialized<'e, T: Serialize>(env: &'e Env, value: T) -> napi::Result<Unknown<'e>> {
+    env.to_js_value(&value)
 }
 
 impl<T: Serialize + Send + 'static> Job<T> {
@@ -74,17 +83,29 @@ impl<T: Serialize + Send + 'static> Job<T> {
         signal: Option<Signal>,
         work: impl FnOnce(&AtomicBool) -> Result<T, CodedError> + Send + 'static,
     ) -> AsyncTask<Job<T>> {
+        Job::spawn_with(signal, work, serialized::<T>)
+    }
+}
+
+impl<T: Send + 'static> Job<T> {
+    /// [`Job::spawn`] with the result converted by `to_js` instead of serialised as a whole.
+    pub fn spawn_with(
+        signal: Option<Signal>,
+        work: impl FnOnce(&AtomicBool) -> Result<T, CodedError> + Send + 'static,
+        to_js: ToJs<T>,
+    ) -> AsyncTask<Job<T>> {
         let cancel = cancel_flag(signal);
         // The signal is not handed to napi's own cancellation: a job that has not started yet
         // still runs, sees the flag at once and rejects with `ABORTED`, so every abort looks alike.
         AsyncTask::new(Job {
             work: Some(Box::new(work)),
             cancel,
+            to_js,
         })
     }
 }
 
-impl<'task, T: Serialize + Send + 'static> ScopedTask<'task> for Job<T> {
+impl<'task, T: Send + 'static> ScopedTask<'task> for Job<T> {
     type Output = Result<T, CodedError>;
     type JsValue = Unknown<'task>;
 
@@ -104,7 +125,7 @@ impl<'task, T: Serialize + Send + 'static> ScopedTask<'task> for Job<T> {
             return Err(CodedError::aborted().into_napi(env));
         }
         match output {
-            Ok(value) => env.to_js_value(&value),
+            Ok(value) => (self.to_js)(env, value),
             Err(err) => Err(err.into_napi(env)),
         }
     }

@@ -27,6 +27,15 @@ fn init_allocator() {
     }
 }
 
+/// Hand the memory freed from other threads back to the system: each thread of the global worker
+/// pool collects what was freed in its own pages (an idle thread never would).
+pub(crate) fn return_freed_memory() {
+    rayon::broadcast(|_| {
+        // SAFETY: collects the calling thread's own heap; mimalloc allows it at any time.
+        unsafe { libmimalloc_sys::mi_collect(true) }
+    });
+}
+
 pub mod compat_detector;
 pub mod compat_export;
 pub mod compat_hierarchy;

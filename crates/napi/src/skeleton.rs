@@ -3,7 +3,8 @@
 use crate::error::{CodedError, ErrorCode};
 use crate::job::Job;
 use crate::{progress_fn, ProgressFn};
-use napi::bindgen_prelude::AsyncTask;
+use napi::bindgen_prelude::{AsyncTask, Object};
+use napi::{Env, JsValue, Unknown};
 use napi_derive::napi;
 use roo_state::scan::ScanError;
 use roo_state::skeleton::{analyze_task, AnalyzeOptions};
@@ -97,23 +98,66 @@ pub fn scan_tasks(
     let o = options.unwrap_or_default();
     let analyze = analyze_options(o.include_sequence, o.max_content_length, false);
     let hierarchy = o.hierarchy.map(crate::hierarchy::core_options);
-    Job::spawn(o.signal, move |cancel| {
-        let report = progress_fn::<usize>(o.on_progress);
-        let opts = roo_state::ScanOptions {
-            concurrency: o.concurrency.unwrap_or(0) as usize,
-            analyze,
-            on_progress: Some(&report),
-            cancel: Some(cancel),
-            hierarchy,
-        };
-        roo_state::scan_tasks(Path::new(&tasks_dir), &opts).map_err(|e| match e {
-            ScanError::Empty => CodedError::new(ErrorCode::InvalidArgument, e.to_string()),
-            ScanError::NotFound(_) | ScanError::NotADirectory(_) => {
-                CodedError::new(ErrorCode::InvalidPath, e.to_string())
-            }
-            ScanError::Unreadable { .. } => CodedError::new(ErrorCode::InvalidPath, e.to_string()),
-        })
-    })
+    Job::spawn_with(
+        o.signal,
+        move |cancel| {
+            let report = progress_fn::<usize>(o.on_progress);
+            let opts = roo_state::ScanOptions {
+                concurrency: o.concurrency.unwrap_or(0) as usize,
+                analyze,
+                on_progress: Some(&report),
+                cancel: Some(cancel),
+                hierarchy,
+            };
+            roo_state::scan_tasks(Path::new(&tasks_dir), &opts).map_err(|e| match e {
+                ScanError::Empty => CodedError::new(ErrorCode::InvalidArgument, e.to_string()),
+                ScanError::NotFound(_) | ScanError::NotADirectory(_) => {
+                    CodedError::new(ErrorCode::InvalidPath, e.to_string())
+                }
+                ScanError::Unreadable { .. } => {
+                    CodedError::new(ErrorCode::InvalidPath, e.to_string())
+                }
+            })
+        },
+        scan_result_to_js,
+    )
+}
+
+/// Skeletons converted between two returns of memory to the system.
+const SKELETONS_PER_RETURN: usize = 1024;
+
+/// The scan's result as JavaScript, in the shape its serialisation has, with each skeleton
+/// dropped once converted: the Rust copy of the result shrinks as the JavaScript one grows, so a
+/// scan of many tasks does not hold both at once. The skeletons were allocated by the scan's
+/// worker threads, and memory freed from another thread only goes back to the system once its
+/// thread collects it: the workers are asked to, every [`SKELETONS_PER_RETURN`] skeletons.
+fn scan_result_to_js<'e>(env: &'e Env, result: roo_state::ScanResult) -> napi::Result<Unknown<'e>> {
+    let roo_state::ScanResult {
+        mut skeletons,
+        diagnostics,
+        total,
+        cancelled,
+        hierarchy,
+    } = result;
+    let mut array = env.create_array(skeletons.len() as u32)?;
+    // From the last, so the list itself shrinks too.
+    while let Some(skeleton) = skeletons.pop() {
+        array.set(skeletons.len() as u32, env.to_js_value(&skeleton)?)?;
+        drop(skeleton);
+        if skeletons.len() % SKELETONS_PER_RETURN == 0 {
+            skeletons.shrink_to_fit();
+            crate::return_freed_memory();
+        }
+    }
+    let mut out = Object::new(env)?;
+    out.set("skeletons", array)?;
+    out.set("diagnostics", env.to_js_value(&diagnostics)?)?;
+    out.set("total", total as u32)?;
+    out.set("cancelled", cancelled)?;
+    if let Some(h) = hierarchy {
+        out.set("hierarchy", env.to_js_value(&h)?)?;
+    }
+    Ok(out.to_unknown())
 }
 
 /// Read `ui_messages.json` (or `claude_messages.json`): typed messages and diagnostics.
