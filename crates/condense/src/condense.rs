@@ -274,19 +274,10 @@ pub async fn summarize_conversation(
         return Ok(resp.fail(CondenseErrorKey::CondenseHandlerInvalid, ""));
     }
     let streamed = stream(provider, &request, cancel).await?;
-    if let Some(err) = streamed.error {
-        let detail = err.to_string();
-        let mut r = resp.fail(CondenseErrorKey::CondenseApiFailed, &detail);
-        r.cost = streamed.cost;
-        r.error_details = Some(detail);
-        return Ok(r);
+    if let Some(failed) = stream_failure(resp, &streamed) {
+        return Ok(failed);
     }
     let summary = streamed.summary.trim().to_owned();
-    if summary.is_empty() {
-        let mut r = resp.fail(CondenseErrorKey::CondenseFailed, "");
-        r.cost = streamed.cost;
-        return Ok(r);
-    }
 
     let mut content = vec![text_block(&format!("{SUMMARY_HEADING}{summary}"))];
     let commands = extract_command_blocks(messages.first());
@@ -367,12 +358,7 @@ async fn summarize_keep_last(
     let resp = SummarizeResponse::unchanged(messages);
     let keep_start = messages.len().saturating_sub(N_MESSAGES_TO_KEEP);
     let keep = &messages[keep_start..];
-    let mut to_sum = get_messages_since_last_summary(&messages[..keep_start], era);
-    if era.keeps_tool_results_with_their_calls() {
-        if let Some(first_kept) = keep.first().filter(|m| has_tool_results(m)) {
-            to_sum.push(first_kept.clone());
-        }
-    }
+    let to_sum = keep_last_to_summarize(messages, keep_start, era);
     if to_sum.len() <= 1 {
         let key = if messages.len() <= N_MESSAGES_TO_KEEP + 1 {
             CondenseErrorKey::CondenseNotEnoughMessages
@@ -384,102 +370,31 @@ async fn summarize_keep_last(
     if keep.iter().any(is_summary) {
         return Ok(resp.fail(CondenseErrorKey::CondensedRecently, ""));
     }
-    let mut req: Vec<Value> = to_sum.iter().map(request_message).collect();
-    req.push(user_text(LEGACY_FINAL_REQUEST));
-    let req = maybe_remove_image_blocks(&req, provider.supports_images());
-    let request = SummaryRequest {
-        system_prompt: custom_prompt(opts)
-            .map(str::to_owned)
-            .or_else(|| opts.summary_prompt.clone())
-            .unwrap_or_else(|| CONDENSE_PROMPT.into()),
-        messages: req,
-        metadata: None,
-    };
+    let request = keep_last_request(opts, &to_sum, provider);
     if !provider.is_valid() {
         return Ok(resp.fail(CondenseErrorKey::CondenseHandlerInvalid, ""));
     }
     let streamed = stream(provider, &request, cancel).await?;
-    if let Some(err) = streamed.error {
-        let detail = err.to_string();
-        let mut r = resp.fail(CondenseErrorKey::CondenseApiFailed, &detail);
-        r.cost = streamed.cost;
-        r.error_details = Some(detail);
-        return Ok(r);
+    if let Some(failed) = stream_failure(resp, &streamed) {
+        return Ok(failed);
     }
     let summary = streamed.summary.trim().to_owned();
-    if summary.is_empty() {
-        let mut r = resp.fail(CondenseErrorKey::CondenseFailed, "");
-        r.cost = streamed.cost;
-        return Ok(r);
-    }
     let first_kept_ts = keep.first().and_then(|m| number(m.get("ts")));
-    let shape = era.summary_shape();
-    let mut summary_msg = Map::new();
-    summary_msg.insert("role".into(), Value::String("assistant".into()));
-    let mut condense_id = None;
-    match shape {
-        SummaryShape::Tagged => {
-            let mut content = Vec::new();
-            if era.summary_reasoning_block() {
-                let mut r = Map::new();
-                r.insert("type".into(), Value::String("reasoning".into()));
-                r.insert("text".into(), Value::String(CONDENSE_REASONING_TEXT.into()));
-                content.push(Value::Object(r));
-            }
-            content.push(text_block(&summary));
-            summary_msg.insert("content".into(), Value::Array(content));
-            let ts = first_kept_ts.unwrap_or_else(now_ms) - 1.0;
-            summary_msg.insert("ts".into(), num_value(ts));
-        }
-        _ => {
-            summary_msg.insert("content".into(), Value::String(summary.clone()));
-            let ts = first_kept_ts.unwrap_or_else(now_ms);
-            summary_msg.insert("ts".into(), num_value(ts));
-        }
-    }
-    summary_msg.insert("isSummary".into(), Value::Bool(true));
-    if shape == SummaryShape::Tagged {
-        let id = uuid::Uuid::new_v4().to_string();
-        summary_msg.insert("condenseId".into(), Value::String(id.clone()));
-        condense_id = Some(id);
-    }
-    let summary_msg = Value::Object(summary_msg);
-    let mut new_messages = Vec::with_capacity(messages.len() + 1);
-    match shape {
-        SummaryShape::Inserted => {
-            new_messages.extend_from_slice(&messages[..keep_start]);
-        }
-        SummaryShape::Destructive => {
-            new_messages.extend(messages.first().cloned());
-        }
-        SummaryShape::Tagged | SummaryShape::FreshStart => {
-            new_messages.extend(messages.first().cloned());
-            let id = condense_id.as_deref().unwrap_or_default();
-            new_messages.extend(
-                messages[1.min(keep_start)..keep_start]
-                    .iter()
-                    .map(|m| tag_condensed(m, id)),
-            );
-        }
-    }
-    new_messages.push(summary_msg.clone());
-    new_messages.extend_from_slice(keep);
-
-    let system = text_block(&opts.system_prompt);
-    let new_tokens = if streamed.output_tokens > 0.0 {
-        let mut counted = vec![system];
-        counted.extend(blocks_of(keep));
-        streamed.output_tokens + provider.count_tokens(&counted).await
-    } else {
-        let mut counted = vec![system];
-        counted.extend(content_blocks(summary_msg.get("content")));
-        counted.extend(blocks_of(keep));
-        provider.count_tokens(&counted).await
-    };
+    let (summary_msg, condense_id) = keep_last_summary_message(era, &summary, first_kept_ts);
+    let new_messages = keep_last_history(
+        messages,
+        keep_start,
+        era.summary_shape(),
+        condense_id.as_deref(),
+        &summary_msg,
+    );
+    let new_tokens =
+        keep_last_context_tokens(opts, provider, streamed.output_tokens, &summary_msg, keep).await;
     if era.context_grew_check() {
         if let Some(prev) = opts.prev_context_tokens {
             if new_tokens >= prev {
-                let mut r = resp.fail(CondenseErrorKey::CondenseContextGrew, "");
+                let mut r = SummarizeResponse::unchanged(messages)
+                    .fail(CondenseErrorKey::CondenseContextGrew, "");
                 r.cost = streamed.cost;
                 return Ok(r);
             }
@@ -493,4 +408,155 @@ async fn summarize_keep_last(
         condense_id,
         ..SummarizeResponse::default()
     })
+}
+
+/// The response of a summary call that failed, or whose summary is empty (with the call's cost);
+/// `None` when there is a summary.
+fn stream_failure(resp: SummarizeResponse, streamed: &Streamed) -> Option<SummarizeResponse> {
+    if let Some(err) = &streamed.error {
+        let detail = err.to_string();
+        let mut r = resp.fail(CondenseErrorKey::CondenseApiFailed, &detail);
+        r.cost = streamed.cost;
+        r.error_details = Some(detail);
+        return Some(r);
+    }
+    if streamed.summary.trim().is_empty() {
+        let mut r = resp.fail(CondenseErrorKey::CondenseFailed, "");
+        r.cost = streamed.cost;
+        return Some(r);
+    }
+    None
+}
+
+/// The messages v3.17 – v3.42 summarise: those since the last summary before the kept ones, and
+/// in the eras that keep tool results with their calls, the first kept message when it holds
+/// tool results.
+fn keep_last_to_summarize(messages: &[Value], keep_start: usize, era: Era) -> Vec<Value> {
+    let keep = &messages[keep_start..];
+    let mut to_sum = get_messages_since_last_summary(&messages[..keep_start], era);
+    if era.keeps_tool_results_with_their_calls() {
+        if let Some(first_kept) = keep.first().filter(|m| has_tool_results(m)) {
+            to_sum.push(first_kept.clone());
+        }
+    }
+    to_sum
+}
+
+/// The summary request of v3.17 – v3.42: the messages to summarise (role and content) and the
+/// final request as the last user message; the custom prompt (else `summaryPrompt`, else the
+/// condense prompt) as the system prompt.
+fn keep_last_request(
+    opts: &SummarizeOptions,
+    to_sum: &[Value],
+    provider: &dyn SummaryProvider,
+) -> SummaryRequest {
+    let mut req: Vec<Value> = to_sum.iter().map(request_message).collect();
+    req.push(user_text(LEGACY_FINAL_REQUEST));
+    let req = maybe_remove_image_blocks(&req, provider.supports_images());
+    SummaryRequest {
+        system_prompt: custom_prompt(opts)
+            .map(str::to_owned)
+            .or_else(|| opts.summary_prompt.clone())
+            .unwrap_or_else(|| CONDENSE_PROMPT.into()),
+        messages: req,
+        metadata: None,
+    }
+}
+
+/// The assistant's summary message in the era's shape, and its condense id when the shape tags
+/// messages. Tagged summaries are content blocks (after a reasoning block in the eras that add
+/// one) dated 1 ms before the first kept message; the others are plain text dated at it (now,
+/// without one).
+fn keep_last_summary_message(
+    era: Era,
+    summary: &str,
+    first_kept_ts: Option<f64>,
+) -> (Value, Option<String>) {
+    let shape = era.summary_shape();
+    let mut summary_msg = Map::new();
+    summary_msg.insert("role".into(), Value::String("assistant".into()));
+    let mut condense_id = None;
+    match shape {
+        SummaryShape::Tagged => {
+            let mut content = Vec::new();
+            if era.summary_reasoning_block() {
+                let mut r = Map::new();
+                r.insert("type".into(), Value::String("reasoning".into()));
+                r.insert("text".into(), Value::String(CONDENSE_REASONING_TEXT.into()));
+                content.push(Value::Object(r));
+            }
+            content.push(text_block(summary));
+            summary_msg.insert("content".into(), Value::Array(content));
+            let ts = first_kept_ts.unwrap_or_else(now_ms) - 1.0;
+            summary_msg.insert("ts".into(), num_value(ts));
+        }
+        _ => {
+            summary_msg.insert("content".into(), Value::String(summary.to_owned()));
+            let ts = first_kept_ts.unwrap_or_else(now_ms);
+            summary_msg.insert("ts".into(), num_value(ts));
+        }
+    }
+    summary_msg.insert("isSummary".into(), Value::Bool(true));
+    if shape == SummaryShape::Tagged {
+        let id = uuid::Uuid::new_v4().to_string();
+        summary_msg.insert("condenseId".into(), Value::String(id.clone()));
+        condense_id = Some(id);
+    }
+    (Value::Object(summary_msg), condense_id)
+}
+
+/// The history after a v3.17 – v3.42 condense: what the shape keeps of the messages before the
+/// kept ones (all; the first; or the first and the rest tagged with `condense_id`), the summary,
+/// then the kept messages.
+fn keep_last_history(
+    messages: &[Value],
+    keep_start: usize,
+    shape: SummaryShape,
+    condense_id: Option<&str>,
+    summary_msg: &Value,
+) -> Vec<Value> {
+    let mut new_messages = Vec::with_capacity(messages.len() + 1);
+    match shape {
+        SummaryShape::Inserted => {
+            new_messages.extend_from_slice(&messages[..keep_start]);
+        }
+        SummaryShape::Destructive => {
+            new_messages.extend(messages.first().cloned());
+        }
+        SummaryShape::Tagged | SummaryShape::FreshStart => {
+            new_messages.extend(messages.first().cloned());
+            let id = condense_id.unwrap_or_default();
+            new_messages.extend(
+                messages[1.min(keep_start)..keep_start]
+                    .iter()
+                    .map(|m| tag_condensed(m, id)),
+            );
+        }
+    }
+    new_messages.push(summary_msg.clone());
+    new_messages.extend_from_slice(&messages[keep_start..]);
+    new_messages
+}
+
+/// The context size after a v3.17 – v3.42 condense: the summary's output tokens plus the system
+/// prompt and kept messages counted, when the provider reported output tokens; else the system
+/// prompt, the summary and the kept messages counted.
+async fn keep_last_context_tokens(
+    opts: &SummarizeOptions,
+    provider: &dyn SummaryProvider,
+    output_tokens: f64,
+    summary_msg: &Value,
+    keep: &[Value],
+) -> f64 {
+    let system = text_block(&opts.system_prompt);
+    if output_tokens > 0.0 {
+        let mut counted = vec![system];
+        counted.extend(blocks_of(keep));
+        output_tokens + provider.count_tokens(&counted).await
+    } else {
+        let mut counted = vec![system];
+        counted.extend(content_blocks(summary_msg.get("content")));
+        counted.extend(blocks_of(keep));
+        provider.count_tokens(&counted).await
+    }
 }

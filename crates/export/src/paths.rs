@@ -243,41 +243,9 @@ fn within(path: &Path, root: &Path) -> bool {
 /// [module documentation](self).
 pub fn resolve_output(requested: &str, policy: &OutputPolicy) -> Result<ResolvedPath> {
     let (parts, absolute) = lexical(requested)?;
-    let root = match std::fs::metadata(&policy.root) {
-        Ok(md) if md.is_dir() => canonical(&policy.root).ok_or_else(|| {
-            ExportError::InvalidPath(format!(
-                "the output root {} cannot be resolved",
-                policy.root.display()
-            ))
-        })?,
-        _ => {
-            return Err(ExportError::InvalidPath(format!(
-                "the output root {} is not an existing directory; create it or configure \
-                 another one (configureXmlExport set defaults.outputRoot)",
-                policy.root.display()
-            )))
-        }
-    };
+    let root = output_root(policy)?;
     let relative = if absolute {
-        let given_root = if policy.root.is_absolute() {
-            policy.root.clone()
-        } else {
-            std::env::current_dir()
-                .map(|d| d.join(&policy.root))
-                .unwrap_or_else(|_| policy.root.clone())
-        };
-        strip_root(&parts, &root)
-            .or_else(|| strip_root(&parts, &given_root))
-            .filter(|r| !r.is_empty())
-            .ok_or_else(|| {
-                invalid(
-                    requested,
-                    format!(
-                        "it lies outside the output root {}; give a path inside it (or a relative one)",
-                        root.display()
-                    ),
-                )
-            })?
+        inside_root(requested, &parts, &root, policy)?
     } else {
         parts
     };
@@ -285,119 +253,26 @@ pub fn resolve_output(requested: &str, policy: &OutputPolicy) -> Result<Resolved
         return Err(invalid(requested, "it names no file"));
     };
     let lexical_target = relative.iter().fold(root.clone(), |p, c| p.join(c));
-    for store in &policy.forbidden {
-        if let Some(store) = canonical(store) {
-            if within(&lexical_target, &store) {
-                return Err(invalid(
-                    requested,
-                    format!(
-                        "it lies inside the task store {} that the export reads; exports never write there",
-                        store.display()
-                    ),
-                ));
-            }
-        }
+    if let Some(store) = forbidden_store(&lexical_target, policy) {
+        return Err(invalid(requested, inside_store(&store)));
     }
-    // Walk the directories from the root, following links only while they stay inside it.
-    let mut current = root.clone();
-    let mut created_dirs = Vec::new();
-    for dir in dirs {
-        let next = current.join(dir);
-        match std::fs::symlink_metadata(&next) {
-            Ok(md) if md.file_type().is_symlink() => {
-                let target = canonical(&next).ok_or_else(|| {
-                    invalid(
-                        requested,
-                        format!("{} is a broken symbolic link", next.display()),
-                    )
-                })?;
-                if !within(&target, &root) {
-                    return Err(invalid(
-                        requested,
-                        format!(
-                            "{} is a symbolic link leading outside the output root",
-                            next.display()
-                        ),
-                    ));
-                }
-                if !target.is_dir() {
-                    return Err(invalid(
-                        requested,
-                        format!("{} is not a directory", next.display()),
-                    ));
-                }
-                current = target;
-            }
-            Ok(md) if md.is_dir() => current = next,
-            Ok(_) => {
-                return Err(invalid(
-                    requested,
-                    format!("{} exists and is not a directory", next.display()),
-                ))
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                match std::fs::create_dir(&next) {
-                    Ok(()) => created_dirs.push(next.clone()),
-                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-                    Err(e) => {
-                        remove_created(&created_dirs);
-                        return Err(invalid(
-                            requested,
-                            format!("the directory {} could not be created: {e}", next.display()),
-                        ));
-                    }
-                }
-                // Whatever now stands there must still be a directory inside the root.
-                match canonical(&next) {
-                    Some(c) if within(&c, &root) && c.is_dir() => current = c,
-                    _ => {
-                        remove_created(&created_dirs);
-                        return Err(invalid(
-                            requested,
-                            format!("{} changed while it was being created", next.display()),
-                        ));
-                    }
-                }
-            }
-            Err(e) => {
-                remove_created(&created_dirs);
-                return Err(invalid(
-                    requested,
-                    format!("{} cannot be examined: {e}", next.display()),
-                ));
-            }
-        }
-    }
-    let path = current.join(file_name);
-    let fail = |why: String| {
-        remove_created(&created_dirs);
-        Err(invalid(requested, why))
+    let mut walk = DirWalk {
+        requested,
+        root: &root,
+        current: root.clone(),
+        created_dirs: Vec::new(),
     };
-    for store in &policy.forbidden {
-        if let Some(store) = canonical(store) {
-            if within(&path, &store) {
-                return fail(format!(
-                    "it lies inside the task store {} that the export reads; exports never write there",
-                    store.display()
-                ));
-            }
+    for dir in dirs {
+        if let Err(e) = walk.enter(dir) {
+            remove_created(&walk.created_dirs);
+            return Err(e);
         }
     }
-    match std::fs::symlink_metadata(&path) {
-        Ok(md) if md.file_type().is_symlink() => {
-            return fail(format!(
-                "{} is a symbolic link; exports do not write through links",
-                path.display()
-            ))
-        }
-        Ok(md) if md.is_dir() => return fail(format!("{} is a directory", path.display())),
-        Ok(_) if !policy.overwrite => {
-            return fail(format!(
-                "{} already exists; pass overwrite: true to replace it",
-                path.display()
-            ))
-        }
-        _ => {}
+    let path = walk.current.join(file_name);
+    let created_dirs = walk.created_dirs;
+    if let Err(why) = check_target_file(&path, policy) {
+        remove_created(&created_dirs);
+        return Err(invalid(requested, why));
     }
     Ok(ResolvedPath {
         path,
@@ -405,6 +280,165 @@ pub fn resolve_output(requested: &str, policy: &OutputPolicy) -> Result<Resolved
         created_dirs,
         overwrite: policy.overwrite,
     })
+}
+
+/// The canonical output root, which must be an existing directory.
+fn output_root(policy: &OutputPolicy) -> Result<PathBuf> {
+    match std::fs::metadata(&policy.root) {
+        Ok(md) if md.is_dir() => canonical(&policy.root).ok_or_else(|| {
+            ExportError::InvalidPath(format!(
+                "the output root {} cannot be resolved",
+                policy.root.display()
+            ))
+        }),
+        _ => Err(ExportError::InvalidPath(format!(
+            "the output root {} is not an existing directory; create it or configure \
+             another one (configureXmlExport set defaults.outputRoot)",
+            policy.root.display()
+        ))),
+    }
+}
+
+/// An absolute path's components below the output root (canonical, or as configured); refused
+/// when it lies outside the root or is the root itself.
+fn inside_root(
+    requested: &str,
+    parts: &[String],
+    root: &Path,
+    policy: &OutputPolicy,
+) -> Result<Vec<String>> {
+    let given_root = if policy.root.is_absolute() {
+        policy.root.clone()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(&policy.root))
+            .unwrap_or_else(|_| policy.root.clone())
+    };
+    strip_root(parts, root)
+        .or_else(|| strip_root(parts, &given_root))
+        .filter(|r| !r.is_empty())
+        .ok_or_else(|| {
+            invalid(
+                requested,
+                format!(
+                    "it lies outside the output root {}; give a path inside it (or a relative one)",
+                    root.display()
+                ),
+            )
+        })
+}
+
+/// The task store of `policy` that `path` lies in, if any (stores that cannot be resolved are
+/// not there to protect).
+fn forbidden_store(path: &Path, policy: &OutputPolicy) -> Option<PathBuf> {
+    policy
+        .forbidden
+        .iter()
+        .filter_map(|store| canonical(store))
+        .find(|store| within(path, store))
+}
+
+/// Why a path inside the task store `store` is refused.
+fn inside_store(store: &Path) -> String {
+    format!(
+        "it lies inside the task store {} that the export reads; exports never write there",
+        store.display()
+    )
+}
+
+/// The directories of an export path followed one by one from the root, following links only
+/// while they stay inside it and creating the missing ones.
+struct DirWalk<'a> {
+    requested: &'a str,
+    root: &'a Path,
+    /// The (canonical) directory reached so far.
+    current: PathBuf,
+    /// Directories created on the way, outermost first.
+    created_dirs: Vec<PathBuf>,
+}
+
+impl DirWalk<'_> {
+    /// Step into `dir` below the current directory.
+    fn enter(&mut self, dir: &str) -> Result<()> {
+        let next = self.current.join(dir);
+        match std::fs::symlink_metadata(&next) {
+            Ok(md) if md.file_type().is_symlink() => self.current = self.follow_link(&next)?,
+            Ok(md) if md.is_dir() => self.current = next,
+            Ok(_) => {
+                return Err(self.refuse(format!("{} exists and is not a directory", next.display())))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                self.current = self.create(next)?;
+            }
+            Err(e) => {
+                return Err(self.refuse(format!("{} cannot be examined: {e}", next.display())))
+            }
+        }
+        Ok(())
+    }
+
+    /// The target of the link `next`, which must be a directory inside the root.
+    fn follow_link(&self, next: &Path) -> Result<PathBuf> {
+        let target = canonical(next)
+            .ok_or_else(|| self.refuse(format!("{} is a broken symbolic link", next.display())))?;
+        if !within(&target, self.root) {
+            return Err(self.refuse(format!(
+                "{} is a symbolic link leading outside the output root",
+                next.display()
+            )));
+        }
+        if !target.is_dir() {
+            return Err(self.refuse(format!("{} is not a directory", next.display())));
+        }
+        Ok(target)
+    }
+
+    /// Create the missing directory `next` (unless it appeared meanwhile); whatever now stands
+    /// there must still be a directory inside the root.
+    fn create(&mut self, next: PathBuf) -> Result<PathBuf> {
+        match std::fs::create_dir(&next) {
+            Ok(()) => self.created_dirs.push(next.clone()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                return Err(self.refuse(format!(
+                    "the directory {} could not be created: {e}",
+                    next.display()
+                )))
+            }
+        }
+        match canonical(&next) {
+            Some(c) if within(&c, self.root) && c.is_dir() => Ok(c),
+            _ => Err(self.refuse(format!(
+                "{} changed while it was being created",
+                next.display()
+            ))),
+        }
+    }
+
+    /// The refusal of the requested path, for `why`.
+    fn refuse(&self, why: String) -> ExportError {
+        invalid(self.requested, why)
+    }
+}
+
+/// Why the file `path` may not be written: inside a task store, a link, a directory, or an
+/// existing file without `overwrite`.
+fn check_target_file(path: &Path, policy: &OutputPolicy) -> std::result::Result<(), String> {
+    if let Some(store) = forbidden_store(path, policy) {
+        return Err(inside_store(&store));
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(md) if md.file_type().is_symlink() => Err(format!(
+            "{} is a symbolic link; exports do not write through links",
+            path.display()
+        )),
+        Ok(md) if md.is_dir() => Err(format!("{} is a directory", path.display())),
+        Ok(_) if !policy.overwrite => Err(format!(
+            "{} already exists; pass overwrite: true to replace it",
+            path.display()
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn remove_created(dirs: &[PathBuf]) {

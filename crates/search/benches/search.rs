@@ -7,6 +7,10 @@
 //! in the same run: embedding against the sentence model (all-MiniLM-L6-v2), indexing against the
 //! lexical-only in-memory run, search latency against the
 //! exact (brute-force) in-memory store holding the same points.
+//!
+//! The indexing and embedding figures run on the fixture stores' tasks cloned under new ids, with
+//! the real tasks of the legacy fixtures in `../shared` when it is there; when it is absent a line
+//! on stderr says the clones leave them out (`ROO_STATE_REQUIRE_SHARED=1` makes that a failure).
 
 use roo_search::embed::{Embedder, EmbedderId, Purpose};
 use roo_search::{
@@ -17,7 +21,7 @@ use serde_json::json;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 const DIMS: usize = 384;
@@ -123,10 +127,22 @@ fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The fixture tasks cloned `copies` times under new ids into one `tasks/` folder.
-fn cloned_fixtures(dest: &Path, copies: usize) -> PathBuf {
-    let tasks = dest.join("tasks");
-    std::fs::create_dir_all(&tasks).expect("mkdir");
+/// The real tasks of the legacy fixtures in `../shared`, looked up once: `None` (after saying
+/// on stderr that the clones leave them out) when `../shared` is absent.
+fn shared_real_tasks() -> Option<&'static Path> {
+    static REAL: OnceLock<Option<PathBuf>> = OnceLock::new();
+    REAL.get_or_init(|| {
+        roo_corpus::shared::shared_fixture(
+            "fixtures/legacy-tasks/real-tasks",
+            "search bench: the cloned fixtures' real tasks",
+        )
+    })
+    .as_deref()
+}
+
+/// The task folders the clones are made from: the fixture stores' tasks, and the real tasks of
+/// `../shared` when it is there.
+fn fixture_task_dirs() -> Vec<PathBuf> {
     let stores = repo_root().join("fixtures/stores");
     let mut sources = Vec::new();
     for store in std::fs::read_dir(&stores).expect("stores").flatten() {
@@ -135,10 +151,19 @@ fn cloned_fixtures(dest: &Path, copies: usize) -> PathBuf {
             sources.extend(rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
         }
     }
-    let real = repo_root().join("../shared/fixtures/legacy-tasks/real-tasks");
-    if let Ok(rd) = std::fs::read_dir(&real) {
-        sources.extend(rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+    if let Some(real) = shared_real_tasks() {
+        if let Ok(rd) = std::fs::read_dir(real) {
+            sources.extend(rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+        }
     }
+    sources
+}
+
+/// The fixture tasks cloned `copies` times under new ids into one `tasks/` folder.
+fn cloned_fixtures(dest: &Path, copies: usize) -> PathBuf {
+    let tasks = dest.join("tasks");
+    std::fs::create_dir_all(&tasks).expect("mkdir");
+    let sources = fixture_task_dirs();
     for c in 0..copies {
         for (i, src) in sources.iter().enumerate() {
             let dir = tasks.join(format!("{c:04}{i:04}-0000-4000-8000-000000000000"));
@@ -153,144 +178,169 @@ fn cloned_fixtures(dest: &Path, copies: usize) -> PathBuf {
     tasks
 }
 
+/// The vocabulary of the synthetic dialogues.
+const WORDS: &[&str] = &[
+    "cache",
+    "forecast",
+    "checkout",
+    "discount",
+    "migration",
+    "postgres",
+    "sqlite",
+    "docker",
+    "compose",
+    "retry",
+    "backoff",
+    "timeout",
+    "header",
+    "invoice",
+    "logo",
+    "render",
+    "sensor",
+    "temperature",
+    "quiz",
+    "shuffle",
+    "answer",
+    "backup",
+    "photo",
+    "rename",
+    "exif",
+    "build",
+    "vite",
+    "alias",
+    "tsconfig",
+    "module",
+    "config",
+    "loader",
+    "defaults",
+    "validate",
+    "test",
+    "fixture",
+    "pytest",
+    "mocha",
+    "supertest",
+    "route",
+    "service",
+    "error",
+    "exception",
+    "workspace",
+    "task",
+    "history",
+    "restore",
+    "index",
+    "search",
+    "embedding",
+    "vector",
+    "payload",
+    "filter",
+    "range",
+    "date",
+    "timezone",
+    "utc",
+    "local",
+    "expiry",
+    "flaky",
+    "orchestrator",
+    "subtask",
+    "delegate",
+    "report",
+    "document",
+    "readme",
+    "option",
+    "flag",
+    "parser",
+    "argument",
+    "command",
+    "output",
+    "server",
+    "client",
+    "request",
+    "response",
+    "status",
+    "token",
+    "cost",
+    "model",
+    "prompt",
+    "context",
+    "condense",
+    "summary",
+    "file",
+    "folder",
+    "path",
+    "script",
+    "powershell",
+    "python",
+    "rust",
+    "typescript",
+    "node",
+    "npm",
+];
+
+/// A repeatable stream of pseudo-random numbers (xorshift64).
+struct Xorshift(u64);
+
+impl Xorshift {
+    /// The next number of the stream.
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A word of the vocabulary.
+    fn word(&mut self) -> &'static str {
+        WORDS[(self.next() % WORDS.len() as u64) as usize]
+    }
+}
+
+/// The UI messages of synthetic task `t`: `per_task` messages of about 800 characters on `topic`,
+/// each ending with an identifier of its own (`ERR_<task>_<message>`).
+fn synthetic_messages(
+    rng: &mut Xorshift,
+    t: usize,
+    per_task: usize,
+    topic: &[&str],
+    base_ts: i64,
+) -> Vec<serde_json::Value> {
+    let mut msgs = Vec::with_capacity(per_task + 1);
+    for m in 0..per_task {
+        let mut text = String::new();
+        while text.len() < 760 {
+            // Zipf-like: the topic words often, the rest of the vocabulary rarely.
+            let r = rng.next();
+            let w = if r.is_multiple_of(3) {
+                topic[(r >> 8) as usize % topic.len()]
+            } else {
+                WORDS[((r >> 16) % WORDS.len() as u64) as usize]
+            };
+            text.push_str(w);
+            text.push(if r.is_multiple_of(11) { '.' } else { ' ' });
+        }
+        text.push_str(&format!(" ERR_{t}_{m}"));
+        let say = if m > 0 && m % 2 == 0 {
+            "user_feedback"
+        } else {
+            "text"
+        };
+        msgs.push(
+            json!({"ts": base_ts + m as i64 * 1000, "type": "say", "say": say, "text": text}),
+        );
+    }
+    msgs
+}
+
 /// A synthetic store of `tasks` tasks with `per_task` chunks of about 800 characters each.
 fn synthetic_store(dest: &Path, tasks: usize, per_task: usize) -> PathBuf {
-    const WORDS: &[&str] = &[
-        "cache",
-        "forecast",
-        "checkout",
-        "discount",
-        "migration",
-        "postgres",
-        "sqlite",
-        "docker",
-        "compose",
-        "retry",
-        "backoff",
-        "timeout",
-        "header",
-        "invoice",
-        "logo",
-        "render",
-        "sensor",
-        "temperature",
-        "quiz",
-        "shuffle",
-        "answer",
-        "backup",
-        "photo",
-        "rename",
-        "exif",
-        "build",
-        "vite",
-        "alias",
-        "tsconfig",
-        "module",
-        "config",
-        "loader",
-        "defaults",
-        "validate",
-        "test",
-        "fixture",
-        "pytest",
-        "mocha",
-        "supertest",
-        "route",
-        "service",
-        "error",
-        "exception",
-        "workspace",
-        "task",
-        "history",
-        "restore",
-        "index",
-        "search",
-        "embedding",
-        "vector",
-        "payload",
-        "filter",
-        "range",
-        "date",
-        "timezone",
-        "utc",
-        "local",
-        "expiry",
-        "flaky",
-        "orchestrator",
-        "subtask",
-        "delegate",
-        "report",
-        "document",
-        "readme",
-        "option",
-        "flag",
-        "parser",
-        "argument",
-        "command",
-        "output",
-        "server",
-        "client",
-        "request",
-        "response",
-        "status",
-        "token",
-        "cost",
-        "model",
-        "prompt",
-        "context",
-        "condense",
-        "summary",
-        "file",
-        "folder",
-        "path",
-        "script",
-        "powershell",
-        "python",
-        "rust",
-        "typescript",
-        "node",
-        "npm",
-    ];
     let root = dest.join("tasks");
-    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = Xorshift(0x2545_f491_4f6c_dd1d);
     for t in 0..tasks {
         let id = format!("{t:08}-0000-4000-8000-{:012}", t);
         let dir = root.join(&id);
         std::fs::create_dir_all(&dir).expect("mkdir");
-        let topic: Vec<&str> = (0..4)
-            .map(|_| WORDS[(next() % WORDS.len() as u64) as usize])
-            .collect();
-        let mut msgs = Vec::with_capacity(per_task + 1);
+        let topic: Vec<&str> = (0..4).map(|_| rng.word()).collect();
         let base_ts = 1_750_000_000_000i64 + t as i64 * 3_600_000;
-        for m in 0..per_task {
-            let mut text = String::new();
-            while text.len() < 760 {
-                // Zipf-like: the topic words often, the rest of the vocabulary rarely.
-                let r = next();
-                let w = if r % 3 == 0 {
-                    topic[(r >> 8) as usize % topic.len()]
-                } else {
-                    WORDS[((r >> 16) % WORDS.len() as u64) as usize]
-                };
-                text.push_str(w);
-                text.push(if r % 11 == 0 { '.' } else { ' ' });
-            }
-            text.push_str(&format!(" ERR_{t}_{m}"));
-            let say = if m > 0 && m % 2 == 0 {
-                "user_feedback"
-            } else {
-                "text"
-            };
-            msgs.push(
-                json!({"ts": base_ts + m as i64 * 1000, "type": "say", "say": say, "text": text}),
-            );
-        }
+        let msgs = synthetic_messages(&mut rng, t, per_task, &topic, base_ts);
         std::fs::write(
             dir.join("ui_messages.json"),
             serde_json::to_string(&msgs).expect("json"),

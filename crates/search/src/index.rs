@@ -6,26 +6,26 @@
 //! that vanished lose their chunks. The index remembers the embedder; a different model or
 //! dimension rebuilds it from scratch, and the report says so.
 
-use crate::chunk::{self, ChunkOptions};
+use crate::chunk::ChunkOptions;
 use crate::embed::{self, Embedder, EmbedderConfig, EmbedderId, Purpose};
 use crate::error::{Error, Result};
-use crate::lexical;
 use crate::paths;
 use crate::progress::{self, eta};
 pub use crate::progress::{IndexProgress, ProgressFn};
 use crate::state::{self, IndexState, TaskRecord};
-use crate::store::{self, ChunkPayload, Existing, Point, ResolvedStore, StoreConfig, VectorStore};
+use crate::store::{self, Existing, Point, ResolvedStore, StoreConfig, VectorStore};
+use lock::WriteLock;
+use prepare::{chunk_task, meta_parent, ChunkContext, LinkedHeader, PendingTask, Prepared};
 use rayon::prelude::*;
-use roo_formats::diag::Diagnostic;
-use roo_state::skeleton::{analyze_task, AnalyzeOptions, ConversationSkeleton};
 use roo_store::task_store::{TaskStore, Watch};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
 use uuid::Uuid;
+
+mod lock;
+mod prepare;
 
 /// Options of [`index_tasks`].
 #[derive(Default)]
@@ -96,232 +96,6 @@ pub struct IndexReport {
     pub notes: Vec<String>,
 }
 
-/// The exclusive right to write one index directory: a lock within the process and a file lock
-/// across processes.
-struct WriteLock {
-    key: PathBuf,
-    _file: File,
-}
-
-fn held() -> &'static Mutex<HashSet<PathBuf>> {
-    static HELD: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
-    HELD.get_or_init(|| Mutex::new(HashSet::new()))
-}
-
-impl WriteLock {
-    fn acquire(index_dir: &Path) -> Result<Self> {
-        use fs4::fs_std::FileExt;
-        let key = index_dir.to_path_buf();
-        {
-            let mut h = held().lock().map_err(|_| Error::Busy(key.clone()))?;
-            if !h.insert(key.clone()) {
-                return Err(Error::Busy(key));
-            }
-        }
-        let release = |key: &PathBuf| {
-            if let Ok(mut h) = held().lock() {
-                h.remove(key);
-            }
-        };
-        let path = index_dir.join(".index.lock");
-        let file = match std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-        {
-            Ok(f) => f,
-            Err(e) => {
-                release(&key);
-                return Err(Error::io(path, e));
-            }
-        };
-        match file.try_lock_exclusive() {
-            Ok(true) => Ok(Self { key, _file: file }),
-            Ok(false) => {
-                release(&key);
-                Err(Error::Busy(index_dir.to_path_buf()))
-            }
-            Err(e) => {
-                release(&key);
-                Err(Error::io(path, e))
-            }
-        }
-    }
-}
-
-impl Drop for WriteLock {
-    fn drop(&mut self) {
-        if let Ok(mut h) = held().lock() {
-            h.remove(&self.key);
-        }
-    }
-}
-
-/// A task read from disk, ready to be embedded.
-struct Prepared {
-    task_id: String,
-    record: TaskRecord,
-    points: Vec<Point>,
-    failure: Option<String>,
-}
-
-/// Task-level payload fields, hashed to notice a change of title, workspace or parent.
-fn meta_hash(p: &ChunkPayloadMeta) -> u64 {
-    let s = format!(
-        "{:?}\u{1}{:?}\u{1}{:?}\u{1}{:?}\u{1}{}\u{1}{:?}",
-        p.title, p.workspace, p.parent, p.source, p.host, p.user
-    );
-    xxhash_rust::xxh3::xxh3_64(s.as_bytes())
-}
-
-struct ChunkPayloadMeta {
-    title: Option<String>,
-    workspace: Option<String>,
-    parent: Option<String>,
-    source: Option<String>,
-    host: String,
-    user: Option<String>,
-}
-
-/// The parent a task's chunks name: the hierarchy's, else what its files store.
-fn meta_parent(s: &ConversationSkeleton) -> Option<String> {
-    s.parent_task_id
-        .clone()
-        .or_else(|| s.stored_links.history_item_parent.clone())
-        .or_else(|| s.stored_links.metadata_parent.clone())
-}
-
-fn workspace_name(ws: &str) -> Option<String> {
-    let key = roo_state::hierarchy::normalize_workspace(ws);
-    roo_state::hierarchy::workspace_folder(&key).map(str::to_owned)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn chunk_task(
-    task_id: &str,
-    task_dir: &Path,
-    tasks_dir: &str,
-    files: Vec<state::FileSig>,
-    header: Option<std::result::Result<&ConversationSkeleton, &[Diagnostic]>>,
-    host: &str,
-    user: Option<&String>,
-    chunking: &ChunkOptions,
-) -> Prepared {
-    // A folder the task store does not hold (gone or renamed between the listing and the store's
-    // open) is read here, which reports why it has no header.
-    let read;
-    let header = match header {
-        Some(h) => h,
-        None => {
-            read = analyze_task(
-                task_id,
-                task_dir,
-                &AnalyzeOptions {
-                    include_sequence: false,
-                    ..AnalyzeOptions::default()
-                },
-            );
-            read.as_ref().map_err(Vec::as_slice)
-        }
-    };
-    let (meta, created_ms, last_ms, created, last, failure) = match &header {
-        Ok(s) => (
-            ChunkPayloadMeta {
-                title: s.metadata.title.clone(),
-                workspace: s.metadata.workspace.clone(),
-                parent: meta_parent(s),
-                source: Some(s.metadata.source.clone()),
-                host: host.to_owned(),
-                user: user.cloned(),
-            },
-            s.created_at_ms,
-            s.last_activity_ms,
-            Some(s.metadata.created_at.clone()),
-            Some(s.metadata.last_activity.clone()),
-            None,
-        ),
-        Err(diags) => (
-            ChunkPayloadMeta {
-                title: None,
-                workspace: None,
-                parent: None,
-                source: None,
-                host: host.to_owned(),
-                user: user.cloned(),
-            },
-            None,
-            None,
-            None,
-            None,
-            Some(
-                diags
-                    .first()
-                    .map(|d| d.message.clone())
-                    .unwrap_or_else(|| "the folder holds no task files".to_owned()),
-            ),
-        ),
-    };
-    let dialogue = chunk::extract_dialogue(task_dir);
-    let texts = chunk::chunk_dialogue(&dialogue.messages, chunking);
-    let fallback_ts = created_ms.or(last_ms).unwrap_or(0);
-    let ws_key = meta
-        .workspace
-        .as_deref()
-        .map(roo_state::hierarchy::normalize_workspace);
-    let ws_name = meta.workspace.as_deref().and_then(workspace_name);
-    let points: Vec<Point> = texts
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let first = c.first_ts.unwrap_or(fallback_ts);
-            let last = c.last_ts.unwrap_or(first);
-            Point {
-                id: chunk::chunk_id(task_id, i, &c.text),
-                dense: None,
-                sparse: lexical::document_vector(&c.text),
-                payload: ChunkPayload {
-                    task_id: task_id.to_owned(),
-                    source_file: dialogue.source_file.clone(),
-                    timestamp: first.div_euclid(1000),
-                    timestamp_ms: first,
-                    end_timestamp_ms: last,
-                    dialogue_snippet: c.text.clone(),
-                    user: meta.user.clone(),
-                    workspace: meta.workspace.clone(),
-                    workspace_key: ws_key.clone(),
-                    workspace_name: ws_name.clone(),
-                    role: c.role.to_owned(),
-                    host: meta.host.clone(),
-                    chunk_index: i as u32,
-                    task_title: meta.title.clone(),
-                    parent_task_id: meta.parent.clone(),
-                    source: meta.source.clone(),
-                },
-            }
-        })
-        .collect();
-    let record = TaskRecord {
-        tasks_dir: tasks_dir.to_owned(),
-        files,
-        meta_hash: meta_hash(&meta),
-        chunk_ids: points.iter().map(|p| p.id).collect(),
-        title: meta.title.clone(),
-        workspace: meta.workspace.clone(),
-        parent_task_id: meta.parent.clone(),
-        created_at: created,
-        last_activity: last,
-        source: meta.source.clone(),
-        indexed_at_ms: state::now_ms(),
-    };
-    Prepared {
-        task_id: task_id.to_owned(),
-        record,
-        points,
-        failure,
-    }
-}
-
 /// The resolved pieces every entry point needs.
 pub(crate) struct Target {
     pub index_dir: PathBuf,
@@ -350,7 +124,6 @@ pub(crate) fn target(
 /// Index (or bring up to date) the tasks of `opts.tasks_dirs`.
 pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
     let started = std::time::Instant::now();
-    let cancelled = || opts.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     let t = target(
         opts.index_dir.as_deref(),
         &opts.store,
@@ -359,145 +132,23 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
     std::fs::create_dir_all(&t.index_dir).map_err(|e| Error::io(&t.index_dir, e))?;
 
     // Inputs first, so a wrong path fails before anything is touched.
-    let tasks_dirs = if opts.tasks_dirs.is_empty() {
-        let found = paths::discover_tasks_dirs();
-        if found.is_empty() {
-            return Err(Error::NoTasksDir);
-        }
-        found
-    } else {
-        opts.tasks_dirs.clone()
-    };
+    let tasks_dirs = tasks_dirs_to_index(opts)?;
     let (listing, dir_names) = list_tasks(&tasks_dirs)?;
-
-    // Linked headers (titles, workspaces, parents: stored or inferred) from the task store,
-    // through our skeleton cache when it can be used.
-    // A cancelled open leaves no handle; the run then stops before its first task.
-    let (tasks, cache_note) = match TaskStore::open_with_default_cache(
-        &roo_store::HostEnv::current(),
-        tasks_dirs.clone(),
-        Watch {
-            on_progress: None,
-            cancel: opts.cancel,
-        },
-    ) {
-        Ok((t, note)) => (Some(t), note),
-        Err(roo_store::StoreError::Aborted) => (None, None),
-        Err(roo_store::StoreError::NotFound { path }) => return Err(Error::TasksDirNotFound(path)),
-        Err(e) => return Err(Error::InvalidArgument(e.to_string())),
-    };
-    let header_of = |id: &str| tasks.as_ref().and_then(|t| t.header(id));
+    let (tasks, cache_note) = open_task_store(&tasks_dirs, opts.cancel)?;
 
     let _lock = WriteLock::acquire(&t.index_dir)?;
     let mut notes: Vec<String> = cache_note.into_iter().collect();
     let embedder = progress::build_embedder(&opts.embedder, opts.on_progress, &mut notes)?;
     let eid = embedder.id()?;
     let store = store::open(&t.resolved, &t.collection)?;
-    let (loaded, damaged) = state::load(&t.state_path)?;
+    let (st, rebuilt) = open_state(opts, &t, store.as_ref(), &eid)?;
+    let changes = find_changes(&listing, &dir_names, &st, tasks.as_ref());
 
-    // Start again from nothing when asked, when the state is unusable, or when the vectors
-    // would not match: never mix two embedders in one collection.
-    let mut rebuilt: Option<String> = None;
-    let mut drop_store = false;
-    if opts.rebuild {
-        rebuilt = Some("a rebuild was asked for".to_owned());
-        drop_store = true;
-    } else if let Some(why) = damaged {
-        rebuilt = Some(why);
-        // A shared server collection is kept: re-writing the same ids is harmless.
-        drop_store = store.kind() != "qdrant";
-    } else if let Some(s) = &loaded {
-        if !s.embedder.same_vectors(&eid) {
-            rebuilt = Some(format!(
-                "the embedder changed from {} to {}",
-                s.embedder, eid
-            ));
-            drop_store = true;
-        }
-    }
-    let want_dim = eid.is_dense().then_some(eid.dimension);
-    let existing = store.inspect()?;
-    match existing {
-        Existing::Absent => {
-            if rebuilt.is_none() && loaded.as_ref().is_some_and(|s| !s.tasks.is_empty()) {
-                rebuilt = Some(format!(
-                    "the collection was missing from the {}",
-                    store.location()
-                ));
-            }
-        }
-        Existing::Present { dense_dim } if dense_dim != want_dim && !drop_store => {
-            if loaded.is_none() && store.kind() == "qdrant" && !opts.rebuild {
-                return Err(Error::DimensionMismatch {
-                    expected: dense_dim.unwrap_or(0),
-                    got: eid.dimension,
-                    context: format!(
-                        "collection {} on the {} was made by another embedder; use that \
-                         embedder, or pass rebuild to replace the collection",
-                        t.collection,
-                        store.location()
-                    ),
-                });
-            }
-            rebuilt.get_or_insert_with(|| {
-                format!(
-                    "the store held vectors of {} dimensions, the embedder gives {}",
-                    dense_dim.unwrap_or(0),
-                    eid.dimension
-                )
-            });
-            drop_store = true;
-        }
-        Existing::Present { .. } => {}
-    }
-    let mut st = match (&rebuilt, loaded) {
-        (None, Some(s)) => s,
-        _ => IndexState::new(
-            t.resolved.identity(&t.collection),
-            t.collection.clone(),
-            eid.clone(),
-        ),
-    };
-    if drop_store && existing != Existing::Absent {
-        store.drop_collection()?;
-    }
-    if drop_store || existing == Existing::Absent {
-        store.create(want_dim)?;
-    }
-    st.embedder = eid.clone();
-    st.remember_embedder(&opts.embedder, &eid);
-
-    // What changed.
-    let mut unchanged = 0usize;
-    let mut todo: Vec<(String, PathBuf, String, Vec<state::FileSig>)> = Vec::new();
-    let on_disk: HashSet<&str> = listing.iter().map(|(id, _, _)| id.as_str()).collect();
-    for (id, path, dir) in &listing {
-        let sig = state::task_signature(path);
-        // A task whose files did not change is done again when its parent did (a parent
-        // inferred, or a link that changed with other tasks).
-        let parent_now = match header_of(id) {
-            Some(Ok(h)) => meta_parent(h),
-            _ => None,
-        };
-        match st.tasks.get(id) {
-            Some(r) if r.files == sig && &r.tasks_dir == dir && r.parent_task_id == parent_now => {
-                unchanged += 1
-            }
-            _ => todo.push((id.clone(), path.clone(), dir.clone(), sig)),
-        }
-    }
-    let gone: Vec<String> = st
-        .tasks
-        .iter()
-        .filter(|(id, r)| dir_names.contains(&r.tasks_dir) && !on_disk.contains(id.as_str()))
-        .map(|(id, _)| id.clone())
-        .collect();
-
-    let mut report = IndexReport {
+    let report = IndexReport {
         index_dir: t.index_dir.display().to_string(),
         tasks_dirs: dir_names.iter().cloned().collect(),
         tasks_seen: listing.len(),
-        tasks_unchanged: unchanged,
+        tasks_unchanged: changes.unchanged,
         tasks_indexed: 0,
         indexed_task_ids: Vec::new(),
         tasks_removed: 0,
@@ -516,73 +167,406 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
         duration_ms: 0,
         notes,
     };
-    // The ETA follows the bytes of the task files read so far (chunks follow the dialogue's size).
-    // (A folder where a file should be has the size u64::MAX: it counts for nothing.)
-    let task_bytes = |sigs: &[state::FileSig]| {
-        sigs.iter()
-            .filter(|s| s.size != u64::MAX)
-            .fold(1u64, |n, s| n.saturating_add(s.size))
+    let mut run = IndexRun {
+        opts,
+        state_path: &t.state_path,
+        tasks: tasks.as_ref(),
+        embedder: embedder.as_ref(),
+        eid: &eid,
+        store: store.as_ref(),
+        st,
+        report,
     };
-    let total_bytes: u64 = todo
-        .iter()
-        .fold(0, |n, (_, _, _, sig)| n.saturating_add(task_bytes(sig)));
-    let mut done_bytes = 0u64;
-    let index_start = std::time::Instant::now();
-    let progress = |done: usize, done_bytes: u64, chunks: usize, phase: &'static str| {
-        if let Some(cb) = opts.on_progress {
-            cb(&IndexProgress {
-                phase,
-                done,
-                total: todo.len(),
-                chunks_embedded: chunks,
-                elapsed_ms: index_start.elapsed().as_millis() as u64,
-                eta_ms: eta(index_start.elapsed(), done_bytes, total_bytes),
-            });
-        }
-    };
-    progress(0, 0, 0, "scanning");
+    let mut progress = RunProgress::new(opts.on_progress, &changes.todo);
+    progress.report(0, "scanning");
+    run.remove_gone(&changes.gone)?;
+    run.index_changed(&changes.todo, &mut progress)?;
 
-    for id in &gone {
-        if let Some(r) = st.tasks.remove(id) {
-            store.delete(&r.chunk_ids)?;
-            report.chunks_deleted += r.chunk_ids.len();
-            report.tasks_removed += 1;
+    progress.report(run.report.chunks_embedded, "finishing");
+    let bulk = run.report.chunks_embedded >= 5_000;
+    run.save(bulk)?;
+    let mut report = run.report;
+    report.chunks_total = run.st.chunk_count();
+    report.duration_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// The `tasks/` folders asked for, else the extensions' folders found on this machine.
+fn tasks_dirs_to_index(opts: &IndexOptions) -> Result<Vec<PathBuf>> {
+    if !opts.tasks_dirs.is_empty() {
+        return Ok(opts.tasks_dirs.clone());
+    }
+    let found = paths::discover_tasks_dirs();
+    if found.is_empty() {
+        return Err(Error::NoTasksDir);
+    }
+    Ok(found)
+}
+
+/// The task store over `tasks_dirs`, for the linked headers (titles, workspaces, parents: stored
+/// or inferred), through our skeleton cache when it can be used, with the cache's note. A
+/// cancelled open leaves no handle; the run then stops before its first task.
+fn open_task_store(
+    tasks_dirs: &[PathBuf],
+    cancel: Option<&AtomicBool>,
+) -> Result<(Option<TaskStore>, Option<String>)> {
+    match TaskStore::open_with_default_cache(
+        &roo_store::HostEnv::current(),
+        tasks_dirs.to_vec(),
+        Watch {
+            on_progress: None,
+            cancel,
+        },
+    ) {
+        Ok((t, note)) => Ok((Some(t), note)),
+        Err(roo_store::StoreError::Aborted) => Ok((None, None)),
+        Err(roo_store::StoreError::NotFound { path }) => Err(Error::TasksDirNotFound(path)),
+        Err(e) => Err(Error::InvalidArgument(e.to_string())),
+    }
+}
+
+/// The linked header of task `id`, when the task store holds it.
+fn linked_header<'t>(tasks: Option<&'t TaskStore>, id: &str) -> Option<LinkedHeader<'t>> {
+    tasks.and_then(|t| t.header(id))
+}
+
+/// Whether the index starts again from nothing, and why; when it does, whether the store's
+/// collection is dropped too.
+struct Restart {
+    reason: Option<String>,
+    drop_store: bool,
+}
+
+impl Restart {
+    /// From the saved state: start again when asked, when the state is unusable, or when the
+    /// vectors would not match: never mix two embedders in one collection.
+    fn from_state(
+        rebuild: bool,
+        damaged: Option<String>,
+        loaded: Option<&IndexState>,
+        store_kind: &str,
+        eid: &EmbedderId,
+    ) -> Self {
+        let mut restart = Restart {
+            reason: None,
+            drop_store: false,
+        };
+        if rebuild {
+            restart.reason = Some("a rebuild was asked for".to_owned());
+            restart.drop_store = true;
+        } else if let Some(why) = damaged {
+            restart.reason = Some(why);
+            // A shared server collection is kept: re-writing the same ids is harmless.
+            restart.drop_store = store_kind != "qdrant";
+        } else if let Some(s) = loaded {
+            if !s.embedder.same_vectors(eid) {
+                restart.reason = Some(format!(
+                    "the embedder changed from {} to {}",
+                    s.embedder, eid
+                ));
+                restart.drop_store = true;
+            }
+        }
+        restart
+    }
+
+    /// From what the store holds: a collection gone while the state names tasks, or vectors of
+    /// another dimension (refused on a server collection this index did not make).
+    fn check_collection(
+        &mut self,
+        existing: Existing,
+        loaded: Option<&IndexState>,
+        store: &dyn VectorStore,
+        eid: &EmbedderId,
+        rebuild: bool,
+        collection: &str,
+    ) -> Result<()> {
+        let want_dim = eid.is_dense().then_some(eid.dimension);
+        match existing {
+            Existing::Absent => {
+                if self.reason.is_none() && loaded.is_some_and(|s| !s.tasks.is_empty()) {
+                    self.reason = Some(format!(
+                        "the collection was missing from the {}",
+                        store.location()
+                    ));
+                }
+            }
+            Existing::Present { dense_dim } if dense_dim != want_dim && !self.drop_store => {
+                if loaded.is_none() && store.kind() == "qdrant" && !rebuild {
+                    return Err(Error::DimensionMismatch {
+                        expected: dense_dim.unwrap_or(0),
+                        got: eid.dimension,
+                        context: format!(
+                            "collection {} on the {} was made by another embedder; use that \
+                             embedder, or pass rebuild to replace the collection",
+                            collection,
+                            store.location()
+                        ),
+                    });
+                }
+                self.reason.get_or_insert_with(|| {
+                    format!(
+                        "the store held vectors of {} dimensions, the embedder gives {}",
+                        dense_dim.unwrap_or(0),
+                        eid.dimension
+                    )
+                });
+                self.drop_store = true;
+            }
+            Existing::Present { .. } => {}
+        }
+        Ok(())
+    }
+}
+
+/// The index state to bring up to date, with the collection made ready for `eid`: the saved
+/// state, or a new one (and a new collection) when the index starts again, with the reason.
+fn open_state(
+    opts: &IndexOptions,
+    t: &Target,
+    store: &dyn VectorStore,
+    eid: &EmbedderId,
+) -> Result<(IndexState, Option<String>)> {
+    let (loaded, damaged) = state::load(&t.state_path)?;
+    let mut restart =
+        Restart::from_state(opts.rebuild, damaged, loaded.as_ref(), store.kind(), eid);
+    let want_dim = eid.is_dense().then_some(eid.dimension);
+    let existing = store.inspect()?;
+    restart.check_collection(
+        existing,
+        loaded.as_ref(),
+        store,
+        eid,
+        opts.rebuild,
+        &t.collection,
+    )?;
+    let mut st = match (&restart.reason, loaded) {
+        (None, Some(s)) => s,
+        _ => IndexState::new(
+            t.resolved.identity(&t.collection),
+            t.collection.clone(),
+            eid.clone(),
+        ),
+    };
+    if restart.drop_store && existing != Existing::Absent {
+        store.drop_collection()?;
+    }
+    if restart.drop_store || existing == Existing::Absent {
+        store.create(want_dim)?;
+    }
+    st.embedder = eid.clone();
+    st.remember_embedder(&opts.embedder, eid);
+    Ok((st, restart.reason))
+}
+
+/// What changed on disk since the last run.
+struct Changes {
+    /// Tasks whose files and parent are as the state recorded them.
+    unchanged: usize,
+    /// Tasks to read again.
+    todo: Vec<PendingTask>,
+    /// Tasks of the listed stores that are no longer on disk.
+    gone: Vec<String>,
+}
+
+/// Compare the listing with the state: a task is read again when its files changed, or when its
+/// parent did (a parent inferred, or a link that changed with other tasks).
+fn find_changes(
+    listing: &[(String, PathBuf, String)],
+    dir_names: &BTreeSet<String>,
+    st: &IndexState,
+    tasks: Option<&TaskStore>,
+) -> Changes {
+    let mut unchanged = 0usize;
+    let mut todo = Vec::new();
+    let on_disk: HashSet<&str> = listing.iter().map(|(id, _, _)| id.as_str()).collect();
+    for (id, path, dir) in listing {
+        let sig = state::task_signature(path);
+        let parent_now = match linked_header(tasks, id) {
+            Some(Ok(h)) => meta_parent(h),
+            _ => None,
+        };
+        match st.tasks.get(id) {
+            Some(r) if r.files == sig && &r.tasks_dir == dir && r.parent_task_id == parent_now => {
+                unchanged += 1
+            }
+            _ => todo.push(PendingTask {
+                id: id.clone(),
+                dir: path.clone(),
+                tasks_dir: dir.clone(),
+                files: sig,
+            }),
+        }
+    }
+    let gone = st
+        .tasks
+        .iter()
+        .filter(|(id, r)| dir_names.contains(&r.tasks_dir) && !on_disk.contains(id.as_str()))
+        .map(|(id, _)| id.clone())
+        .collect();
+    Changes {
+        unchanged,
+        todo,
+        gone,
+    }
+}
+
+/// The bytes of a task's files, for the ETA (at least 1; a folder where a file should be has the
+/// size u64::MAX and counts for nothing).
+fn task_bytes(files: &[state::FileSig]) -> u64 {
+    files
+        .iter()
+        .filter(|s| s.size != u64::MAX)
+        .fold(1u64, |n, s| n.saturating_add(s.size))
+}
+
+/// Progress of a run: tasks done out of the tasks to read, and an ETA that follows the bytes of
+/// the task files read so far (chunks follow the dialogue's size).
+struct RunProgress<'a> {
+    on_progress: Option<ProgressFn<'a>>,
+    total: usize,
+    total_bytes: u64,
+    done: usize,
+    done_bytes: u64,
+    start: std::time::Instant,
+}
+
+impl<'a> RunProgress<'a> {
+    /// Progress over `todo`, its clock started now.
+    fn new(on_progress: Option<ProgressFn<'a>>, todo: &[PendingTask]) -> Self {
+        let total_bytes = todo
+            .iter()
+            .fold(0u64, |n, t| n.saturating_add(task_bytes(&t.files)));
+        Self {
+            on_progress,
+            total: todo.len(),
+            total_bytes,
+            done: 0,
+            done_bytes: 0,
+            start: std::time::Instant::now(),
         }
     }
 
-    let host = paths::host_name();
-    let user = paths::user_name();
-    let chunking = opts.chunking.unwrap_or_default();
-    // Smaller groups when embedding is slow (a sentence model, a service), so progress and saved
-    // state move often; the static model embeds about as fast as the lexical vectors are made.
-    let slow_embedder = eid.is_dense() && eid.kind != "static";
-    let group_size = if slow_embedder { 8 } else { 64 };
-    let mut done = 0usize;
-    for group in todo.chunks(group_size) {
-        if cancelled() {
-            report.cancelled = true;
-            break;
+    /// Count `group` as read.
+    fn advance(&mut self, group: &[PendingTask]) {
+        self.done += group.len();
+        self.done_bytes = group.iter().fold(self.done_bytes, |n, t| {
+            n.saturating_add(task_bytes(&t.files))
+        });
+    }
+
+    /// Tell the caller where the run is.
+    fn report(&self, chunks_embedded: usize, phase: &'static str) {
+        if let Some(cb) = self.on_progress {
+            cb(&IndexProgress {
+                phase,
+                done: self.done,
+                total: self.total,
+                chunks_embedded,
+                elapsed_ms: self.start.elapsed().as_millis() as u64,
+                eta_ms: eta(self.start.elapsed(), self.done_bytes, self.total_bytes),
+            });
         }
+    }
+}
+
+/// One indexing run once the store, the embedder and the state are open.
+struct IndexRun<'r, 'o> {
+    opts: &'r IndexOptions<'o>,
+    state_path: &'r Path,
+    tasks: Option<&'r TaskStore>,
+    embedder: &'r dyn Embedder,
+    eid: &'r EmbedderId,
+    store: &'r dyn VectorStore,
+    st: IndexState,
+    report: IndexReport,
+}
+
+impl IndexRun<'_, '_> {
+    /// Whether the caller asked the run to stop.
+    fn cancelled(&self) -> bool {
+        self.opts.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// Delete the chunks of the tasks gone from disk.
+    fn remove_gone(&mut self, gone: &[String]) -> Result<()> {
+        for id in gone {
+            if let Some(r) = self.st.tasks.remove(id) {
+                self.store.delete(&r.chunk_ids)?;
+                self.report.chunks_deleted += r.chunk_ids.len();
+                self.report.tasks_removed += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Read, embed and record the changed tasks group by group, saving after each group; stops
+    /// early, saying so in the report, when cancelled.
+    fn index_changed(&mut self, todo: &[PendingTask], progress: &mut RunProgress) -> Result<()> {
+        let ctx = ChunkContext {
+            host: paths::host_name(),
+            user: paths::user_name(),
+            chunking: self.opts.chunking.unwrap_or_default(),
+        };
+        // Smaller groups when embedding is slow (a sentence model, a service), so progress and
+        // saved state move often; the static model embeds about as fast as the lexical vectors
+        // are made.
+        let slow_embedder = self.eid.is_dense() && self.eid.kind != "static";
+        let group_size = if slow_embedder { 8 } else { 64 };
+        for group in todo.chunks(group_size) {
+            if !self.index_group(group, &ctx, progress)? {
+                self.report.cancelled = true;
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Read, embed and record one group of tasks, then save; `false` when cancelled first.
+    fn index_group(
+        &mut self,
+        group: &[PendingTask],
+        ctx: &ChunkContext,
+        progress: &mut RunProgress,
+    ) -> Result<bool> {
+        if self.cancelled() {
+            return Ok(false);
+        }
+        let tasks = self.tasks;
         let prepared: Vec<Prepared> = group
             .par_iter()
-            .map(|(id, path, dir, sig)| {
-                let header = header_of(id);
-                chunk_task(
-                    id,
-                    path,
-                    dir,
-                    sig.clone(),
-                    header,
-                    &host,
-                    user.as_ref(),
-                    &chunking,
-                )
-            })
+            .map(|task| chunk_task(task, linked_header(tasks, &task.id), ctx))
             .collect();
-        // Deletions and the points to embed.
+        let pending = self.delete_stale(&prepared)?;
+        let cancel = self.opts.cancel;
+        let report = &mut self.report;
+        let aborted = embed_and_store(
+            self.embedder,
+            self.eid.is_dense(),
+            self.store,
+            pending,
+            &|| cancel.is_some_and(|c| c.load(Ordering::Relaxed)),
+            &mut |n| {
+                report.chunks_embedded += n;
+                progress.report(report.chunks_embedded, "indexing");
+            },
+        )?;
+        if aborted {
+            return Ok(false);
+        }
+        self.record(prepared);
+        progress.advance(group);
+        progress.report(self.report.chunks_embedded, "indexing");
+        self.save(false)?;
+        Ok(true)
+    }
+
+    /// Delete the chunks the tasks no longer have; returns the points to embed: the new ones, or
+    /// all of a task's when its title, workspace, parent, host or user changed.
+    fn delete_stale(&mut self, prepared: &[Prepared]) -> Result<Vec<Point>> {
         let mut pending: Vec<Point> = Vec::new();
-        for p in &prepared {
-            let old = st.tasks.get(&p.task_id);
+        for p in prepared {
+            let old = self.st.tasks.get(&p.task_id);
             let old_ids: HashSet<Uuid> = old
                 .map(|r| r.chunk_ids.iter().copied().collect())
                 .unwrap_or_default();
@@ -590,8 +574,8 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
             let meta_changed = old.is_none_or(|r| r.meta_hash != p.record.meta_hash);
             let stale: Vec<Uuid> = old_ids.difference(&new_ids).copied().collect();
             if !stale.is_empty() {
-                store.delete(&stale)?;
-                report.chunks_deleted += stale.len();
+                self.store.delete(&stale)?;
+                self.report.chunks_deleted += stale.len();
             }
             pending.extend(
                 p.points
@@ -600,55 +584,34 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
                     .cloned(),
             );
         }
-        let aborted = embed_and_store(
-            embedder.as_ref(),
-            eid.is_dense(),
-            store.as_ref(),
-            pending,
-            &cancelled,
-            &mut |n| {
-                report.chunks_embedded += n;
-                progress(done, done_bytes, report.chunks_embedded, "indexing");
-            },
-        )?;
-        if aborted {
-            report.cancelled = true;
-            break;
-        }
+        Ok(pending)
+    }
+
+    /// Put the tasks' new records in the state and count them (and their failures) in the report.
+    fn record(&mut self, prepared: Vec<Prepared>) {
         for p in prepared {
             if let Some(message) = p.failure {
-                report.failures.push(TaskFailure {
+                self.report.failures.push(TaskFailure {
                     task_id: p.task_id.clone(),
                     message,
                 });
             }
-            if report.indexed_task_ids.len() < 1000 {
-                report.indexed_task_ids.push(p.task_id.clone());
+            if self.report.indexed_task_ids.len() < 1000 {
+                self.report.indexed_task_ids.push(p.task_id.clone());
             }
-            report.tasks_indexed += 1;
-            st.tasks.insert(p.task_id, p.record);
+            self.report.tasks_indexed += 1;
+            self.st.tasks.insert(p.task_id, p.record);
         }
-        done += group.len();
-        done_bytes = group.iter().fold(done_bytes, |n, (_, _, _, sig)| {
-            n.saturating_add(task_bytes(sig))
-        });
-        progress(done, done_bytes, report.chunks_embedded, "indexing");
-        st.generation += 1;
-        st.updated_at_ms = state::now_ms();
-        // Points first, then the state that names them: a crash in between only re-embeds.
-        store.commit(false)?;
-        state::save(&t.state_path, &st)?;
     }
 
-    progress(done, done_bytes, report.chunks_embedded, "finishing");
-    let bulk = report.chunks_embedded >= 5_000;
-    store.commit(bulk)?;
-    st.generation += 1;
-    st.updated_at_ms = state::now_ms();
-    state::save(&t.state_path, &st)?;
-    report.chunks_total = st.chunk_count();
-    report.duration_ms = started.elapsed().as_millis() as u64;
-    Ok(report)
+    /// Commit the store (`bulk`: the optimisation pass after a large write), then save the state.
+    /// Points first, then the state that names them: a crash in between only re-embeds.
+    fn save(&mut self, bulk: bool) -> Result<()> {
+        self.store.commit(bulk)?;
+        self.st.generation += 1;
+        self.st.updated_at_ms = state::now_ms();
+        state::save(self.state_path, &self.st)
+    }
 }
 
 /// Every task folder of the stores, with its store (the same task id in two stores, a migrated

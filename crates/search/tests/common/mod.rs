@@ -372,29 +372,81 @@ pub fn run_store_suite_in(
     embedder: EmbedderConfig,
     work: &Path,
 ) -> f64 {
-    let tasks = copy_fixtures(&work.join("tasks"));
-    let index_dir = work.join("index");
-    let opts = |rebuild: bool| IndexOptions {
-        tasks_dirs: tasks.clone(),
-        index_dir: Some(index_dir.clone()),
-        embedder: embedder.clone(),
-        store: store.clone(),
-        collection: collection.map(str::to_owned),
-        rebuild,
-        ..IndexOptions::default()
+    let suite = StoreSuite {
+        tasks: copy_fixtures(&work.join("tasks")),
+        index_dir: work.join("index"),
+        store,
+        collection,
+        embedder,
     };
-    let search = |index_dir: &Path, store: &StoreConfig, q: &str, mode: Option<Mode>| {
-        search_in(index_dir, store, collection, q, mode)
-    };
-    let first = index_tasks(&opts(false)).expect("first index");
+    let first = suite.index(false, "first index");
     println!("[{label}] first run: {first:?}");
+    check_first_run(&first);
+    check_expected_task_found(&suite);
+    check_filters(&suite);
+    // Labelled queries.
+    let recall = recall_at_5(label, |q| task_ids(&suite.search(q, None)));
+    check_unchanged_run(&suite);
+    let shop_ui = check_grown_task(&suite);
+    check_touched_task(&suite, &shop_ui.path);
+    check_shrunk_task(&suite, shop_ui);
+    let removed = check_deleted_task(&suite, &first);
+    check_forced_rebuild(&suite, &removed);
+    recall
+}
+
+/// The fixtures copied for one run of the store suite, and where and how they are indexed.
+struct StoreSuite<'a> {
+    tasks: Vec<PathBuf>,
+    index_dir: PathBuf,
+    store: StoreConfig,
+    collection: Option<&'a str>,
+    embedder: EmbedderConfig,
+}
+
+impl StoreSuite<'_> {
+    /// Index the copied fixtures (`rebuild`: from scratch); `what` names the run if it fails.
+    fn index(&self, rebuild: bool, what: &str) -> roo_search::IndexReport {
+        index_tasks(&IndexOptions {
+            tasks_dirs: self.tasks.clone(),
+            index_dir: Some(self.index_dir.clone()),
+            embedder: self.embedder.clone(),
+            store: self.store.clone(),
+            collection: self.collection.map(str::to_owned),
+            rebuild,
+            ..IndexOptions::default()
+        })
+        .expect(what)
+    }
+
+    /// Search the suite's index with the defaults but `mode`.
+    fn search(&self, query: &str, mode: Option<Mode>) -> roo_search::SearchResponse {
+        search_in(&self.index_dir, &self.store, self.collection, query, mode)
+    }
+
+    /// Search the suite's index with `opts` (its index, store and collection filled in).
+    fn search_with(&self, opts: SearchOptions) -> roo_search::SearchResponse {
+        search_tasks_semantic(&SearchOptions {
+            index_dir: Some(self.index_dir.clone()),
+            store: self.store.clone(),
+            collection: self.collection.map(str::to_owned),
+            ..opts
+        })
+        .expect("search")
+    }
+}
+
+/// The first run reads every task and embeds every chunk.
+fn check_first_run(first: &roo_search::IndexReport) {
     assert_eq!(first.tasks_seen, 28, "26 fixture tasks + 2 real ones");
     assert_eq!(first.tasks_indexed, 28);
     assert!(first.chunks_embedded > 200, "{}", first.chunks_embedded);
     assert_eq!(first.chunks_total, first.chunks_embedded);
+}
 
-    // Expected tasks are found.
-    let r = search(&index_dir, &store, "InvalidDiscountError", None);
+/// Expected tasks are found, with their header facts and snippets.
+fn check_expected_task_found(suite: &StoreSuite) {
+    let r = suite.search("InvalidDiscountError", None);
     assert_eq!(
         r.results.first().map(|t| t.task_id.as_str()),
         Some("087ad417-9168-4209-8cd6-4f60a86fcd4f"),
@@ -418,17 +470,15 @@ pub fn run_store_suite_in(
         "{:?}",
         top.snippets
     );
+}
 
-    // Filters: workspace (path or name) and dates.
-    let ws = search_tasks_semantic(&SearchOptions {
+/// Filters: workspace (path or name) and dates.
+fn check_filters(suite: &StoreSuite) {
+    let ws = suite.search_with(SearchOptions {
         query: "cache".to_owned(),
         workspace: Some("/home/dev/projets/meteo-cli/".to_owned()),
-        index_dir: Some(index_dir.clone()),
-        store: store.clone(),
-        collection: collection.map(str::to_owned),
         ..SearchOptions::default()
-    })
-    .expect("search");
+    });
     assert!(!ws.results.is_empty());
     assert!(
         ws.results
@@ -436,26 +486,18 @@ pub fn run_store_suite_in(
             .all(|t| t.workspace.as_deref() == Some("/home/dev/projets/meteo-cli")),
         "{ws:?}"
     );
-    let by_name = search_tasks_semantic(&SearchOptions {
+    let by_name = suite.search_with(SearchOptions {
         query: "discount".to_owned(),
         workspace: Some("shop".to_owned()),
-        index_dir: Some(index_dir.clone()),
-        store: store.clone(),
-        collection: collection.map(str::to_owned),
         ..SearchOptions::default()
-    })
-    .expect("search");
+    });
     assert_eq!(by_name.results.len(), 3, "{by_name:?}");
-    let dated = search_tasks_semantic(&SearchOptions {
+    let dated = suite.search_with(SearchOptions {
         query: "build".to_owned(),
         start_date: Some("2024-10-01".to_owned()),
         end_date: Some("2024-10-03".to_owned()),
-        index_dir: Some(index_dir.clone()),
-        store: store.clone(),
-        collection: collection.map(str::to_owned),
         ..SearchOptions::default()
-    })
-    .expect("search");
+    });
     assert!(!dated.results.is_empty());
     assert!(
         dated.results.iter().all(|t| t
@@ -464,12 +506,11 @@ pub fn run_store_suite_in(
             .all(|s| s.timestamp.starts_with("2024-10-0"))),
         "{dated:?}"
     );
+}
 
-    // Labelled queries.
-    let recall = recall_at_5(label, |q| task_ids(&search(&index_dir, &store, q, None)));
-
-    // Unchanged tree: nothing embedded.
-    let again = index_tasks(&opts(false)).expect("second index");
+/// Unchanged tree: nothing embedded.
+fn check_unchanged_run(suite: &StoreSuite) {
+    let again = suite.index(false, "second index");
     assert_eq!(
         (
             again.tasks_indexed,
@@ -480,16 +521,25 @@ pub fn run_store_suite_in(
         "{again:?}"
     );
     assert_eq!(again.tasks_unchanged, 28);
+}
 
-    // One task gains a message: only it is read and embedded.
-    let shop = tasks[4].join("d9a65d7d-6db9-422f-8608-12ab47219197");
+/// The task the change checks edit: its `ui_messages.json` and the messages it held before.
+struct EditedTask {
+    path: PathBuf,
+    original: Vec<Value>,
+}
+
+/// One task gains a message: only it is read and embedded. Returns the task's file as it was.
+fn check_grown_task(suite: &StoreSuite) -> EditedTask {
+    let shop = suite.tasks[4].join("d9a65d7d-6db9-422f-8608-12ab47219197");
     let ui = shop.join("ui_messages.json");
     let mut msgs: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(&ui).expect("read")).expect("json");
+    let original = msgs.clone();
     let last_ts = msgs.last().and_then(|m| m["ts"].as_i64()).expect("ts");
     msgs.push(serde_json::json!({"ts": last_ts + 1000, "type": "say", "say": "user_feedback", "text": "Also cover an expired coupon called OLDCODE2019"}));
     std::fs::write(&ui, serde_json::to_string(&msgs).expect("json")).expect("write");
-    let grown = index_tasks(&opts(false)).expect("index after change");
+    let grown = suite.index(false, "index after change");
     assert_eq!(
         grown.indexed_task_ids,
         vec!["d9a65d7d-6db9-422f-8608-12ab47219197".to_owned()],
@@ -499,56 +549,66 @@ pub fn run_store_suite_in(
         grown.chunks_embedded >= 1 && grown.chunks_embedded <= 2,
         "{grown:?}"
     );
-    let r = search(&index_dir, &store, "OLDCODE2019", Some(Mode::Lexical));
+    let r = suite.search("OLDCODE2019", Some(Mode::Lexical));
     assert_eq!(
         task_ids(&r),
         vec!["d9a65d7d-6db9-422f-8608-12ab47219197".to_owned()]
     );
+    EditedTask { path: ui, original }
+}
 
-    // Touched without a change: read again, nothing embedded.
+/// Touched without a change: read again, nothing embedded.
+fn check_touched_task(suite: &StoreSuite, ui: &Path) {
     let f = std::fs::File::options()
         .append(true)
-        .open(&ui)
+        .open(ui)
         .expect("open");
     f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
         .expect("touch");
     drop(f);
-    let touched = index_tasks(&opts(false)).expect("index after touch");
+    let touched = suite.index(false, "index after touch");
     assert_eq!(
         (touched.tasks_indexed, touched.chunks_embedded),
         (1, 0),
         "{touched:?}"
     );
+}
 
-    // A task shrinks back: its extra chunk goes.
-    msgs.pop();
-    std::fs::write(&ui, serde_json::to_string(&msgs).expect("json")).expect("write");
-    let shrunk = index_tasks(&opts(false)).expect("index after shrink");
+/// A task shrinks back: its extra chunk goes.
+fn check_shrunk_task(suite: &StoreSuite, edited: EditedTask) {
+    std::fs::write(
+        &edited.path,
+        serde_json::to_string(&edited.original).expect("json"),
+    )
+    .expect("write");
+    let shrunk = suite.index(false, "index after shrink");
     assert!(shrunk.chunks_deleted >= 1, "{shrunk:?}");
-    assert!(
-        search(&index_dir, &store, "OLDCODE2019", Some(Mode::Lexical))
-            .results
-            .is_empty()
-    );
+    assert!(suite
+        .search("OLDCODE2019", Some(Mode::Lexical))
+        .results
+        .is_empty());
+}
 
-    // A task is deleted: its chunks go.
+/// A task is deleted: its chunks go. Returns the report of that run.
+fn check_deleted_task(
+    suite: &StoreSuite,
+    first: &roo_search::IndexReport,
+) -> roo_search::IndexReport {
     let gone_id = "3cb47840-33af-4c5c-a4e2-e347c0183356";
-    std::fs::remove_dir_all(tasks[0].join(gone_id)).expect("rm");
-    let removed = index_tasks(&opts(false)).expect("index after delete");
+    std::fs::remove_dir_all(suite.tasks[0].join(gone_id)).expect("rm");
+    let removed = suite.index(false, "index after delete");
     assert_eq!(removed.tasks_removed, 1);
     assert_eq!(removed.chunks_deleted, 2, "{removed:?}");
-    assert!(!task_ids(&search(
-        &index_dir,
-        &store,
-        "dry run backup photos NAS",
-        None
-    ))
-    .contains(&gone_id.to_owned()));
+    assert!(
+        !task_ids(&suite.search("dry run backup photos NAS", None)).contains(&gone_id.to_owned())
+    );
     assert_eq!(removed.chunks_total, first.chunks_total - 2);
+    removed
+}
 
-    // A forced rebuild says so and re-embeds everything.
-    let rebuilt = index_tasks(&opts(true)).expect("rebuild");
+/// A forced rebuild says so and re-embeds everything.
+fn check_forced_rebuild(suite: &StoreSuite, before: &roo_search::IndexReport) {
+    let rebuilt = suite.index(true, "rebuild");
     assert!(rebuilt.rebuilt.is_some());
-    assert_eq!(rebuilt.chunks_embedded, removed.chunks_total);
-    recall
+    assert_eq!(rebuilt.chunks_embedded, before.chunks_total);
 }
