@@ -306,8 +306,9 @@ export interface LegacyAnalysis {
 }
 
 /** Errors thrown or rejected by this library carry one of these codes (asynchronous calls as
- *  `err.code`, synchronous ones at the start of `err.message`). */
-export type ErrorCode = 'TASK_NOT_FOUND' | 'TASK_AMBIGUOUS' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED' | 'INVALID_ARGUMENT' | 'INTERNAL' | 'INVALID_CACHE_DIR' | 'IO_ERROR' | 'CACHE_LOCKED' | 'DESTINATION_NOT_EMPTY' | 'VERIFY_FAILED' | 'STATE_DB_ERROR' | 'INJECTED_FAILURE' | 'INVALID_CONFIG' | 'XML_GENERATION' | 'MODEL_MISSING' | 'MODEL_LOAD_FAILED' | 'MODEL_FETCH_FAILED' | 'UNSUPPORTED' | 'EMBEDDING_FAILED' | 'DIMENSION_MISMATCH' | 'EMBEDDER_MISMATCH' | 'SEMANTIC_UNAVAILABLE' | 'NOT_INDEXED' | 'STORE_FAILED' | 'INDEX_BUSY'
+ *  `err.code`, synchronous ones at the start of `err.message`); some also carry `err.details`
+ *  (`AMBIGUOUS_TASK_ID`: `{ candidates: string[] }`). */
+export type ErrorCode = 'TASK_NOT_FOUND' | 'TASK_AMBIGUOUS' | 'AMBIGUOUS_TASK_ID' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED' | 'INVALID_ARGUMENT' | 'INTERNAL' | 'INVALID_CACHE_DIR' | 'IO_ERROR' | 'CACHE_LOCKED' | 'DESTINATION_NOT_EMPTY' | 'VERIFY_FAILED' | 'STATE_DB_ERROR' | 'INJECTED_FAILURE' | 'INVALID_CONFIG' | 'XML_GENERATION' | 'MODEL_MISSING' | 'MODEL_LOAD_FAILED' | 'MODEL_FETCH_FAILED' | 'UNSUPPORTED' | 'EMBEDDING_FAILED' | 'DIMENSION_MISMATCH' | 'EMBEDDER_MISMATCH' | 'SEMANTIC_UNAVAILABLE' | 'NOT_INDEXED' | 'STORE_FAILED' | 'INDEX_BUSY'
 /* Hierarchy types. */
 
 /** Something the reconstruction met and reports instead of guessing. */
@@ -338,6 +339,9 @@ export interface HierarchyResult {
   metrics: HierarchyMetrics
 }
 
+/** A node of `getTaskTree` and `TaskStore.tree`: children in creation order (`createdAt`, then
+ *  task id). The fields after `children` are always set by this library (optional so that nodes
+ *  written before them still type-check). */
 export interface TaskTreeNode {
   taskId: string
   title?: string
@@ -347,6 +351,15 @@ export interface TaskTreeNode {
   parentEvidence?: ParentEvidence
   depth: number
   children: TaskTreeNode[]
+  lastActivity?: string
+  messageCount?: number
+  actionCount?: number
+  isCompleted?: boolean
+  /** The task's parent, when it has one. */
+  parentTaskId?: string
+  /** `true` on a top node whose parent is not among the tasks at all (not merely left out by the
+   *  workspace filter or the subtree asked for). */
+  parentMissing?: boolean
 }
 
 /* Storage discovery, the skeleton cache and the maintenance tools. */
@@ -604,6 +617,15 @@ export interface TaskStoreRefresh {
   /** How the skeleton cache took the change. */
   cache: 'none' | 'appended' | 'rewritten' | 'disabled'
   elapsedMs: number
+}
+
+/** Where a task lives (`findTask`). */
+export interface TaskLocation {
+  taskId: string
+  /** The tasks folder holding it, as given. */
+  tasksDir: string
+  /** Its own folder (`tasksDir` + `taskId`). */
+  taskDir: string
 }
 /* Condensation, context management, cost and token types. */
 
@@ -1142,7 +1164,11 @@ export declare class TaskStore {
   taskDir(taskId: string): string | null
   /** One page of tasks matching the query, sorted (newest activity first by default). */
   list(query?: TaskListQuery): { total: number; offset: number; items: ConversationSkeleton[] }
-  /** The task forest, or the subtree of `rootId` (id or unique prefix). */
+  /**
+   * The task forest, or the subtree of `rootId` (id or unique prefix), children in creation
+   * order; each node carries the task's dates, counts, completion and parent, and a top node
+   * whose parent is not in the handle says so (`parentMissing`).
+   */
   tree(options?: TaskStoreTreeOptions): TaskTreeNode[]
   /** Ancestors of a task, nearest first. */
   ancestors(taskId: string): Array<string>
@@ -1174,6 +1200,12 @@ export interface AnalyzeConversationOptions {
 }
 
 /**
+ * The protocol a task's provider spoke: the `apiProtocol` of its last `api_req_started` record,
+ * else `anthropic`.
+ */
+export declare function apiProtocolOfRecords(messages: ClineMessage[]): string
+
+/**
  * Build or refresh the skeleton cache: only tasks whose files changed are parsed, entries of
  * deleted tasks are dropped, the hierarchy runs over each store.
  */
@@ -1199,6 +1231,12 @@ export interface BuildSkeletonCacheOptions {
  * `inputTokens` excludes cache tokens.
  */
 export declare function calculateApiCostAnthropic(modelInfo: ModelPricing, inputTokens: number, outputTokens: number, cacheCreationInputTokens?: number | null, cacheReadInputTokens?: number | null): ApiCostResult
+
+/**
+ * `calculateApiCostOpenAI` for the `openai` protocol, `calculateApiCostAnthropic` for any other
+ * (the protocol a task's records name: `apiProtocolOfRecords`).
+ */
+export declare function calculateApiCostForProtocol(protocol: string, modelInfo: ModelPricing, inputTokens: number, outputTokens: number, cacheCreationInputTokens?: number | null, cacheReadInputTokens?: number | null): ApiCostResult
 
 /**
  * `calculateApiCostOpenAI(modelInfo, inputTokens, outputTokens, cacheWrites?, cacheReads?,
@@ -1389,6 +1427,13 @@ export interface DiscoverStorageOptions {
   measureSize?: boolean
 }
 
+/**
+ * The release whose context rules wrote a task's UI records, when they show it: `3.28.0` for
+ * records that carry the request inside `api_req_started` (a text starting with `{"request"`);
+ * `undefined` otherwise (today's rules).
+ */
+export declare function eraOfRecords(messages: ClineMessage[]): string | undefined
+
 /** A conversation as JSON: `light` (the tree with each task's summary) or `skeletons`. */
 export declare function exportConversationJson(options: ExportConversationOptions): Promise<ExportResult>
 
@@ -1521,6 +1566,14 @@ export interface FetchModelOptions {
   signal?: AbortSignal
 }
 
+/**
+ * Where a task lives among the tasks folders `tasksDirs` (searched in order): the first folder
+ * named exactly `idOrPrefix`, else the one task folder whose name starts with it in any case.
+ * Rejects with `AMBIGUOUS_TASK_ID` (`details.candidates`: every id starting so) or
+ * `TASK_NOT_FOUND`; a tasks folder that cannot be listed is passed over.
+ */
+export declare function findTask(tasksDirs: Array<string>, idOrPrefix: string): Promise<TaskLocation>
+
 /** `allowedTokens = contextWindow × (1 − 0.1) − (maxTokens || 8192)`. */
 export declare function getAllowedTokens(contextWindow: number, maxTokens?: number | undefined | null): number
 
@@ -1554,7 +1607,11 @@ export declare function getModelMaxOutputTokens(options: { modelId: string; mode
  */
 export declare function getTaskTokenUsage(messages: ClineMessage[], options?: EraOptions): TokenUsage
 
-/** The nested task tree (roots, or the subtree of `rootId`). */
+/**
+ * The nested task tree (roots, or the subtree of `rootId`), children in creation order; each
+ * node carries the task's dates, counts, completion and parent, and a top node whose parent is
+ * not among `skeletons` says so (`parentMissing`).
+ */
 export declare function getTaskTree(skeletons: ConversationSkeleton[], options?: TaskTreeOptions): TaskTreeNode[]
 
 /** One key of the index with the parents registered under it. */

@@ -319,6 +319,7 @@ describe('--json on every command', () => {
     expect(missing.error.hint).toMatch(/tree/)
     const ambiguous = json(['show', '019cd6c', '--tasks-dir', rel(V350)], 2)
     expect(ambiguous.error.code).toBe('AMBIGUOUS_TASK_ID')
+    expect(ambiguous.error.details.candidates).toEqual([ROOT, CHILD, GRANDCHILD].filter((id) => id.startsWith('019cd6c')).sort())
     const noDir = json(['tree', '--tasks-dir', path.join(work, 'nowhere')], 3)
     expect(noDir.error.code).toBe('INVALID_PATH')
     const noStore = json(['tree'], 3)

@@ -308,6 +308,30 @@ describe('metrics and the rest (§10 cases 39–46)', () => {
   })
 })
 
+describe('what a task\'s records tell a replay', () => {
+  const started = (text: string, ts: number) => ({ ts, type: 'say', say: 'api_req_started', text }) as ClineMessage
+
+  it('eraOfRecords: records carrying the request are of the 3.28 era; others tell nothing', () => {
+    expect(core.eraOfRecords([started('{"request":"<task>go</task>","tokensIn":3}', 1)])).toBe('3.28.0')
+    expect(core.eraOfRecords([started('{"apiProtocol":"anthropic","tokensIn":3}', 1)])).toBeUndefined()
+    expect(core.eraOfRecords([{ ts: 1, type: 'say', say: 'text', text: '{"request":1}' } as ClineMessage])).toBeUndefined()
+    expect(core.eraOfRecords([])).toBeUndefined()
+  })
+
+  it('apiProtocolOfRecords: the last request record decides, anthropic by default', () => {
+    expect(core.apiProtocolOfRecords([started('{"apiProtocol":"anthropic"}', 1), started('{"apiProtocol":"openai"}', 2)])).toBe('openai')
+    expect(core.apiProtocolOfRecords([started('{"apiProtocol":"openai"}', 1), started('damaged', 2)])).toBe('anthropic')
+    expect(core.apiProtocolOfRecords([])).toBe('anthropic')
+  })
+
+  it('calculateApiCostForProtocol: the protocol chooses the cost function', () => {
+    expect(core.calculateApiCostForProtocol('openai', prices, 1000, 500, null, 400)).toEqual(core.calculateApiCostOpenAI(prices, 1000, 500, null, 400))
+    for (const protocol of ['anthropic', 'bedrock']) {
+      expect(core.calculateApiCostForProtocol(protocol, prices, 1000, 500, null, 400)).toEqual(core.calculateApiCostAnthropic(prices, 1000, 500, null, 400))
+    }
+  })
+})
+
 describe('the HTTP provider through the binding', () => {
   it('streams from a local OpenAI-compatible server, after a 429', async () => {
     let hits = 0

@@ -72,6 +72,40 @@ describe('discoverStorage', () => {
   })
 })
 
+describe('findTask', () => {
+  it('takes an exact id, or a prefix in any case that one task folder starts with, across stores', async () => {
+    const v350 = storeFrom(['history-item-v3.50'])
+    const stack = storeFrom(['stack-era-v3.20'])
+    const dirs = [v350.tasks, stack.tasks]
+    const root = '019cd6ce-1c9e-7be9-a324-5dcc53ca83b6'
+    expect(await core.findTask(dirs, root)).toEqual({ taskId: root, tasksDir: v350.tasks, taskDir: path.join(v350.tasks, root) })
+    expect((await core.findTask(dirs, '019CD6CE-1C')).taskId).toBe(root)
+    const other = taskIds(stack.tasks)[0]
+    expect(await core.findTask(dirs, other.slice(0, 12))).toEqual({ taskId: other, tasksDir: stack.tasks, taskDir: path.join(stack.tasks, other) })
+    // The index and folders starting with `_` or `.` are not tasks.
+    fs.mkdirSync(path.join(v350.tasks, '.019cd6-leftover'))
+    await expect(core.findTask(dirs, '_index.json')).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' })
+    await expect(core.findTask(dirs, '.019cd6')).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' })
+    fs.rmSync(v350.root, { recursive: true, force: true })
+    fs.rmSync(stack.root, { recursive: true, force: true })
+  })
+
+  it('rejects an ambiguous prefix with every candidate, and a missing id with the stores it looked in', async () => {
+    const v350 = storeFrom(['history-item-v3.50'])
+    const ids = taskIds(v350.tasks).filter((id) => id.startsWith('019cd6'))
+    expect(ids.length).toBeGreaterThan(1)
+    const ambiguous = await core.findTask([v350.tasks], '019cd6').catch((e) => e)
+    expect(ambiguous.code).toBe('AMBIGUOUS_TASK_ID')
+    expect(ambiguous.message).toBe(`"019cd6" is the start of ${ids.length} task ids: ${ids.join(', ')}.`)
+    expect(ambiguous.details).toEqual({ candidates: ids })
+    const missing = await core.findTask([v350.tasks, path.join(v350.root, 'nowhere')], 'zz').catch((e) => e)
+    expect(missing.code).toBe('TASK_NOT_FOUND')
+    expect(missing.message).toBe(`No task "zz" in the 2 stores (${v350.tasks}, ${path.join(v350.root, 'nowhere')}).`)
+    expect(missing.details).toBeUndefined()
+    fs.rmSync(v350.root, { recursive: true, force: true })
+  })
+})
+
 describe('skeleton cache', () => {
   it('builds, reuses, re-parses only what changed and serves from the cache', async () => {
     const { tasks } = storeFrom(['history-item-v3.50', 'native-tools-v3.45', 'stack-era-v3.20'], path.join(work, 'c1'))

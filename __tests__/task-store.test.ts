@@ -59,6 +59,42 @@ describe('TaskStore on the fixtures', () => {
     expect(JSON.parse(cached.headersJson())).toEqual(cached.headers())
   })
 
+  it('builds trees whose nodes carry dates, counts, completion and a missing parent, in creation order', async () => {
+    const work = tempDir('roo-task-store-tree-')
+    const tasksDir = path.join(work, 'tasks')
+    fs.cpSync(fixtures('history-item-v3.50'), tasksDir, { recursive: true })
+    const root = '019cd6ce-1c9e-7be9-a324-5dcc53ca83b6'
+    const full = await core.TaskStore.open({ tasksDir, noCache: true })
+    const byId = new Map(full.headers().map((s) => [s.taskId, s]))
+    type Node = ReturnType<typeof full.tree>[number]
+    const walk = (nodes: Node[], visit: (n: Node) => void) => nodes.forEach((n) => (visit(n), walk(n.children, visit)))
+    const tree = full.tree()
+    let seen = 0
+    walk(tree, (n) => {
+      const s = byId.get(n.taskId)
+      expect(n.lastActivity).toBe(s?.metadata.lastActivity)
+      expect(n.messageCount).toBe(s?.metadata.messageCount)
+      expect(n.actionCount).toBe(s?.metadata.actionCount)
+      expect(n.isCompleted).toBe(s?.isCompleted)
+      expect(n.parentTaskId).toBe(s?.parentTaskId)
+      expect(n.parentMissing).toBeUndefined()
+      const created = n.children.map((c) => `${c.createdAt} ${c.taskId}`)
+      expect(created).toEqual([...created].sort())
+      seen += 1
+    })
+    expect(seen).toBe(4)
+    // The same nodes from the array-taking function.
+    expect(core.getTaskTree(full.headers())).toEqual(tree)
+    // Without the root's folder, its child is a top node whose parent is not in the store.
+    fs.rmSync(path.join(tasksDir, root), { recursive: true })
+    const cut = await core.TaskStore.open({ tasksDir, noCache: true })
+    const orphan = cut.tree().find((n) => n.parentTaskId === root)
+    expect(orphan?.parentMissing).toBe(true)
+    expect(orphan?.depth).toBe(0)
+    expect(core.getTaskTree(cut.headers())).toEqual(cut.tree())
+    fs.rmSync(work, { recursive: true, force: true })
+  })
+
   it('refreshes one changed task alone and appends it to the cache', async () => {
     const work = tempDir('roo-task-store-')
     const tasksDir = path.join(work, 'tasks')

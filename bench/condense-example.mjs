@@ -29,12 +29,13 @@ const ui = JSON.parse(fs.readFileSync(path.join(taskDir, 'ui_messages.json'), 'u
 const fmt = (n) => (typeof n === 'number' ? n.toLocaleString('en-US', { maximumFractionDigits: 6 }) : String(n))
 console.log(`task ${path.basename(taskDir)}: ${history.length} API messages, ${ui.length} UI messages`)
 
-// Which release's rules to replay with: --era X, or a guess from the records. `request` inside
-// api_req_started was written up to v3.28.17, and those releases counted Anthropic-protocol
-// context as tokensIn + tokensOut + cache tokens.
+// Which release's rules to replay with: --era X, or what the records show (eraOfRecords: `request`
+// inside api_req_started was written up to v3.28.17, and those releases counted Anthropic-protocol
+// context as tokensIn + tokensOut + cache tokens).
 const eraFlag = process.argv.indexOf('--era')
-const wrote = ui.some((m) => m.say === 'api_req_started' && typeof m.text === 'string' && m.text.startsWith('{"request"'))
-const era = eraFlag > 0 ? process.argv[eraFlag + 1] : wrote ? '3.28.0' : '3.52.1'
+const recorded = core.eraOfRecords(ui)
+const wrote = recorded !== undefined
+const era = eraFlag > 0 ? process.argv[eraFlag + 1] : (recorded ?? '3.52.1')
 console.log(`rules of release ${era}${eraFlag > 0 ? '' : wrote ? ' (records carry `request`, written up to v3.28.17)' : ''}`)
 
 const usage = core.getTaskTokenUsage(ui, { era })

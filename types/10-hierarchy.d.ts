@@ -28,6 +28,9 @@ export interface HierarchyResult {
   metrics: HierarchyMetrics
 }
 
+/** A node of `getTaskTree` and `TaskStore.tree`: children in creation order (`createdAt`, then
+ *  task id). The fields after `children` are always set by this library (optional so that nodes
+ *  written before them still type-check). */
 export interface TaskTreeNode {
   taskId: string
   title?: string
@@ -37,4 +40,13 @@ export interface TaskTreeNode {
   parentEvidence?: ParentEvidence
   depth: number
   children: TaskTreeNode[]
+  lastActivity?: string
+  messageCount?: number
+  actionCount?: number
+  isCompleted?: boolean
+  /** The task's parent, when it has one. */
+  parentTaskId?: string
+  /** `true` on a top node whose parent is not among the tasks at all (not merely left out by the
+   *  workspace filter or the subtree asked for). */
+  parentMissing?: boolean
 }

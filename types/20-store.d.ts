@@ -255,3 +255,12 @@ export interface TaskStoreRefresh {
   cache: 'none' | 'appended' | 'rewritten' | 'disabled'
   elapsedMs: number
 }
+
+/** Where a task lives (`findTask`). */
+export interface TaskLocation {
+  taskId: string
+  /** The tasks folder holding it, as given. */
+  tasksDir: string
+  /** Its own folder (`tasksDir` + `taskId`). */
+  taskDir: string
+}

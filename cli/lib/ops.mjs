@@ -48,8 +48,9 @@ export async function buildCache(sel, opts = {}, io = noIo) {
 }
 
 /**
- * The task tree of each store (getTaskTree over linked skeletons), or the conversation holding
- * `taskId`. Nodes carry the link evidence plus dates, counts and completion.
+ * The task tree of each store (TaskStore.tree, or getTaskTree over linked skeletons), or the
+ * conversation holding `taskId`. Nodes carry the link evidence plus dates, counts, completion and
+ * a parent missing from the store, in creation order: all from the core.
  */
 export async function taskTree(sel, opts = {}, io = noIo) {
   let dirs
@@ -69,10 +70,9 @@ export async function taskTree(sel, opts = {}, io = noIo) {
       onProgress: io.onProgress,
       signal: io.signal,
     })
-    const byId = new Map(loaded.skeletons.map((s) => [s.taskId, s]))
     let rootId
     if (focus) {
-      if (!byId.has(focus.taskId)) {
+      if (!loaded.skeletons.some((s) => s.taskId === focus.taskId)) {
         throw new RooStateError('TASK_NOT_FOUND', `Task ${focus.taskId} has no skeleton in ${tasksDir} (its folder holds no task file).`)
       }
       const ancestors = loaded.handle ? loaded.handle.ancestors(focus.taskId) : call('getAncestors', loaded.skeletons, focus.taskId)
@@ -82,36 +82,18 @@ export async function taskTree(sel, opts = {}, io = noIo) {
     const roots = loaded.handle
       ? loaded.handle.tree({ rootId, workspace: opts.workspace, maxDepth })
       : call('getTaskTree', loaded.skeletons, { rootId, workspace: opts.workspace, maxDepth })
-    const enrich = (node) => {
-      const s = byId.get(node.taskId)
-      const out = { ...node }
-      if (s) {
-        out.lastActivity = s.metadata.lastActivity
-        out.messageCount = s.metadata.messageCount
-        out.actionCount = s.metadata.actionCount
-        out.isCompleted = s.isCompleted
-        if (s.parentTaskId) out.parentTaskId = s.parentTaskId
-        if (node.depth === 0 && s.parentTaskId && !byId.has(s.parentTaskId)) out.parentMissing = true
-      }
-      out.children = sortByCreation(node.children.map(enrich))
-      return out
-    }
     stores.push({
       tasksDir,
       source: loaded.source,
       tasks: loaded.skeletons.length,
       metrics: loaded.metrics,
-      roots: sortByCreation(roots.map(enrich)),
+      roots,
       diagnostics: loaded.diagnostics,
     })
   }
   const result = { stores }
   if (focus) result.focus = focus.taskId
   return result
-}
-
-function sortByCreation(nodes) {
-  return nodes.sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)) || a.taskId.localeCompare(b.taskId))
 }
 
 /** One task's skeleton (analyzeConversation). */
@@ -378,10 +360,8 @@ export async function condenseCheck(sel, opts, io = noIo) {
     throw new RooStateError('NO_API_HISTORY', `Task ${t.taskId} has no readable API history (${apiFile}): there is no context to manage.`)
   }
   const uiMessages = ui.value ?? []
-  // Records that carry `request` inside api_req_started were written by releases up to 3.28.17,
-  // which counted context differently; replay them with that era's rules unless told otherwise.
-  const oldRecords = uiMessages.some((m) => m.say === 'api_req_started' && typeof m.text === 'string' && m.text.startsWith('{"request"'))
-  const era = opts.era ?? (oldRecords ? '3.28.0' : undefined)
+  // The release whose rules wrote the records, as far as they show it (eraOfRecords), unless told.
+  const era = opts.era ?? call('eraOfRecords', uiMessages) ?? undefined
   const usage = call('getTaskTokenUsage', uiMessages, era ? { era } : undefined)
   // The context size: the last request's, as the UI record gives it; without one (a task whose UI
   // file is lost, or a host that records no usage there), counted from the history that would be
@@ -421,20 +401,8 @@ export async function condenseCheck(sel, opts, io = noIo) {
     currentProfileId: 'default',
     era,
   })
-  // The last request tells which protocol the provider spoke (cost semantics differ).
-  let protocol = 'anthropic'
-  for (let i = uiMessages.length - 1; i >= 0; i--) {
-    const m = uiMessages[i]
-    if (m.say === 'api_req_started' && typeof m.text === 'string') {
-      try {
-        const info = JSON.parse(m.text)
-        if (info.apiProtocol) protocol = info.apiProtocol
-      } catch {
-        // a damaged record tells nothing
-      }
-      break
-    }
-  }
+  // The protocol the provider spoke (apiProtocolOfRecords): cost semantics differ.
+  const protocol = call('apiProtocolOfRecords', uiMessages)
   // Summarising sends the context to the model once; the summary's length is up to the model.
   const summarizeRequest =
     decision.action === 'summarize'
@@ -442,8 +410,7 @@ export async function condenseCheck(sel, opts, io = noIo) {
       : null
   if (summarizeRequest && typeof opts.inputPrice === 'number') {
     const pricing = { inputPrice: opts.inputPrice, outputPrice: opts.outputPrice ?? 0 }
-    const f = protocol === 'openai' ? 'calculateApiCostOpenAI' : 'calculateApiCostAnthropic'
-    summarizeRequest.cost = call(f, pricing, summarizeRequest.inputTokens, summarizeRequest.outputTokens ?? 0).totalCost
+    summarizeRequest.cost = call('calculateApiCostForProtocol', protocol, pricing, summarizeRequest.inputTokens, summarizeRequest.outputTokens ?? 0).totalCost
     summarizeRequest.pricing = pricing
   }
   return {

@@ -93,7 +93,8 @@ export async function resolveStores(sel, opts = {}) {
 }
 
 /**
- * Where a task lives: an exact id, a unique id prefix, or a path to a task folder.
+ * Where a task lives: a path to a task folder, or an id or unique id prefix looked up in the stores
+ * by the core (findTask: TASK_NOT_FOUND, or AMBIGUOUS_TASK_ID with the candidates as details).
  * @returns {Promise<{taskId: string, tasksDir: string, taskDir: string}>}
  */
 export async function findTask(sel, idOrPath) {
@@ -107,34 +108,7 @@ export async function findTask(sel, idOrPath) {
     if (isDir(abs)) return { taskId: path.basename(abs), tasksDir: path.dirname(abs), taskDir: abs }
     throw new RooStateError('TASK_NOT_FOUND', `There is no task folder at ${abs}.`)
   }
-  const stores = await resolveStores(sel)
-  for (const tasksDir of stores) {
-    const taskDir = path.join(tasksDir, wanted)
-    if (isTaskName(wanted) && isDir(taskDir)) return { taskId: wanted, tasksDir, taskDir }
-  }
-  const matches = []
-  const needle = wanted.toLowerCase()
-  for (const tasksDir of stores) {
-    let names = []
-    try {
-      names = fs.readdirSync(tasksDir)
-    } catch {
-      continue
-    }
-    for (const name of names) {
-      if (isTaskName(name) && name.toLowerCase().startsWith(needle) && isDir(path.join(tasksDir, name))) {
-        matches.push({ taskId: name, tasksDir, taskDir: path.join(tasksDir, name) })
-      }
-    }
-  }
-  if (matches.length === 1) return matches[0]
-  if (matches.length > 1) {
-    const shown = matches.slice(0, 10).map((m) => m.taskId)
-    throw new RooStateError('AMBIGUOUS_TASK_ID', `"${wanted}" is the start of ${matches.length} task ids: ${shown.join(', ')}${matches.length > 10 ? ', …' : ''}.`, {
-      details: { candidates: matches.map((m) => m.taskId) },
-    })
-  }
-  throw new RooStateError('TASK_NOT_FOUND', `No task "${wanted}" in ${stores.length === 1 ? stores[0] : `the ${stores.length} stores (${stores.join(', ')})`}.`)
+  return call('findTask', await resolveStores(sel), wanted)
 }
 
 /** Open task store handles of this process: the MCP server keeps them and refreshes them per call. */

@@ -1,13 +1,23 @@
 //! Token estimate of a whole API history against parsing the same bytes with serde_json.
 //!
 //! `cargo run --release -p roo-condense --example token_speed [api_conversation_history.json]`
+//!
+//! Without an argument it reads a real task of the legacy fixtures in `../shared`; when they are
+//! absent it says so and exits 0 (an error with `ROO_STATE_REQUIRE_SHARED=1`), as the tests do.
 
 use std::time::Instant;
 
+/// The API history read when none is given: a long real task of the legacy fixtures.
+const DEFAULT_HISTORY: &str = "fixtures/legacy-tasks/real-tasks/ac8aa7b4-319c-4925-a139-4f4adca81921/api_conversation_history.json";
+
 fn main() {
-    let path = std::env::args().nth(1).unwrap_or_else(|| {
-        "../shared/fixtures/legacy-tasks/real-tasks/ac8aa7b4-319c-4925-a139-4f4adca81921/api_conversation_history.json".into()
-    });
+    let path = match std::env::args().nth(1) {
+        Some(p) => p,
+        None => match roo_corpus::shared::shared_fixture(DEFAULT_HISTORY, "token_speed") {
+            Some(p) => p.display().to_string(),
+            None => return,
+        },
+    };
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) => {

@@ -20,6 +20,7 @@ pub mod manager;
 pub mod model;
 pub mod openai;
 pub mod provider;
+pub mod replay;
 pub mod store;
 pub mod tokens;
 
@@ -46,4 +47,5 @@ pub use provider::{
     CancelToken, NoProvider, ProviderError, ScriptedProvider, StreamChunk, SummaryProvider,
     SummaryRequest,
 };
+pub use replay::{api_protocol, calculate_api_cost_for_protocol, era_of_records};
 pub use tokens::{count_tokens, tiktoken};

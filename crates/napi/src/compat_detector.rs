@@ -24,15 +24,29 @@ pub struct CompatTaskFilesInput {
     pub history_item: Option<CompatFileInput>,
 }
 
-fn file(input: Option<CompatFileInput>) -> Option<LegacyFile> {
-    input.map(|f| LegacyFile {
-        size: if f.size.is_finite() && f.size > 0.0 {
-            f.size as u64
-        } else {
-            0
-        },
-        bytes: f.bytes.map(|b| b.to_vec()),
-    })
+impl From<CompatFileInput> for LegacyFile {
+    /// A size that is not a positive number counts as 0.
+    fn from(f: CompatFileInput) -> Self {
+        LegacyFile {
+            size: if f.size.is_finite() && f.size > 0.0 {
+                f.size as u64
+            } else {
+                0
+            },
+            bytes: f.bytes.map(|b| b.to_vec()),
+        }
+    }
+}
+
+impl From<CompatTaskFilesInput> for LegacyTaskFiles {
+    fn from(f: CompatTaskFilesInput) -> Self {
+        LegacyTaskFiles {
+            metadata: f.metadata.map(LegacyFile::from),
+            api_history: f.api_history.map(LegacyFile::from),
+            ui_messages: f.ui_messages.map(LegacyFile::from),
+            history_item: f.history_item.map(LegacyFile::from),
+        }
+    }
 }
 
 /// The legacy skeleton builder over files read by the caller; null where it would skip the task.
@@ -41,12 +55,7 @@ pub fn compat_analyze_legacy_files(
     task_id: String,
     files: CompatTaskFilesInput,
 ) -> AsyncTask<Job<Option<roo_legacy::LegacyAnalysis>>> {
-    let files = LegacyTaskFiles {
-        metadata: file(files.metadata),
-        api_history: file(files.api_history),
-        ui_messages: file(files.ui_messages),
-        history_item: file(files.history_item),
-    };
+    let files = LegacyTaskFiles::from(files);
     Job::spawn(None, move |_| {
         Ok(roo_legacy::analyze_task_legacy_files(task_id, files, true))
     })

@@ -155,6 +155,7 @@ fn utf8(bytes: Vec<u8>) -> napi::Result<String> {
 }
 
 #[napi(object)]
+#[derive(Default)]
 pub struct CompatXmlOptions {
     /// Indented output (default true).
     pub pretty_print: Option<bool>,
@@ -168,17 +169,46 @@ pub struct CompatXmlOptions {
     pub end_date: Option<String>,
 }
 
-fn content(o: &Option<CompatXmlOptions>) -> ContentOptions {
-    ContentOptions {
-        include_content: o.as_ref().and_then(|o| o.include_content).unwrap_or(false),
-        preview_len: PREVIEW_LEN,
-        max_content_len: 0,
-        profile: roo_export::xml::SchemaProfile::Seed,
+impl From<&CompatXmlOptions> for ContentOptions {
+    /// The legacy service's content: a preview unless `includeContent`, the seed schemas.
+    fn from(o: &CompatXmlOptions) -> Self {
+        ContentOptions {
+            include_content: o.include_content.unwrap_or(false),
+            preview_len: PREVIEW_LEN,
+            max_content_len: 0,
+            profile: roo_export::xml::SchemaProfile::Seed,
+        }
     }
 }
 
-fn pretty(o: &Option<CompatXmlOptions>) -> bool {
-    o.as_ref().and_then(|o| o.pretty_print).unwrap_or(true)
+impl TryFrom<&CompatXmlOptions> for ProjectFilter {
+    type Error = napi::Error;
+
+    /// The project's date range, each date checked (an empty one is none).
+    fn try_from(o: &CompatXmlOptions) -> napi::Result<Self> {
+        let date = |d: Option<&String>| -> napi::Result<Option<i64>> {
+            match d.filter(|d| !d.is_empty()) {
+                None => Ok(None),
+                Some(d) => parse_iso_ms(d).map(Some).ok_or_else(|| {
+                    CodedError::new(
+                        ErrorCode::InvalidArgument,
+                        format!("{d} is not an ISO date"),
+                    )
+                    .into_sync()
+                }),
+            }
+        };
+        Ok(ProjectFilter {
+            start_ms: date(o.start_date.as_ref())?,
+            end_ms: date(o.end_date.as_ref())?,
+            mode: None,
+        })
+    }
+}
+
+/// Indented output unless `prettyPrint` is false.
+fn pretty(o: &CompatXmlOptions) -> bool {
+    o.pretty_print.unwrap_or(true)
 }
 
 /// `<task>` XML (schemas/task.xsd) of one legacy-shaped skeleton given as JSON text.
@@ -187,6 +217,7 @@ pub fn compat_task_xml(
     skeleton_json: String,
     options: Option<CompatXmlOptions>,
 ) -> napi::Result<String> {
+    let options = options.unwrap_or_default();
     let v = parse(&skeleton_json, "the skeleton")?;
     let s = legacy_skeleton(&v).ok_or_else(|| {
         CodedError::new(ErrorCode::InvalidArgument, "the skeleton has no taskId").into_sync()
@@ -196,7 +227,7 @@ pub fn compat_task_xml(
         &s,
         s.parent_task_id.as_deref(),
         pretty(&options),
-        &content(&options),
+        &ContentOptions::from(&options),
     )
     .map_err(xml_error)?;
     utf8(bytes)
@@ -255,7 +286,8 @@ pub fn compat_conversation_xml(
             .into_iter()
             .filter(|c| c.task_id != root_id),
     );
-    let levels = options.as_ref().and_then(|o| o.max_depth).map(|d| d.max(1));
+    let options = options.unwrap_or_default();
+    let levels = options.max_depth.map(|d| d.max(1));
     let conv =
         Conversation::new(&headers, &root_id, levels, "(given skeletons)").map_err(xml_error)?;
     let held = Held {
@@ -269,7 +301,7 @@ pub fn compat_conversation_xml(
         &held,
         &conv,
         pretty(&options),
-        &content(&options),
+        &ContentOptions::from(&options),
         &AtomicBool::new(false),
     )
     .map_err(xml_error)?;
@@ -284,23 +316,8 @@ pub fn compat_project_xml(
     options: Option<CompatXmlOptions>,
 ) -> napi::Result<String> {
     let headers = list(&parse(&skeletons_json, "the skeletons")?);
-    let date = |d: Option<&String>| -> napi::Result<Option<i64>> {
-        match d.filter(|d| !d.is_empty()) {
-            None => Ok(None),
-            Some(d) => parse_iso_ms(d).map(Some).ok_or_else(|| {
-                CodedError::new(
-                    ErrorCode::InvalidArgument,
-                    format!("{d} is not an ISO date"),
-                )
-                .into_sync()
-            }),
-        }
-    };
-    let filter = ProjectFilter {
-        start_ms: date(options.as_ref().and_then(|o| o.start_date.as_ref()))?,
-        end_ms: date(options.as_ref().and_then(|o| o.end_date.as_ref()))?,
-        mode: None,
-    };
+    let options = options.unwrap_or_default();
+    let filter = ProjectFilter::try_from(&options)?;
     let conversations = project_conversations(&headers, &project_path, &filter);
     let (bytes, _) = write_project(
         Vec::new(),

@@ -151,6 +151,35 @@ pub fn calculate_api_cost_openai<'env>(
     )
 }
 
+/// `calculateApiCostOpenAI` for the `openai` protocol, `calculateApiCostAnthropic` for any other
+/// (the protocol a task's records name: `apiProtocolOfRecords`).
+#[napi(
+    ts_args_type = "protocol: string, modelInfo: ModelPricing, inputTokens: number, outputTokens: number, cacheCreationInputTokens?: number | null, cacheReadInputTokens?: number | null",
+    ts_return_type = "ApiCostResult"
+)]
+pub fn calculate_api_cost_for_protocol<'env>(
+    env: &'env Env,
+    protocol: String,
+    model_info: Value,
+    input_tokens: f64,
+    output_tokens: f64,
+    cache_creation_input_tokens: Option<f64>,
+    cache_read_input_tokens: Option<f64>,
+) -> napi::Result<Object<'env>> {
+    let info: roo_condense::ModelInfo = parse("modelInfo", model_info)?;
+    cost_object(
+        env,
+        &roo_condense::calculate_api_cost_for_protocol(
+            &protocol,
+            &info,
+            input_tokens,
+            output_tokens,
+            cache_creation_input_tokens,
+            cache_read_input_tokens,
+        ),
+    )
+}
+
 /// The cost as a plain JS object whose numbers are set directly, so `NaN` and `Infinity` (a `NaN`
 /// token count, as JavaScript arithmetic would give) stay numbers instead of becoming `null`.
 fn cost_object<'env>(
@@ -212,6 +241,31 @@ pub fn get_task_token_usage(messages_in: Value, options: Option<Value>) -> napi:
         &messages("messages", messages_in)?,
         era,
     ))
+}
+
+/// The release whose context rules wrote a task's UI records, when they show it: `3.28.0` for
+/// records that carry the request inside `api_req_started` (a text starting with `{"request"`);
+/// `undefined` otherwise (today's rules).
+#[napi(
+    ts_args_type = "messages: ClineMessage[]",
+    ts_return_type = "string | undefined"
+)]
+pub fn era_of_records(messages_in: Value) -> napi::Result<Either<String, Undefined>> {
+    let ui = messages("messages", messages_in)?;
+    Ok(match roo_condense::era_of_records(&ui) {
+        Some(era) => Either::A(era.to_string()),
+        None => Either::B(()),
+    })
+}
+
+/// The protocol a task's provider spoke: the `apiProtocol` of its last `api_req_started` record,
+/// else `anthropic`.
+#[napi(ts_args_type = "messages: ClineMessage[]")]
+pub fn api_protocol_of_records(messages_in: Value) -> napi::Result<String> {
+    Ok(roo_condense::api_protocol(&messages(
+        "messages",
+        messages_in,
+    )?))
 }
 
 /// `combineApiRequests(messages)`.

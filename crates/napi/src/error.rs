@@ -1,11 +1,13 @@
 //! The codes of the errors the binding throws or rejects with, in one enum.
 //!
 //! `err.code` of an asynchronous failure is [`ErrorCode::as_str`]; a synchronous function puts
-//! the code in front of the message (`INVALID_ARGUMENT: …`). The TypeScript union `ErrorCode` in
+//! the code in front of the message (`INVALID_ARGUMENT: …`). An error may carry `err.details`, a
+//! plain value saying more (the candidates of an ambiguous task id, for one). The TypeScript union `ErrorCode` in
 //! `types/00-core.d.ts` lists the same codes; a test holds the two (and the codes of the core
 //! crates' errors) together.
 
-use napi::{Env, JsError, Status};
+use napi::bindgen_prelude::JsObjectValue;
+use napi::{Env, JsError, JsValue, Status};
 
 macro_rules! error_codes {
     ($($(#[doc = $doc:literal])* $variant:ident = $code:literal,)*) => {
@@ -41,8 +43,12 @@ macro_rules! error_codes {
 error_codes! {
     /// A skeleton or export names a task that is not there.
     TaskNotFound = "TASK_NOT_FOUND",
-    /// A task id prefix that several tasks start with.
+    /// A task id prefix that several tasks of a task store handle start with (`TaskStore.get`,
+    /// `TaskStore.tree`).
     TaskAmbiguous = "TASK_AMBIGUOUS",
+    /// A task id prefix that several task folders start with (`findTask`); `details.candidates`
+    /// lists them.
+    AmbiguousTaskId = "AMBIGUOUS_TASK_ID",
     /// A path that does not exist or is not what the call needs.
     InvalidPath = "INVALID_PATH",
     /// A task directory whose files could not be read as a task.
@@ -101,6 +107,8 @@ error_codes! {
 pub struct CodedError {
     pub code: ErrorCode,
     pub message: String,
+    /// `err.details` (asynchronous failures and errors thrown through [`CodedError::into_napi`]).
+    pub details: Option<serde_json::Value>,
 }
 
 impl CodedError {
@@ -108,7 +116,14 @@ impl CodedError {
         Self {
             code,
             message: message.into(),
+            details: None,
         }
+    }
+
+    /// The same error carrying `details`.
+    pub fn with_details(mut self, details: serde_json::Value) -> Self {
+        self.details = Some(details);
+        self
     }
 
     /// A core crate's error, by the code it reports.
@@ -121,10 +136,20 @@ impl CodedError {
         Self::new(ErrorCode::Aborted, "the operation was aborted")
     }
 
-    /// Turn into a napi error whose JS object carries `code`.
+    /// Turn into a napi error whose JS object carries `code` (and `details`, when there are).
     pub fn into_napi(self, env: &Env) -> napi::Error {
         let js =
             JsError::from(napi::Error::new(self.code.as_str(), self.message)).into_unknown(*env);
+        if let Some(details) = self.details {
+            // Best effort: an error that cannot take its details still carries its code.
+            let with_details = js.coerce_to_object().and_then(|mut o| {
+                o.set_named_property("details", env.to_js_value(&details)?)?;
+                Ok(o)
+            });
+            if let Ok(o) = with_details {
+                return napi::Error::from(o.to_unknown());
+            }
+        }
         napi::Error::from(js)
     }
 
@@ -166,6 +191,7 @@ mod tests {
             include_str!("../../store/src/lib.rs"),
             include_str!("../../export/src/error.rs"),
             include_str!("../../search/src/error.rs"),
+            include_str!("../../store/src/find.rs"),
         ];
         let mut seen = 0;
         for source in sources {

@@ -14,29 +14,37 @@ fn coded(e: ExportError) -> CodedError {
     CodedError::core(e.code(), e)
 }
 
-fn output(
+/// Where and how an export is written, as every export's options give it.
+struct OutputOptions {
     file_path: Option<String>,
     overwrite: Option<bool>,
     output_root: Option<String>,
     pretty_print: Option<bool>,
     schema_profile: Option<String>,
-) -> Result<Output, CodedError> {
-    let schema_profile = match schema_profile.as_deref() {
-        None => None,
-        Some(p) => Some(roo_export::xml::SchemaProfile::parse(p).ok_or_else(|| {
-            CodedError::new(
-                crate::error::ErrorCode::InvalidArgument,
-                format!("schemaProfile must be 'seed' or 'extended', not '{p}'"),
-            )
-        })?),
-    };
-    Ok(Output {
-        file_path,
-        overwrite,
-        output_root,
-        pretty_print,
-        schema_profile,
-    })
+}
+
+impl TryFrom<OutputOptions> for Output {
+    type Error = CodedError;
+
+    /// The output, its schema profile checked.
+    fn try_from(o: OutputOptions) -> Result<Self, CodedError> {
+        let schema_profile = match o.schema_profile.as_deref() {
+            None => None,
+            Some(p) => Some(roo_export::xml::SchemaProfile::parse(p).ok_or_else(|| {
+                CodedError::new(
+                    crate::error::ErrorCode::InvalidArgument,
+                    format!("schemaProfile must be 'seed' or 'extended', not '{p}'"),
+                )
+            })?),
+        };
+        Ok(Output {
+            file_path: o.file_path,
+            overwrite: o.overwrite,
+            output_root: o.output_root,
+            pretty_print: o.pretty_print,
+            schema_profile,
+        })
+    }
 }
 
 #[napi(object, object_to_js = false)]
@@ -61,26 +69,33 @@ pub struct ExportTaskXmlOptions {
     pub signal: Option<crate::job::Signal>,
 }
 
+impl TryFrom<ExportTaskXmlOptions> for TaskXmlRequest {
+    type Error = CodedError;
+
+    fn try_from(o: ExportTaskXmlOptions) -> Result<Self, CodedError> {
+        Ok(TaskXmlRequest {
+            output: Output::try_from(OutputOptions {
+                file_path: o.file_path,
+                overwrite: o.overwrite,
+                output_root: o.output_root,
+                pretty_print: o.pretty_print,
+                schema_profile: o.schema_profile,
+            })?,
+            task_id: o.task_id,
+            tasks_dir: o.tasks_dir,
+            include_content: o.include_content,
+        })
+    }
+}
+
 /// One task as XML (schemas/task.xsd).
 #[napi(ts_return_type = "Promise<ExportResult>")]
-pub fn export_task_xml(options: ExportTaskXmlOptions) -> AsyncTask<Job<ExportOutcome>> {
-    let out = output(
-        options.file_path,
-        options.overwrite,
-        options.output_root,
-        options.pretty_print,
-        options.schema_profile,
-    );
-    let (task_id, tasks_dir, include_content) =
-        (options.task_id, options.tasks_dir, options.include_content);
-    Job::spawn(options.signal, move |cancel| {
-        let req = TaskXmlRequest {
-            task_id,
-            tasks_dir,
-            include_content,
-            output: out?,
-        };
-        roo_export::export_task_xml(&req, cancel).map_err(coded)
+pub fn export_task_xml(mut options: ExportTaskXmlOptions) -> AsyncTask<Job<ExportOutcome>> {
+    let signal = options.signal.take();
+    // Refused options are reported when the job runs, as every export failure is.
+    let req = TaskXmlRequest::try_from(options);
+    Job::spawn(signal, move |cancel| {
+        roo_export::export_task_xml(&req?, cancel).map_err(coded)
     })
 }
 
@@ -107,30 +122,35 @@ pub struct ExportConversationOptions {
     pub signal: Option<crate::job::Signal>,
 }
 
-/// The request (or why its options are refused, reported when the job runs) and the signal.
-fn conversation_request(
-    o: ExportConversationOptions,
-) -> (
-    Result<ConversationRequest, CodedError>,
-    Option<crate::job::Signal>,
-) {
-    let out = output(
-        o.file_path,
-        o.overwrite,
-        o.output_root,
-        o.pretty_print,
-        o.schema_profile,
-    );
-    (
-        out.map(|output| ConversationRequest {
+impl TryFrom<ExportConversationOptions> for ConversationRequest {
+    type Error = CodedError;
+
+    fn try_from(o: ExportConversationOptions) -> Result<Self, CodedError> {
+        Ok(ConversationRequest {
+            output: Output::try_from(OutputOptions {
+                file_path: o.file_path,
+                overwrite: o.overwrite,
+                output_root: o.output_root,
+                pretty_print: o.pretty_print,
+                schema_profile: o.schema_profile,
+            })?,
             conversation_id: o.conversation_id,
             tasks_dir: o.tasks_dir,
             max_depth: o.max_depth,
             include_content: o.include_content,
-            output,
-        }),
-        o.signal,
-    )
+        })
+    }
+}
+
+/// The signal of a conversation export and its request (or why its options are refused,
+/// reported when the job runs).
+fn conversation_request(
+    mut o: ExportConversationOptions,
+) -> (
+    Option<crate::job::Signal>,
+    Result<ConversationRequest, CodedError>,
+) {
+    (o.signal.take(), ConversationRequest::try_from(o))
 }
 
 /// A conversation (root task and descendants, nested) as XML (schemas/conversation.xsd).
@@ -138,7 +158,7 @@ fn conversation_request(
 pub fn export_conversation_xml(
     options: ExportConversationOptions,
 ) -> AsyncTask<Job<ExportOutcome>> {
-    let (req, signal) = conversation_request(options);
+    let (signal, req) = conversation_request(options);
     Job::spawn(signal, move |cancel| {
         roo_export::export_conversation_xml(&req?, cancel).map_err(coded)
     })
@@ -149,7 +169,7 @@ pub fn export_conversation_xml(
 pub fn export_conversation_markdown(
     options: ExportConversationOptions,
 ) -> AsyncTask<Job<ExportOutcome>> {
-    let (req, signal) = conversation_request(options);
+    let (signal, req) = conversation_request(options);
     Job::spawn(signal, move |cancel| {
         roo_export::export_conversation_markdown(&req?, cancel).map_err(coded)
     })
@@ -161,7 +181,7 @@ pub fn export_conversation_json(
     options: ExportConversationOptions,
 ) -> AsyncTask<Job<ExportOutcome>> {
     let variant = options.variant.clone();
-    let (req, signal) = conversation_request(options);
+    let (signal, req) = conversation_request(options);
     Job::spawn(signal, move |cancel| {
         let variant = match variant.as_deref() {
             None | Some("light") => JsonVariant::Light,
@@ -200,37 +220,42 @@ pub struct ExportProjectOptions {
     pub signal: Option<crate::job::Signal>,
 }
 
-/// The request (or why its options are refused, reported when the job runs) and the signal.
-fn project_request(
-    o: ExportProjectOptions,
-) -> (
-    Result<ProjectRequest, CodedError>,
-    Option<crate::job::Signal>,
-) {
-    let out = output(
-        o.file_path,
-        o.overwrite,
-        o.output_root,
-        o.pretty_print,
-        o.schema_profile,
-    );
-    (
-        out.map(|output| ProjectRequest {
+impl TryFrom<ExportProjectOptions> for ProjectRequest {
+    type Error = CodedError;
+
+    fn try_from(o: ExportProjectOptions) -> Result<Self, CodedError> {
+        Ok(ProjectRequest {
+            output: Output::try_from(OutputOptions {
+                file_path: o.file_path,
+                overwrite: o.overwrite,
+                output_root: o.output_root,
+                pretty_print: o.pretty_print,
+                schema_profile: o.schema_profile,
+            })?,
             project_path: o.project_path,
             tasks_dir: o.tasks_dir,
             start_date: o.start_date,
             end_date: o.end_date,
             filter: o.filter,
-            output,
-        }),
-        o.signal,
-    )
+        })
+    }
+}
+
+/// The signal of a project export and its request (or why its options are refused, reported
+/// when the job runs).
+fn project_request(
+    mut o: ExportProjectOptions,
+) -> (
+    Option<crate::job::Signal>,
+    Result<ProjectRequest, CodedError>,
+) {
+    (o.signal.take(), ProjectRequest::try_from(o))
 }
 
 /// A project's summary and one entry per conversation as XML (schemas/project.xsd).
 #[napi(ts_return_type = "Promise<ExportResult>")]
 pub fn export_project_xml(options: ExportProjectOptions) -> AsyncTask<Job<ExportOutcome>> {
-    let (req, signal) = project_request(options);
+    let (signal, req) = project_request(options);
     Job::spawn(signal, move |cancel| {
         roo_export::export_project_xml(&req?, cancel).map_err(coded)
     })
@@ -239,7 +264,7 @@ pub fn export_project_xml(options: ExportProjectOptions) -> AsyncTask<Job<Export
 /// The task list (of a project, within dates) as CSV.
 #[napi(ts_return_type = "Promise<ExportResult>")]
 pub fn export_task_list_csv(options: ExportProjectOptions) -> AsyncTask<Job<ExportOutcome>> {
-    let (req, signal) = project_request(options);
+    let (signal, req) = project_request(options);
     Job::spawn(signal, move |cancel| {
         roo_export::export_task_list_csv(&req?, cancel).map_err(coded)
     })

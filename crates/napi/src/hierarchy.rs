@@ -4,7 +4,9 @@ use crate::error::{CodedError, ErrorCode};
 use crate::job::Job;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
+use roo_state::hierarchy::{HierarchyOptions, TreeOptions};
 use std::path::Path;
+
 /// JavaScript numbers arrive as doubles; integral ones become integers again so that
 /// millisecond timestamps deserialise into `i64` fields.
 fn integral_numbers(value: &mut serde_json::Value) {
@@ -53,11 +55,12 @@ pub struct ReconstructHierarchyOptions {
     pub use_stored_links: Option<bool>,
 }
 
-/// The core options from the JS ones.
-pub fn core_options(o: ReconstructHierarchyOptions) -> roo_state::hierarchy::HierarchyOptions {
-    roo_state::hierarchy::HierarchyOptions {
-        workspace_filter: o.workspace_filter,
-        use_stored_links: o.use_stored_links.unwrap_or(true),
+impl From<ReconstructHierarchyOptions> for HierarchyOptions {
+    fn from(o: ReconstructHierarchyOptions) -> Self {
+        HierarchyOptions {
+            workspace_filter: o.workspace_filter,
+            use_stored_links: o.use_stored_links.unwrap_or(true),
+        }
     }
 }
 
@@ -78,13 +81,7 @@ pub fn reconstruct_hierarchy(
     options: Option<ReconstructHierarchyOptions>,
 ) -> napi::Result<AsyncTask<Job<HierarchyOut>>> {
     let skeletons = skeletons_from_js(skeletons)?;
-    let opts = roo_state::hierarchy::HierarchyOptions {
-        workspace_filter: options.as_ref().and_then(|o| o.workspace_filter.clone()),
-        use_stored_links: options
-            .as_ref()
-            .and_then(|o| o.use_stored_links)
-            .unwrap_or(true),
-    };
+    let opts = options.map(HierarchyOptions::from).unwrap_or_default();
     Ok(Job::spawn(None, move |_| {
         let (skeletons, metrics) = roo_state::hierarchy::reconstruct_hierarchy(skeletons, &opts);
         Ok(HierarchyOut { skeletons, metrics })
@@ -92,9 +89,10 @@ pub fn reconstruct_hierarchy(
 }
 
 /// Depth of `getTaskTree` when the caller gives none.
-const DEFAULT_TREE_DEPTH: u32 = 256;
+pub(crate) const DEFAULT_TREE_DEPTH: u32 = 256;
 
 #[napi(object)]
+#[derive(Default)]
 pub struct TaskTreeOptions {
     pub root_id: Option<String>,
     pub workspace: Option<String>,
@@ -102,7 +100,20 @@ pub struct TaskTreeOptions {
     pub max_depth: Option<u32>,
 }
 
-/// The nested task tree (roots, or the subtree of `rootId`).
+impl From<TaskTreeOptions> for TreeOptions {
+    fn from(o: TaskTreeOptions) -> Self {
+        TreeOptions {
+            root_id: o.root_id,
+            workspace: o.workspace,
+            // Bounded by default so that converting a pathological chain stays within the stack.
+            max_depth: Some(o.max_depth.unwrap_or(DEFAULT_TREE_DEPTH)),
+        }
+    }
+}
+
+/// The nested task tree (roots, or the subtree of `rootId`), children in creation order; each
+/// node carries the task's dates, counts, completion and parent, and a top node whose parent is
+/// not among `skeletons` says so (`parentMissing`).
 #[napi(
     ts_args_type = "skeletons: ConversationSkeleton[], options?: TaskTreeOptions",
     ts_return_type = "TaskTreeNode[]"
@@ -113,17 +124,7 @@ pub fn get_task_tree<'env>(
     options: Option<TaskTreeOptions>,
 ) -> napi::Result<napi::Unknown<'env>> {
     let skeletons = skeletons_from_js(skeletons)?;
-    let opts = roo_state::hierarchy::TreeOptions {
-        root_id: options.as_ref().and_then(|o| o.root_id.clone()),
-        workspace: options.as_ref().and_then(|o| o.workspace.clone()),
-        // Bounded by default so that converting a pathological chain stays within the stack.
-        max_depth: Some(
-            options
-                .as_ref()
-                .and_then(|o| o.max_depth)
-                .unwrap_or(DEFAULT_TREE_DEPTH),
-        ),
-    };
+    let opts = TreeOptions::from(options.unwrap_or_default());
     // Serialised straight to JS values (no intermediate `serde_json::Value`, which napi caps).
     env.to_js_value(&roo_state::hierarchy::get_task_tree_view(&skeletons, &opts))
 }

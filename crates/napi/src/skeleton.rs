@@ -11,6 +11,7 @@ use roo_state::skeleton::{analyze_task, AnalyzeOptions};
 use std::path::{Path, PathBuf};
 
 #[napi(object)]
+#[derive(Default)]
 pub struct AnalyzeConversationOptions {
     /// Build `sequence` (default true).
     pub include_sequence: Option<bool>,
@@ -18,15 +19,29 @@ pub struct AnalyzeConversationOptions {
     pub max_content_length: Option<u32>,
 }
 
-fn analyze_options(
-    include: Option<bool>,
-    max: Option<u32>,
-    default_include: bool,
-) -> AnalyzeOptions {
-    AnalyzeOptions {
-        include_sequence: include.unwrap_or(default_include),
-        max_content_len: max.map_or(roo_state::skeleton::DEFAULT_MAX_CONTENT, |m| m as usize),
+impl From<AnalyzeConversationOptions> for AnalyzeOptions {
+    /// A full skeleton unless the options ask for a header.
+    fn from(o: AnalyzeConversationOptions) -> Self {
+        AnalyzeOptions {
+            include_sequence: o.include_sequence.unwrap_or(true),
+            max_content_len: max_content_len(o.max_content_length),
+        }
     }
+}
+
+impl From<&ScanTasksOptions> for AnalyzeOptions {
+    /// Headers unless the options ask for sequences.
+    fn from(o: &ScanTasksOptions) -> Self {
+        AnalyzeOptions {
+            include_sequence: o.include_sequence.unwrap_or(false),
+            max_content_len: max_content_len(o.max_content_length),
+        }
+    }
+}
+
+/// The cut of long sequence content (`maxContentLength`, default 400 UTF-16 units).
+fn max_content_len(max: Option<u32>) -> usize {
+    max.map_or(roo_state::skeleton::DEFAULT_MAX_CONTENT, |m| m as usize)
 }
 
 fn task_error(task_dir: &Path, diagnostics: Vec<roo_formats::Diagnostic>) -> CodedError {
@@ -58,11 +73,7 @@ pub fn analyze_conversation(
     options: Option<AnalyzeConversationOptions>,
     signal: Option<crate::job::Signal>,
 ) -> AsyncTask<Job<roo_state::ConversationSkeleton>> {
-    let opts = analyze_options(
-        options.as_ref().and_then(|o| o.include_sequence),
-        options.as_ref().and_then(|o| o.max_content_length),
-        true,
-    );
+    let opts = AnalyzeOptions::from(options.unwrap_or_default());
     Job::spawn(signal, move |_| {
         let dir = PathBuf::from(&task_path);
         analyze_task(&task_id, &dir, &opts).map_err(|d| task_error(&dir, d))
@@ -96,8 +107,10 @@ pub fn scan_tasks(
     options: Option<ScanTasksOptions>,
 ) -> AsyncTask<Job<roo_state::ScanResult>> {
     let o = options.unwrap_or_default();
-    let analyze = analyze_options(o.include_sequence, o.max_content_length, false);
-    let hierarchy = o.hierarchy.map(crate::hierarchy::core_options);
+    let analyze = AnalyzeOptions::from(&o);
+    let hierarchy = o
+        .hierarchy
+        .map(roo_state::hierarchy::HierarchyOptions::from);
     Job::spawn_with(
         o.signal,
         move |cancel| {

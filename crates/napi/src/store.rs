@@ -5,7 +5,10 @@ use crate::job::Job;
 use crate::{progress_fn, ProgressFn};
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
+use roo_store::cleanup::CleanupOptions;
 use roo_store::discover::{discover_storage, DiscoverOptions};
+use roo_store::find::{find_task as find_task_folder, FindTaskError, TaskLocation};
+use roo_store::migrate::MigrateOptions;
 use roo_store::{HostEnv, StoreError};
 use std::path::PathBuf;
 
@@ -56,11 +59,26 @@ fn tasks_dirs(
 }
 
 #[napi(object)]
+#[derive(Default)]
 pub struct DiscoverStorageOptions {
     /// More roots to look at: storage folders, tasks folders or globalStorage folders.
     pub extra_roots: Option<Vec<String>>,
     /// Measure each location's size (walks every file; default true).
     pub measure_size: Option<bool>,
+}
+
+impl From<DiscoverStorageOptions> for DiscoverOptions {
+    fn from(o: DiscoverStorageOptions) -> Self {
+        DiscoverOptions {
+            extra_roots: o
+                .extra_roots
+                .unwrap_or_default()
+                .into_iter()
+                .map(PathBuf::from)
+                .collect(),
+            measure_size: o.measure_size.unwrap_or(true),
+        }
+    }
 }
 
 /// Every task store on this machine: Roo Code, Zoo Code, Cline and Kilo Code under every editor
@@ -72,19 +90,7 @@ pub struct DiscoverStorageOptions {
 pub fn discover_storage_locations(
     options: Option<DiscoverStorageOptions>,
 ) -> AsyncTask<Job<roo_store::discover::Discovery>> {
-    let opts = DiscoverOptions {
-        extra_roots: options
-            .as_ref()
-            .and_then(|o| o.extra_roots.clone())
-            .unwrap_or_default()
-            .into_iter()
-            .map(PathBuf::from)
-            .collect(),
-        measure_size: options
-            .as_ref()
-            .and_then(|o| o.measure_size)
-            .unwrap_or(true),
-    };
+    let opts = DiscoverOptions::from(options.unwrap_or_default());
     Job::spawn(None, move |_| Ok(discover_storage(&env(), &opts)))
 }
 
@@ -133,6 +139,7 @@ pub fn build_skeleton_cache(
 }
 
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct LoadSkeletonsOptions {
     /// Only tasks of this workspace (compared after normalisation).
     pub workspace: Option<String>,
@@ -149,27 +156,25 @@ pub struct LoadSkeletonsOptions {
 pub fn load_skeletons(
     options: Option<LoadSkeletonsOptions>,
 ) -> AsyncTask<Job<roo_store::cache::Loaded>> {
-    let (workspace, tasks_dir, locations, cache_dir) = match options {
-        Some(o) => (o.workspace, o.tasks_dir, o.locations, o.cache_dir),
-        None => (None, None, None, None),
-    };
+    let o = options.unwrap_or_default();
     Job::spawn(None, move |_| {
         let env = env();
-        let root = env.cache_root(cache_dir.as_deref().map(std::path::Path::new));
-        let dirs = if tasks_dir.is_some() || locations.is_some() {
-            Some(tasks_dirs(&env, tasks_dir, locations)?)
+        let root = env.cache_root(o.cache_dir.as_deref().map(std::path::Path::new));
+        let dirs = if o.tasks_dir.is_some() || o.locations.is_some() {
+            Some(tasks_dirs(&env, o.tasks_dir, o.locations)?)
         } else {
             None
         };
         Ok(roo_store::cache::load_skeletons(
             &root,
             dirs.as_deref(),
-            workspace.as_deref(),
+            o.workspace.as_deref(),
         ))
     })
 }
 
 #[napi(object)]
+#[derive(Default)]
 pub struct DiagnoseRooStateOptions {
     /// Diagnose this tasks folder (default: every store found).
     pub tasks_dir: Option<String>,
@@ -184,35 +189,30 @@ pub struct DiagnoseRooStateOptions {
 pub fn diagnose_roo_state(
     options: Option<DiagnoseRooStateOptions>,
 ) -> AsyncTask<Job<roo_store::diagnose::DiagnoseReport>> {
+    let o = options.unwrap_or_default();
     Job::spawn(None, move |_| {
         let env = env();
-        let root = env.cache_root(
-            options
-                .as_ref()
-                .and_then(|o| o.cache_dir.as_deref())
-                .map(std::path::Path::new),
-        );
-        let targets: Vec<roo_store::diagnose::Target> =
-            match options.as_ref().and_then(|o| o.tasks_dir.clone()) {
-                Some(t) => vec![roo_store::diagnose::Target::from_tasks_dir(
-                    std::path::Path::new(&t),
-                )],
-                None => discover_storage(&env, &DiscoverOptions::default())
-                    .locations
-                    .into_iter()
-                    .map(|l| roo_store::diagnose::Target {
-                        tasks_dir: PathBuf::from(&l.tasks_dir),
-                        host: l
-                            .host
-                            .as_deref()
-                            .and_then(roo_store::discover::host_by_name),
-                        editor: l.editor,
-                        state_db: l.state_db.map(PathBuf::from),
-                    })
-                    .collect(),
-            };
+        let root = env.cache_root(o.cache_dir.as_deref().map(std::path::Path::new));
+        let targets: Vec<roo_store::diagnose::Target> = match &o.tasks_dir {
+            Some(t) => vec![roo_store::diagnose::Target::from_tasks_dir(
+                std::path::Path::new(t),
+            )],
+            None => discover_storage(&env, &DiscoverOptions::default())
+                .locations
+                .into_iter()
+                .map(|l| roo_store::diagnose::Target {
+                    tasks_dir: PathBuf::from(&l.tasks_dir),
+                    host: l
+                        .host
+                        .as_deref()
+                        .and_then(roo_store::discover::host_by_name),
+                    editor: l.editor,
+                    state_db: l.state_db.map(PathBuf::from),
+                })
+                .collect(),
+        };
         let mut opts = roo_store::diagnose::DiagnoseOptions::new(root);
-        if let Some(n) = options.as_ref().and_then(|o| o.recent) {
+        if let Some(n) = o.recent {
             opts.recent = n as usize;
         }
         Ok(roo_store::diagnose::diagnose(&targets, &opts))
@@ -308,6 +308,25 @@ pub struct CleanupCheckpointsOptions {
     pub signal: Option<crate::job::Signal>,
 }
 
+impl From<&CleanupCheckpointsOptions> for CleanupOptions {
+    /// Inactive for 30 days, the 10 latest kept, checkpoints only, a dry run, unless the options
+    /// say otherwise ("now" is the time of the call).
+    fn from(o: &CleanupCheckpointsOptions) -> Self {
+        CleanupOptions {
+            older_than_days: match o.older_than_days {
+                Some(d) if d <= 0.0 => None,
+                Some(d) => Some(d),
+                None => Some(30.0),
+            },
+            keep_last: o.keep_last.map_or(10, |k| k as usize),
+            completed_only: o.completed_only.unwrap_or(false),
+            include_other: o.include_other.unwrap_or(false),
+            dry_run: o.dry_run.unwrap_or(true),
+            now_ms: roo_js::now_ms(),
+        }
+    }
+}
+
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CleanupSummary {
@@ -325,21 +344,10 @@ pub fn cleanup_obsolete_checkpoints(
     options: Option<CleanupCheckpointsOptions>,
 ) -> AsyncTask<Job<CleanupSummary>> {
     let o = options.unwrap_or_default();
+    let opts = CleanupOptions::from(&o);
     Job::spawn(o.signal, move |cancel| {
         let env = env();
         let dirs = tasks_dirs(&env, o.tasks_dir, None)?;
-        let opts = roo_store::cleanup::CleanupOptions {
-            older_than_days: match o.older_than_days {
-                Some(d) if d <= 0.0 => None,
-                Some(d) => Some(d),
-                None => Some(30.0),
-            },
-            keep_last: o.keep_last.map_or(10, |k| k as usize),
-            completed_only: o.completed_only.unwrap_or(false),
-            include_other: o.include_other.unwrap_or(false),
-            dry_run: o.dry_run.unwrap_or(true),
-            now_ms: roo_js::now_ms(),
-        };
         let mut summary = CleanupSummary {
             dry_run: opts.dry_run,
             tasks_affected: 0,
@@ -360,11 +368,22 @@ pub fn cleanup_obsolete_checkpoints(
 }
 
 #[napi(object)]
+#[derive(Default)]
 pub struct MigrateTasksDirOptions {
     /// Report what would happen; write nothing (default false).
     pub dry_run: Option<bool>,
     /// Copy and verify even when a rename would do.
     pub force_copy: Option<bool>,
+}
+
+impl From<MigrateTasksDirOptions> for MigrateOptions {
+    fn from(o: MigrateTasksDirOptions) -> Self {
+        MigrateOptions {
+            dry_run: o.dry_run.unwrap_or(false),
+            force_copy: o.force_copy.unwrap_or(false),
+            fail_at: None,
+        }
+    }
 }
 
 /// Move a tasks folder: rename on the same device, else copy, verify (size + hash), swap, remove.
@@ -375,11 +394,7 @@ pub fn migrate_tasks_dir(
     to: String,
     options: Option<MigrateTasksDirOptions>,
 ) -> AsyncTask<Job<roo_store::migrate::MigrateReport>> {
-    let opts = roo_store::migrate::MigrateOptions {
-        dry_run: options.as_ref().and_then(|o| o.dry_run).unwrap_or(false),
-        force_copy: options.as_ref().and_then(|o| o.force_copy).unwrap_or(false),
-        fail_at: None,
-    };
+    let opts = MigrateOptions::from(options.unwrap_or_default());
     Job::spawn(None, move |_| {
         roo_store::migrate::migrate_tasks_dir(
             std::path::Path::new(&from),
@@ -395,4 +410,27 @@ pub fn migrate_tasks_dir(
 #[napi]
 pub fn is_task_name(name: String) -> bool {
     roo_state::scan::is_task_name(&name)
+}
+
+/// A lookup that named no task, with the candidates of an ambiguous prefix as `details`.
+fn find_error(e: FindTaskError) -> CodedError {
+    let candidates: Vec<&str> = e.candidates().iter().map(|c| c.task_id.as_str()).collect();
+    let details = (!candidates.is_empty()).then(|| serde_json::json!({ "candidates": candidates }));
+    let err = CodedError::core(e.code(), &e);
+    match details {
+        Some(d) => err.with_details(d),
+        None => err,
+    }
+}
+
+/// Where a task lives among the tasks folders `tasksDirs` (searched in order): the first folder
+/// named exactly `idOrPrefix`, else the one task folder whose name starts with it in any case.
+/// Rejects with `AMBIGUOUS_TASK_ID` (`details.candidates`: every id starting so) or
+/// `TASK_NOT_FOUND`; a tasks folder that cannot be listed is passed over.
+#[napi(ts_return_type = "Promise<TaskLocation>")]
+pub fn find_task(tasks_dirs: Vec<String>, id_or_prefix: String) -> AsyncTask<Job<TaskLocation>> {
+    Job::spawn(None, move |_| {
+        let dirs: Vec<PathBuf> = tasks_dirs.into_iter().map(PathBuf::from).collect();
+        find_task_folder(&dirs, &id_or_prefix).map_err(find_error)
+    })
 }

@@ -3,6 +3,7 @@
 //! task). `headers()` hands every header over in one step: one JSON text parsed by V8.
 
 use crate::error::{CodedError, ErrorCode};
+use crate::hierarchy::DEFAULT_TREE_DEPTH;
 use crate::job::{cancel_flag, Job, Signal};
 use crate::{progress_fn, ProgressFn};
 use napi::bindgen_prelude::{AsyncTask, Function, Unknown};
@@ -18,6 +19,7 @@ use std::sync::{Arc, RwLock};
 type Shared = Arc<RwLock<roo_store::task_store::TaskStore>>;
 
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct OpenTaskStoreOptions {
     /// The tasks folders (`…/tasks`) to open. Default: every store found on this machine.
     pub tasks_dirs: Option<Vec<String>>,
@@ -65,6 +67,7 @@ pub struct TaskListQuery {
 }
 
 #[napi(object)]
+#[derive(Default)]
 pub struct TaskStoreTreeOptions {
     /// Only the subtree of this task (id or unique prefix).
     pub root_id: Option<String>,
@@ -73,11 +76,78 @@ pub struct TaskStoreTreeOptions {
     pub max_depth: Option<u32>,
 }
 
+impl TryFrom<TaskListQuery> for ListQuery {
+    type Error = CodedError;
+
+    /// The query, its sort key and order checked.
+    fn try_from(q: TaskListQuery) -> Result<Self, CodedError> {
+        let sort = match q.sort.as_deref() {
+            None => SortKey::default(),
+            Some(name) => SortKey::parse(name).ok_or_else(|| {
+                CodedError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("sort must be {}, not {name}", SortKey::NAMES),
+                )
+            })?,
+        };
+        let ascending = match q.order.as_deref() {
+            None => None,
+            Some("asc") => Some(true),
+            Some("desc") => Some(false),
+            Some(other) => {
+                return Err(CodedError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("order must be asc or desc, not {other}"),
+                ))
+            }
+        };
+        Ok(ListQuery {
+            workspace: q.workspace,
+            host: q.host,
+            since_ms: q.since.map(|t| t as i64),
+            until_ms: q.until.map(|t| t as i64),
+            roots_only: q.roots_only.unwrap_or(false),
+            offset: q.offset.unwrap_or(0) as usize,
+            limit: q.limit.map(|l| l as usize),
+            sort,
+            ascending,
+        })
+    }
+}
+
 /// Opens the handle off the JavaScript thread.
 pub struct OpenTask {
     opts: Option<OpenOptions>,
     progress: Option<ProgressFn>,
     cancel: Arc<AtomicBool>,
+}
+
+impl From<OpenTaskStoreOptions> for OpenTask {
+    /// The open the options ask for: `tasksDir` first, then `tasksDirs`; our cache in its place
+    /// (`cacheDir`, else the host's default) unless `noCache`.
+    fn from(o: OpenTaskStoreOptions) -> Self {
+        let mut dirs: Vec<PathBuf> = o
+            .tasks_dirs
+            .unwrap_or_default()
+            .into_iter()
+            .map(PathBuf::from)
+            .collect();
+        if let Some(d) = o.tasks_dir {
+            dirs.insert(0, PathBuf::from(d));
+        }
+        let cache_root = (!o.no_cache.unwrap_or(false)).then(|| {
+            HostEnv::current().cache_root(o.cache_dir.as_deref().map(std::path::Path::new))
+        });
+        OpenTask {
+            opts: Some(OpenOptions {
+                tasks_dirs: dirs,
+                cache_root,
+                ignore_stored_links: !o.use_stored_links.unwrap_or(true),
+            }),
+            progress: o.on_progress,
+            cancel: cancel_flag(o.signal),
+        }
+    }
 }
 
 impl<'t> ScopedTask<'t> for OpenTask {
@@ -146,36 +216,7 @@ impl TaskStore {
     /// task.
     #[napi(ts_return_type = "Promise<TaskStore>")]
     pub fn open(options: Option<OpenTaskStoreOptions>) -> napi::Result<AsyncTask<OpenTask>> {
-        let env = HostEnv::current();
-        let o = options.unwrap_or(OpenTaskStoreOptions {
-            tasks_dirs: None,
-            tasks_dir: None,
-            cache_dir: None,
-            no_cache: None,
-            use_stored_links: None,
-            on_progress: None,
-            signal: None,
-        });
-        let mut dirs: Vec<PathBuf> = o
-            .tasks_dirs
-            .unwrap_or_default()
-            .into_iter()
-            .map(PathBuf::from)
-            .collect();
-        if let Some(d) = o.tasks_dir {
-            dirs.insert(0, PathBuf::from(d));
-        }
-        let cache_root = (!o.no_cache.unwrap_or(false))
-            .then(|| env.cache_root(o.cache_dir.as_deref().map(std::path::Path::new)));
-        Ok(AsyncTask::new(OpenTask {
-            opts: Some(OpenOptions {
-                tasks_dirs: dirs,
-                cache_root,
-                ignore_stored_links: !o.use_stored_links.unwrap_or(true),
-            }),
-            progress: o.on_progress,
-            cancel: cancel_flag(o.signal),
-        }))
+        Ok(AsyncTask::new(OpenTask::from(options.unwrap_or_default())))
     }
 
     /// Stat every task folder, parse again only what changed, relink, and record the change in
@@ -258,45 +299,14 @@ impl TaskStore {
         env: &'e Env,
         query: Option<TaskListQuery>,
     ) -> napi::Result<Unknown<'e>> {
-        let q = query.unwrap_or_default();
-        let sort = match q.sort.as_deref() {
-            None => SortKey::default(),
-            Some(name) => SortKey::parse(name).ok_or_else(|| {
-                CodedError::new(
-                    ErrorCode::InvalidArgument,
-                    format!("sort must be {}, not {name}", SortKey::NAMES),
-                )
-                .into_napi(env)
-            })?,
-        };
-        let ascending = match q.order.as_deref() {
-            None => None,
-            Some("asc") => Some(true),
-            Some("desc") => Some(false),
-            Some(other) => {
-                return Err(CodedError::new(
-                    ErrorCode::InvalidArgument,
-                    format!("order must be asc or desc, not {other}"),
-                )
-                .into_napi(env))
-            }
-        };
-        let q = ListQuery {
-            workspace: q.workspace,
-            host: q.host,
-            since_ms: q.since.map(|t| t as i64),
-            until_ms: q.until.map(|t| t as i64),
-            roots_only: q.roots_only.unwrap_or(false),
-            offset: q.offset.unwrap_or(0) as usize,
-            limit: q.limit.map(|l| l as usize),
-            sort,
-            ascending,
-        };
+        let q = ListQuery::try_from(query.unwrap_or_default()).map_err(|e| e.into_napi(env))?;
         let store = self.inner.read().map_err(|_| poisoned())?;
         parsed(env, &store.list(&q))
     }
 
-    /// The task forest, or the subtree of `rootId` (id or unique prefix).
+    /// The task forest, or the subtree of `rootId` (id or unique prefix), children in creation
+    /// order; each node carries the task's dates, counts, completion and parent, and a top node
+    /// whose parent is not in the handle says so (`parentMissing`).
     #[napi(
         ts_args_type = "options?: TaskStoreTreeOptions",
         ts_return_type = "TaskTreeNode[]"
@@ -307,11 +317,8 @@ impl TaskStore {
         options: Option<TaskStoreTreeOptions>,
     ) -> napi::Result<Unknown<'e>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
-        let (root, workspace, depth) = match options {
-            Some(o) => (o.root_id, o.workspace, o.max_depth),
-            None => (None, None, None),
-        };
-        let root_id = match root {
+        let o = options.unwrap_or_default();
+        let root_id = match o.root_id {
             Some(r) => match store.get(&r) {
                 Ok(s) => Some(s.task_id.clone()),
                 Err(Lookup::Ambiguous(ids)) => {
@@ -334,8 +341,8 @@ impl TaskStore {
             env,
             &store.tree_view(&TreeOptions {
                 root_id,
-                workspace,
-                max_depth: Some(depth.unwrap_or(256)),
+                workspace: o.workspace,
+                max_depth: Some(o.max_depth.unwrap_or(DEFAULT_TREE_DEPTH)),
             }),
         )
     }

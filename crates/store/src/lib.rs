@@ -4,6 +4,7 @@
 //!   build, desktop or server side, custom storage paths and the `ROO_STATE_STORAGE` override.
 //! - [`cache`]: the incremental skeleton cache, in our own cache directory. A task is parsed again
 //!   only when the size or modification time of one of its source files changed.
+//! - [`find`]: where a task lives, from its id or the start of it, across several stores.
 //! - [`diagnose`], [`rebuild`], [`cleanup`], [`migrate`]: the maintenance tools. Every one that
 //!   writes into an extension's folder has a dry run, backs up what it replaces and renames
 //!   atomically; conversation files are never removed.
@@ -16,6 +17,7 @@ pub mod cleanup;
 pub mod diagnose;
 pub mod discover;
 pub mod env;
+pub mod find;
 pub mod fsutil;
 pub mod history_gen;
 pub mod lock;

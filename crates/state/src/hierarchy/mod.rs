@@ -158,7 +158,10 @@ pub struct HierarchyMetrics {
     pub issues: Vec<HierarchyIssue>,
 }
 
-/// A node of [`get_task_tree`].
+/// A node of [`get_task_tree`]: where the task sits (depth, parent link and its evidence) and
+/// what a tree shows of it (title, dates, counts, completion). The fields after `children` are
+/// always set by [`get_task_tree`]; they are optional so that nodes written before them still
+/// read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskTreeNode {
@@ -175,6 +178,22 @@ pub struct TaskTreeNode {
     /// 0 for the nodes returned at the top.
     pub depth: u32,
     pub children: Vec<TaskTreeNode>,
+    /// The task's last activity (`metadata.lastActivity`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_activity: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_count: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_count: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_completed: Option<bool>,
+    /// The task's parent, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_task_id: Option<String>,
+    /// `true` on a top node whose parent is not among the tasks at all (not merely left out by
+    /// the workspace filter or the subtree asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_missing: Option<bool>,
 }
 
 /// A node of [`get_task_tree_view`]: a [`TaskTreeNode`] borrowing from the skeletons (it
@@ -194,6 +213,14 @@ pub struct TaskTreeView<'a> {
     pub parent_evidence: Option<&'a ParentEvidence>,
     pub depth: u32,
     pub children: Vec<TaskTreeView<'a>>,
+    pub last_activity: &'a str,
+    pub message_count: u32,
+    pub action_count: u32,
+    pub is_completed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_task_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_missing: Option<bool>,
 }
 
 /// Options of [`get_task_tree`].

@@ -2,14 +2,43 @@
 
 use super::*;
 
+/// How the walks order siblings (and the top nodes of a tree).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum SiblingOrder {
+    /// `createdAtMs` (a task without one last), then task id: the order of [`descendants`].
+    CreatedMs,
+    /// The `createdAt` text, then task id: the order trees show. A task without a date, whose
+    /// `createdAt` is the epoch, comes first.
+    CreatedAtText,
+}
+
+impl SiblingOrder {
+    fn compare(self, a: &ConversationSkeleton, b: &ConversationSkeleton) -> Ordering {
+        match self {
+            SiblingOrder::CreatedMs => (a.created_at_ms.unwrap_or(i64::MAX), &a.task_id)
+                .cmp(&(b.created_at_ms.unwrap_or(i64::MAX), &b.task_id)),
+            SiblingOrder::CreatedAtText => a
+                .metadata
+                .created_at
+                .cmp(&b.metadata.created_at)
+                .then_with(|| a.task_id.cmp(&b.task_id)),
+        }
+    }
+}
+
 pub(super) struct Forest<'a> {
     pub(super) items: Vec<&'a ConversationSkeleton>,
     pub(super) index: FxMap<&'a str, usize>,
     pub(super) children: Vec<Vec<usize>>,
+    order: SiblingOrder,
 }
 
 impl<'a> Forest<'a> {
-    pub(super) fn new(skeletons: &'a [ConversationSkeleton], workspace: Option<&str>) -> Self {
+    pub(super) fn new(
+        skeletons: &'a [ConversationSkeleton],
+        workspace: Option<&str>,
+        order: SiblingOrder,
+    ) -> Self {
         let ws = workspace.map(normalize_workspace);
         let mut items: Vec<&ConversationSkeleton> = skeletons
             .iter()
@@ -45,21 +74,26 @@ impl<'a> Forest<'a> {
                 }
             }
         }
-        let order = |i: &usize| {
-            let s = items.get(*i);
-            (
-                s.and_then(|s| s.created_at_ms).unwrap_or(i64::MAX),
-                s.map(|s| s.task_id.as_str()).unwrap_or_default(),
-            )
-        };
-        for c in &mut children {
-            c.sort_by(|a, b| order(a).cmp(&order(b)));
-        }
-        Self {
+        let mut forest = Self {
             items,
             index,
             children,
+            order,
+        };
+        let mut children = std::mem::take(&mut forest.children);
+        for c in &mut children {
+            forest.sort(c);
         }
+        forest.children = children;
+        forest
+    }
+
+    /// Sort positions of `items` in the forest's sibling order.
+    fn sort(&self, positions: &mut [usize]) {
+        positions.sort_by(|&a, &b| match (self.items.get(a), self.items.get(b)) {
+            (Some(x), Some(y)) => self.order.compare(x, y),
+            _ => a.cmp(&b),
+        });
     }
 
     pub(super) fn parent_of(&self, i: usize) -> Option<usize> {
@@ -69,20 +103,42 @@ impl<'a> Forest<'a> {
     }
 }
 
-/// The forest of tasks (or the subtree of `root_id`), children in creation order, cycle-safe.
+/// A task's parent id, when it names one (an empty id names none).
+fn parent_id(s: &ConversationSkeleton) -> Option<&str> {
+    s.parent_task_id.as_deref().filter(|p| !p.is_empty())
+}
+
+/// Where a node of a tree sits: its depth, and for a top node whether its parent is missing from
+/// the tasks given.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Placement {
+    pub(super) depth: u32,
+    pub(super) parent_missing: bool,
+}
+
+/// The forest of tasks (or the subtree of `root_id`), children in creation order (the
+/// `createdAt` text, then task id), cycle-safe. Each node carries the task's dates, counts,
+/// completion and parent; a top node whose parent is not among `skeletons` is marked
+/// `parent_missing`.
 pub fn get_task_tree(skeletons: &[ConversationSkeleton], opts: &TreeOptions) -> Vec<TaskTreeNode> {
     build_tree(
         skeletons,
         opts,
-        |s, depth| TaskTreeNode {
+        |s, at| TaskTreeNode {
             task_id: s.task_id.clone(),
             title: s.metadata.title.clone(),
             created_at: s.metadata.created_at.clone(),
             workspace: s.metadata.workspace.clone(),
             mode: s.metadata.mode.clone(),
             parent_evidence: s.parent_evidence.clone(),
-            depth,
+            depth: at.depth,
             children: Vec::new(),
+            last_activity: Some(s.metadata.last_activity.clone()),
+            message_count: Some(s.metadata.message_count),
+            action_count: Some(s.metadata.action_count),
+            is_completed: Some(s.is_completed),
+            parent_task_id: parent_id(s).map(str::to_owned),
+            parent_missing: at.parent_missing.then_some(true),
         },
         |n, children| n.children = children,
     )
@@ -97,80 +153,142 @@ pub fn get_task_tree_view<'a>(
     build_tree(
         skeletons,
         opts,
-        |s, depth| TaskTreeView {
+        |s, at| TaskTreeView {
             task_id: &s.task_id,
             title: s.metadata.title.as_deref(),
             created_at: &s.metadata.created_at,
             workspace: s.metadata.workspace.as_deref(),
             mode: s.metadata.mode.as_deref(),
             parent_evidence: s.parent_evidence.as_ref(),
-            depth,
+            depth: at.depth,
             children: Vec::new(),
+            last_activity: &s.metadata.last_activity,
+            message_count: s.metadata.message_count,
+            action_count: s.metadata.action_count,
+            is_completed: s.is_completed,
+            parent_task_id: parent_id(s),
+            parent_missing: at.parent_missing.then_some(true),
         },
         |n, children| n.children = children,
     )
 }
 
-/// The tree of `opts` with nodes made by `node` (from a skeleton and its depth) and given their
-/// children by `adopt`: a breadth-first listing, node contents in parallel, then assembly
-/// bottom-up by moves (no recursion, whatever the depth).
-pub(super) fn build_tree<'a, N: Send>(
-    skeletons: &'a [ConversationSkeleton],
-    opts: &TreeOptions,
-    node: impl Fn(&'a ConversationSkeleton, u32) -> N + Sync,
-    adopt: impl Fn(&mut N, Vec<N>),
-) -> Vec<N> {
-    let forest = Forest::new(skeletons, opts.workspace.as_deref());
-    let roots: Vec<usize> = match &opts.root_id {
+/// Whether a task's parent is missing from `skeletons`: it names one, and no task of that id is
+/// there (a parent left out by the workspace filter is there).
+struct MissingParents<'f, 'a> {
+    forest: &'f Forest<'a>,
+    /// Every id of `skeletons`, when the workspace filter left some out of the forest.
+    all_ids: Option<HashSet<&'a str, std::hash::BuildHasherDefault<FxHasher>>>,
+}
+
+impl<'f, 'a> MissingParents<'f, 'a> {
+    fn new(forest: &'f Forest<'a>, skeletons: &'a [ConversationSkeleton]) -> Self {
+        let all_ids = (forest.items.len() < skeletons.len())
+            .then(|| skeletons.iter().map(|s| s.task_id.as_str()).collect());
+        Self { forest, all_ids }
+    }
+
+    fn of(&self, s: &ConversationSkeleton) -> bool {
+        parent_id(s).is_some_and(|p| match &self.all_ids {
+            Some(ids) => !ids.contains(p),
+            None => !self.forest.index.contains_key(p),
+        })
+    }
+}
+
+/// The top nodes of a tree: `root_id` alone, or every task without a parent in the forest, in
+/// the forest's sibling order.
+fn top_nodes(forest: &Forest<'_>, opts: &TreeOptions) -> Vec<usize> {
+    match &opts.root_id {
         Some(id) => forest.index.get(id.as_str()).copied().into_iter().collect(),
         None => {
             let mut r: Vec<usize> = (0..forest.items.len())
                 .filter(|&i| forest.parent_of(i).is_none())
                 .collect();
-            let key = |i: usize| {
-                let s = forest.items.get(i);
-                (
-                    s.and_then(|s| s.created_at_ms).unwrap_or(i64::MAX),
-                    s.map(|s| s.task_id.as_str()).unwrap_or_default(),
-                )
-            };
-            r.sort_by(|&a, &b| key(a).cmp(&key(b)));
+            forest.sort(&mut r);
             r
         }
-    };
-    // Breadth-first listing (index, depth, parent position).
+    }
+}
+
+/// One node of the breadth-first listing of a tree.
+#[derive(Clone, Copy)]
+struct Listed {
+    /// Position in the forest's items.
+    item: usize,
+    depth: u32,
+    /// Position of the parent node in the listing (`None`: a top node).
+    parent: Option<usize>,
+}
+
+/// The tree of `opts` with nodes made by `node` (from a skeleton and its placement) and given
+/// their children by `adopt`: a breadth-first listing, node contents in parallel, then assembly
+/// bottom-up by moves (no recursion, whatever the depth).
+pub(super) fn build_tree<'a, N: Send>(
+    skeletons: &'a [ConversationSkeleton],
+    opts: &TreeOptions,
+    node: impl Fn(&'a ConversationSkeleton, Placement) -> N + Sync,
+    adopt: impl Fn(&mut N, Vec<N>),
+) -> Vec<N> {
+    let forest = Forest::new(
+        skeletons,
+        opts.workspace.as_deref(),
+        SiblingOrder::CreatedAtText,
+    );
+    let missing = MissingParents::new(&forest, skeletons);
     let mut visited = vec![false; forest.items.len()];
-    let mut listing: Vec<(usize, u32, Option<usize>)> = Vec::new();
-    let mut queue: VecDeque<(usize, u32, Option<usize>)> =
-        roots.into_iter().map(|r| (r, 0, None)).collect();
-    while let Some((i, d, parent_pos)) = queue.pop_front() {
-        if visited.get(i).copied().unwrap_or(true) {
+    let mut listing: Vec<Listed> = Vec::new();
+    let mut queue: VecDeque<Listed> = top_nodes(&forest, opts)
+        .into_iter()
+        .map(|item| Listed {
+            item,
+            depth: 0,
+            parent: None,
+        })
+        .collect();
+    while let Some(at) = queue.pop_front() {
+        if visited.get(at.item).copied().unwrap_or(true) {
             continue;
         }
-        if let Some(v) = visited.get_mut(i) {
+        if let Some(v) = visited.get_mut(at.item) {
             *v = true;
         }
         let pos = listing.len();
-        listing.push((i, d, parent_pos));
-        if opts.max_depth.is_none_or(|m| d < m) {
+        listing.push(at);
+        if opts.max_depth.is_none_or(|m| at.depth < m) {
             for &c in forest
                 .children
-                .get(i)
+                .get(at.item)
                 .map(Vec::as_slice)
                 .unwrap_or_default()
             {
-                queue.push_back((c, d + 1, Some(pos)));
+                queue.push_back(Listed {
+                    item: c,
+                    depth: at.depth + 1,
+                    parent: Some(pos),
+                });
             }
         }
     }
     let mut shells: Vec<Option<N>> = listing
         .par_iter()
-        .map(|&(i, depth, _)| forest.items.get(i).map(|&s| node(s, depth)))
+        .map(|at| {
+            forest.items.get(at.item).map(|&s| {
+                let parent_missing = at.parent.is_none() && missing.of(s);
+                node(
+                    s,
+                    Placement {
+                        depth: at.depth,
+                        parent_missing,
+                    },
+                )
+            })
+        })
         .collect();
     let mut kids: Vec<Vec<N>> = (0..listing.len()).map(|_| Vec::new()).collect();
     let mut top: Vec<N> = Vec::new();
     for pos in (0..listing.len()).rev() {
-        let Some(&(_, _, parent_pos)) = listing.get(pos) else {
+        let Some(at) = listing.get(pos) else {
             continue;
         };
         let Some(mut n) = shells.get_mut(pos).and_then(Option::take) else {
@@ -179,7 +297,7 @@ pub(super) fn build_tree<'a, N: Send>(
         let mut children = kids.get_mut(pos).map(std::mem::take).unwrap_or_default();
         children.reverse();
         adopt(&mut n, children);
-        match parent_pos.and_then(|p| kids.get_mut(p)) {
+        match at.parent.and_then(|p| kids.get_mut(p)) {
             Some(k) => k.push(n),
             None => top.push(n),
         }
@@ -212,7 +330,7 @@ pub fn ancestors(skeletons: &[ConversationSkeleton], task_id: &str) -> Vec<Strin
 
 /// The descendants of `task_id`, breadth-first, siblings in creation order. Cycle-safe.
 pub fn descendants(skeletons: &[ConversationSkeleton], task_id: &str) -> Vec<String> {
-    let forest = Forest::new(skeletons, None);
+    let forest = Forest::new(skeletons, None, SiblingOrder::CreatedMs);
     let Some(&start) = forest.index.get(task_id) else {
         return Vec::new();
     };
@@ -244,6 +362,137 @@ pub fn descendants(skeletons: &[ConversationSkeleton], task_id: &str) -> Vec<Str
     out
 }
 
-// ---------------------------------------------------------------------------------------------
-// Legacy comparison
-// ---------------------------------------------------------------------------------------------
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skeleton::{ApiTotalsOut, DatesFrom, SkeletonMetadata, StoredLinks, TaskFiles};
+
+    const T0: i64 = 1_750_000_000_000;
+
+    /// A linked header: `parent` as the hierarchy left it, created at `created` (none: no date).
+    fn task(
+        id: &str,
+        parent: Option<&str>,
+        created: Option<i64>,
+        ws: &str,
+    ) -> ConversationSkeleton {
+        ConversationSkeleton {
+            task_id: id.to_owned(),
+            parent_task_id: parent.map(str::to_owned),
+            sequence: None,
+            metadata: SkeletonMetadata {
+                title: Some(format!("task {id}")),
+                created_at: roo_js::iso_from_ms(created.unwrap_or(0)),
+                last_activity: roo_js::iso_from_ms(created.unwrap_or(0) + 60_000),
+                mode: Some("code".into()),
+                message_count: 7,
+                action_count: 3,
+                total_size: 0,
+                workspace: Some(ws.to_owned()),
+                data_source: format!("/tasks/{id}"),
+                source: "roo".into(),
+                dates_from: DatesFrom::UiMessages,
+            },
+            child_task_instruction_prefixes: Vec::new(),
+            is_completed: id.starts_with('c'),
+            truncated_instruction: None,
+            instruction: None,
+            child_tasks: Vec::new(),
+            stored_links: StoredLinks::default(),
+            parent_evidence: None,
+            root_task_id: None,
+            api_totals: ApiTotalsOut::default(),
+            files: TaskFiles::default(),
+            created_at_ms: created,
+            last_activity_ms: created.map(|c| c + 60_000),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    fn ids(nodes: &[TaskTreeNode]) -> Vec<&str> {
+        nodes.iter().map(|n| n.task_id.as_str()).collect()
+    }
+
+    #[test]
+    fn nodes_carry_dates_counts_completion_and_parent() {
+        let tasks = vec![
+            task("root", None, Some(T0), "/w"),
+            task("child", Some("root"), Some(T0 + 1_000), "/w"),
+        ];
+        let tree = get_task_tree(&tasks, &TreeOptions::default());
+        let root = &tree[0];
+        assert_eq!(
+            root.last_activity.as_deref(),
+            Some("2025-06-15T15:07:40.000Z")
+        );
+        assert_eq!((root.message_count, root.action_count), (Some(7), Some(3)));
+        assert_eq!(root.is_completed, Some(false));
+        assert_eq!(
+            (root.parent_task_id.as_deref(), root.parent_missing),
+            (None, None)
+        );
+        let child = &root.children[0];
+        assert_eq!(child.is_completed, Some(true));
+        assert_eq!(child.parent_task_id.as_deref(), Some("root"));
+        assert_eq!(child.parent_missing, None);
+        let json = serde_json::to_string(child).unwrap_or_default();
+        assert!(
+            json.contains(r#""depth":1,"children":[],"lastActivity":"2025-06-15T15:07:41.000Z","messageCount":7,"actionCount":3,"isCompleted":true,"parentTaskId":"root"}"#),
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn a_top_node_whose_parent_is_not_there_says_so() {
+        let tasks = vec![
+            task("orphan", Some("gone"), Some(T0), "/w"),
+            task("elsewhere", None, Some(T0), "/other"),
+            task("moved", Some("elsewhere"), Some(T0 + 1), "/w"),
+            task("kid", Some("orphan"), Some(T0 + 2), "/w"),
+        ];
+        let all = get_task_tree(&tasks, &TreeOptions::default());
+        let orphan = all.iter().find(|n| n.task_id == "orphan");
+        assert_eq!(orphan.and_then(|n| n.parent_missing), Some(true));
+        assert_eq!(orphan.map(|n| n.children[0].parent_missing), Some(None));
+        // A parent left out by the workspace filter is still in the store.
+        let w = get_task_tree(
+            &tasks,
+            &TreeOptions {
+                workspace: Some("/w".into()),
+                ..TreeOptions::default()
+            },
+        );
+        assert_eq!(ids(&w), vec!["orphan", "moved"]);
+        assert_eq!(w[0].parent_missing, Some(true));
+        assert_eq!(w[1].parent_missing, None);
+        assert_eq!(w[1].parent_task_id.as_deref(), Some("elsewhere"));
+        // The subtree of a task: its top node is judged the same way.
+        let sub = get_task_tree(
+            &tasks,
+            &TreeOptions {
+                root_id: Some("kid".into()),
+                ..TreeOptions::default()
+            },
+        );
+        assert_eq!(sub[0].parent_missing, None);
+        let view = serde_json::to_string(&get_task_tree_view(&tasks, &TreeOptions::default()));
+        let owned = serde_json::to_string(&all);
+        assert_eq!(view.ok(), owned.ok());
+    }
+
+    #[test]
+    fn trees_order_by_creation_text_then_id_and_walks_keep_dateless_tasks_last() {
+        let tasks = vec![
+            task("p", None, Some(T0), "/w"),
+            task("b", Some("p"), Some(T0 + 5), "/w"),
+            task("a", Some("p"), Some(T0 + 5), "/w"),
+            task("undated", Some("p"), None, "/w"),
+            task("early", Some("p"), Some(T0 + 1), "/w"),
+            task("r2", None, None, "/w"),
+        ];
+        let tree = get_task_tree(&tasks, &TreeOptions::default());
+        assert_eq!(ids(&tree), vec!["r2", "p"]);
+        assert_eq!(ids(&tree[1].children), vec!["undated", "early", "a", "b"]);
+        assert_eq!(descendants(&tasks, "p"), vec!["early", "a", "b", "undated"]);
+    }
+}

@@ -1,0 +1,287 @@
+//! Where a task lives, from what a person typed: its exact id, or the start of it (in any case)
+//! when only one task folder of the stores given begins so. The folders are those a listing of
+//! `tasks/` takes ([`roo_state::scan::list_task_dirs`]: names starting with `_` or `.` are not
+//! tasks); nothing is parsed.
+
+use roo_state::scan::{is_task_name, list_task_dirs};
+use serde::Serialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Candidates named in the message of an ambiguous prefix (all of them are in
+/// [`FindTaskError::candidates`]).
+const SHOWN_CANDIDATES: usize = 10;
+
+/// A task folder: the task's id, the tasks folder holding it, and its own folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskLocation {
+    pub task_id: String,
+    pub tasks_dir: PathBuf,
+    pub task_dir: PathBuf,
+}
+
+impl TaskLocation {
+    fn new(tasks_dir: &Path, task_id: String) -> Self {
+        TaskLocation {
+            task_dir: tasks_dir.join(&task_id),
+            tasks_dir: tasks_dir.to_path_buf(),
+            task_id,
+        }
+    }
+}
+
+/// Why [`find_task`] names no task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FindTaskError {
+    /// Nothing (or only white space) was given.
+    Empty,
+    /// Several task folders start with the prefix.
+    Ambiguous {
+        wanted: String,
+        candidates: Vec<TaskLocation>,
+    },
+    /// No task folder has this id or starts with it.
+    NotFound {
+        wanted: String,
+        stores: Vec<PathBuf>,
+    },
+}
+
+impl FindTaskError {
+    /// Stable code for JavaScript callers.
+    pub fn code(&self) -> &'static str {
+        match self {
+            FindTaskError::Empty => "INVALID_ARGUMENT",
+            FindTaskError::Ambiguous { .. } => "AMBIGUOUS_TASK_ID",
+            FindTaskError::NotFound { .. } => "TASK_NOT_FOUND",
+        }
+    }
+
+    /// The task folders an ambiguous prefix names, store by store and by name within a store.
+    pub fn candidates(&self) -> &[TaskLocation] {
+        match self {
+            FindTaskError::Ambiguous { candidates, .. } => candidates,
+            _ => &[],
+        }
+    }
+}
+
+impl fmt::Display for FindTaskError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FindTaskError::Empty => write!(f, "A task id is needed."),
+            FindTaskError::Ambiguous { wanted, candidates } => {
+                let shown: Vec<&str> = candidates
+                    .iter()
+                    .take(SHOWN_CANDIDATES)
+                    .map(|c| c.task_id.as_str())
+                    .collect();
+                let more = if candidates.len() > SHOWN_CANDIDATES {
+                    ", …"
+                } else {
+                    ""
+                };
+                write!(
+                    f,
+                    "\"{wanted}\" is the start of {} task ids: {}{more}.",
+                    candidates.len(),
+                    shown.join(", ")
+                )
+            }
+            FindTaskError::NotFound { wanted, stores } => {
+                let listed: Vec<String> = stores.iter().map(|s| s.display().to_string()).collect();
+                match listed.as_slice() {
+                    [one] => write!(f, "No task \"{wanted}\" in {one}."),
+                    many => write!(
+                        f,
+                        "No task \"{wanted}\" in the {} stores ({}).",
+                        many.len(),
+                        many.join(", ")
+                    ),
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for FindTaskError {}
+
+/// Whether `wanted` could be a folder name of its own in a tasks folder (no separator, not a
+/// name the listings leave out).
+fn is_plain_task_name(wanted: &str) -> bool {
+    is_task_name(wanted) && !wanted.contains(['/', '\\'])
+}
+
+/// The task `id_or_prefix` names in `tasks_dirs` (searched in order; surrounding white space is
+/// ignored): the first store holding a folder of exactly that name; else the one task folder of
+/// any store whose name starts with it, compared in lower case. A store that cannot be listed is
+/// passed over.
+pub fn find_task(
+    tasks_dirs: &[PathBuf],
+    id_or_prefix: &str,
+) -> Result<TaskLocation, FindTaskError> {
+    let wanted = roo_js::text::js_trim(id_or_prefix);
+    if wanted.is_empty() {
+        return Err(FindTaskError::Empty);
+    }
+    if is_plain_task_name(wanted) {
+        if let Some(dir) = tasks_dirs.iter().find(|d| d.join(wanted).is_dir()) {
+            return Ok(TaskLocation::new(dir, wanted.to_owned()));
+        }
+    }
+    let needle = wanted.to_lowercase();
+    let mut matches: Vec<TaskLocation> = Vec::new();
+    for dir in tasks_dirs {
+        let Ok((folders, _)) = list_task_dirs(dir) else {
+            continue;
+        };
+        matches.extend(
+            folders
+                .into_iter()
+                .filter(|(name, _)| name.to_lowercase().starts_with(&needle))
+                .map(|(name, _)| TaskLocation::new(dir, name)),
+        );
+    }
+    if matches.len() == 1 {
+        if let Some(found) = matches.pop() {
+            return Ok(found);
+        }
+    }
+    if matches.is_empty() {
+        return Err(FindTaskError::NotFound {
+            wanted: wanted.to_owned(),
+            stores: tasks_dirs.to_vec(),
+        });
+    }
+    Err(FindTaskError::Ambiguous {
+        wanted: wanted.to_owned(),
+        candidates: matches,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    /// Two stores: `a` holds `019a-one`, `019A-two`, `_index`, `.hidden-019a` and a file
+    /// `019a-file`; `b` holds `019a-one` and `77-only`.
+    fn stores() -> (tempfile::TempDir, Vec<PathBuf>) {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}"));
+        let a = root.path().join("a");
+        let b = root.path().join("b");
+        for d in [
+            a.join("019a-one"),
+            a.join("019A-two"),
+            a.join("_index"),
+            a.join(".hidden-019a"),
+            b.join("019a-one"),
+            b.join("77-only"),
+        ] {
+            fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+        }
+        fs::write(a.join("019a-file"), b"").unwrap_or_else(|e| panic!("file: {e}"));
+        (root, vec![a, b])
+    }
+
+    #[test]
+    fn an_exact_id_is_taken_from_the_first_store_holding_it() {
+        let (_root, dirs) = stores();
+        let found = find_task(&dirs, "  019a-one\n");
+        assert_eq!(found, Ok(TaskLocation::new(&dirs[0], "019a-one".into())));
+        let found = find_task(&dirs, "77-only");
+        assert_eq!(found.map(|t| t.task_dir), Ok(dirs[1].join("77-only")));
+    }
+
+    #[test]
+    fn a_prefix_in_any_case_names_the_one_folder_starting_with_it() {
+        let (_root, dirs) = stores();
+        let found = find_task(&dirs, "019A-T");
+        assert_eq!(found, Ok(TaskLocation::new(&dirs[0], "019A-two".into())));
+        assert_eq!(
+            find_task(&dirs, "77").map(|t| t.task_id),
+            Ok("77-only".into())
+        );
+    }
+
+    #[test]
+    fn a_prefix_several_folders_start_with_lists_them_all() {
+        let (_root, dirs) = stores();
+        let err = find_task(&dirs, "019a").err();
+        let candidates: Vec<(&str, &Path)> = err
+            .iter()
+            .flat_map(|e| e.candidates())
+            .map(|c| (c.task_id.as_str(), c.tasks_dir.as_path()))
+            .collect();
+        assert_eq!(
+            candidates,
+            vec![
+                ("019A-two", dirs[0].as_path()),
+                ("019a-one", dirs[0].as_path()),
+                ("019a-one", dirs[1].as_path()),
+            ]
+        );
+        assert_eq!(
+            err.as_ref().map(FindTaskError::code),
+            Some("AMBIGUOUS_TASK_ID")
+        );
+        assert_eq!(
+            err.map(|e| e.to_string()),
+            Some("\"019a\" is the start of 3 task ids: 019A-two, 019a-one, 019a-one.".into())
+        );
+    }
+
+    #[test]
+    fn the_message_of_a_long_candidate_list_names_ten() {
+        let e = FindTaskError::Ambiguous {
+            wanted: "t".into(),
+            candidates: (0..12)
+                .map(|i| TaskLocation::new(Path::new("/s"), format!("t{i:02}")))
+                .collect(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "\"t\" is the start of 12 task ids: t00, t01, t02, t03, t04, t05, t06, t07, t08, t09, …."
+        );
+    }
+
+    #[test]
+    fn names_that_are_not_tasks_are_never_found() {
+        let (_root, dirs) = stores();
+        for wanted in ["_index", ".hidden", "019a-file", "../a", "nothing"] {
+            let err = find_task(&dirs, wanted).err();
+            assert_eq!(
+                err.as_ref().map(FindTaskError::code),
+                Some("TASK_NOT_FOUND"),
+                "{wanted}"
+            );
+        }
+        let one = find_task(&dirs[..1], "zz").err().map(|e| e.to_string());
+        assert_eq!(
+            one,
+            Some(format!("No task \"zz\" in {}.", dirs[0].display()))
+        );
+        let both = find_task(&dirs, "zz").err().map(|e| e.to_string());
+        assert_eq!(
+            both,
+            Some(format!(
+                "No task \"zz\" in the 2 stores ({}, {}).",
+                dirs[0].display(),
+                dirs[1].display()
+            ))
+        );
+    }
+
+    #[test]
+    fn an_empty_id_and_an_unreadable_store() {
+        let (_root, mut dirs) = stores();
+        assert_eq!(find_task(&dirs, " \t").err(), Some(FindTaskError::Empty));
+        assert_eq!(FindTaskError::Empty.code(), "INVALID_ARGUMENT");
+        dirs.insert(0, dirs[0].join("no-such-store"));
+        assert_eq!(
+            find_task(&dirs, "77").map(|t| t.task_id),
+            Ok("77-only".into())
+        );
+    }
+}
