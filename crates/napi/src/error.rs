@@ -143,7 +143,7 @@ impl CodedError {
         if let Some(details) = self.details {
             // Best effort: an error that cannot take its details still carries its code.
             let with_details = js.coerce_to_object().and_then(|mut o| {
-                o.set_named_property("details", env.to_js_value(&details)?)?;
+                o.set_named_property("details", crate::to_js(env, &details)?)?;
                 Ok(o)
             });
             if let Ok(o) = with_details {

@@ -125,8 +125,10 @@ pub fn get_task_tree<'env>(
 ) -> napi::Result<napi::Unknown<'env>> {
     let skeletons = skeletons_from_js(skeletons)?;
     let opts = TreeOptions::from(options.unwrap_or_default());
-    // Serialised straight to JS values (no intermediate `serde_json::Value`, which napi caps).
-    env.to_js_value(&roo_state::hierarchy::get_task_tree_view(&skeletons, &opts))
+    crate::to_js(
+        env,
+        &roo_state::hierarchy::get_task_tree_view(&skeletons, &opts),
+    )
 }
 
 /// Ancestors of a task, nearest first.

@@ -62,7 +62,7 @@ pub(crate) fn cancel_flag(signal: Option<Signal>) -> Arc<AtomicBool> {
 }
 
 /// A unit of core work: runs on the libuv pool, resolves to the result converted by its
-/// [`ToJs`] (serialised by default).
+/// [`ToJs`] (by default through its JSON text, see [`crate::to_js`]).
 pub struct Job<T: Send + 'static> {
     work: Option<Work<T>>,
     cancel: Arc<AtomicBool>,
@@ -73,7 +73,7 @@ pub struct Job<T: Send + 'static> {
 pub type ToJs<T> = for<'e> fn(&'e Env, T) -> napi::Result<Unknown<'e>>;
 
 fn serialized<'e, T: Serialize>(env: &'e Env, value: T) -> napi::Result<Unknown<'e>> {
-    env.to_js_value(&value)
+    crate::to_js(env, &value)
 }
 
 impl<T: Serialize + Send + 'static> Job<T> {

@@ -27,6 +27,31 @@ fn init_allocator() {
     }
 }
 
+/// A serialisable value as JavaScript, through its JSON text and V8's `JSON.parse`: the value a
+/// JavaScript reader of the same JSON gets (every number a `number`, where napi's serialiser makes
+/// integers above 2³² `BigInt`s; a non-finite number `null`, as `JSON.stringify` writes it), and a
+/// large value converts far faster than value by value.
+pub(crate) fn to_js<'e, T: serde::Serialize + ?Sized>(
+    env: &'e napi::Env,
+    value: &T,
+) -> napi::Result<napi::Unknown<'e>> {
+    let text = serde_json::to_string(value).map_err(|e| {
+        error::CodedError::new(
+            error::ErrorCode::Internal,
+            format!("a result could not be encoded: {e}"),
+        )
+        .into_sync()
+    })?;
+    json_parse(env, text)
+}
+
+/// `JSON.parse(text)`.
+pub(crate) fn json_parse(env: &napi::Env, text: String) -> napi::Result<napi::Unknown<'_>> {
+    let parse: napi::bindgen_prelude::Function<'_, String, napi::Unknown<'_>> =
+        env.run_script("JSON.parse")?;
+    parse.call(text)
+}
+
 /// Hand the memory freed from other threads back to the system: each thread of the global worker
 /// pool collects what was freed in its own pages (an idle thread never would).
 pub(crate) fn return_freed_memory() {

@@ -6,7 +6,7 @@ use crate::error::{CodedError, ErrorCode};
 use crate::hierarchy::DEFAULT_TREE_DEPTH;
 use crate::job::{cancel_flag, Job, Signal};
 use crate::{progress_fn, ProgressFn};
-use napi::bindgen_prelude::{AsyncTask, Function, Unknown};
+use napi::bindgen_prelude::{AsyncTask, Unknown};
 use napi::{Env, ScopedTask};
 use napi_derive::napi;
 use roo_state::hierarchy::TreeOptions;
@@ -183,25 +183,6 @@ pub struct TaskStore {
     inner: Shared,
 }
 
-/// A value handed to JavaScript as one JSON text parsed by V8: for results of thousands of objects
-/// (trees, pages, headers) far faster than building them value by value through N-API.
-fn parsed<'e, T: serde::Serialize + ?Sized>(env: &'e Env, value: &T) -> napi::Result<Unknown<'e>> {
-    let text = serde_json::to_string(value).map_err(|e| {
-        CodedError::new(
-            ErrorCode::Internal,
-            format!("a result could not be encoded: {e}"),
-        )
-        .into_sync()
-    })?;
-    json_to_js(env, text)
-}
-
-/// One JSON text parsed by V8's `JSON.parse`.
-fn json_to_js(env: &Env, text: String) -> napi::Result<Unknown<'_>> {
-    let parse: Function<'_, String, Unknown<'_>> = env.run_script("JSON.parse")?;
-    parse.call(text)
-}
-
 fn poisoned() -> napi::Error {
     CodedError::new(
         ErrorCode::Internal,
@@ -246,21 +227,21 @@ impl TaskStore {
     #[napi(ts_return_type = "TaskStoreInfo[]")]
     pub fn stores<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
-        env.to_js_value(&store.stores())
+        crate::to_js(env, &store.stores())
     }
 
     /// Tasks without a skeleton and stores that could not be read.
     #[napi(ts_return_type = "Diagnostic[]")]
     pub fn diagnostics<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
-        env.to_js_value(&store.diagnostics())
+        crate::to_js(env, &store.diagnostics())
     }
 
     /// What the last hierarchy pass did.
     #[napi(ts_return_type = "HierarchyMetrics")]
     pub fn metrics<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
-        env.to_js_value(store.metrics())
+        crate::to_js(env, store.metrics())
     }
 
     /// A task's header by id or unique prefix; `null` when no id matches. A prefix several ids
@@ -269,7 +250,7 @@ impl TaskStore {
     pub fn get<'e>(&self, env: &'e Env, id_or_prefix: String) -> napi::Result<Unknown<'e>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
         match store.get(&id_or_prefix) {
-            Ok(s) => env.to_js_value(s),
+            Ok(s) => crate::to_js(env, s),
             Err(Lookup::Ambiguous(ids)) => Err(CodedError::new(
                 ErrorCode::TaskAmbiguous,
                 format!(
@@ -278,7 +259,7 @@ impl TaskStore {
                 ),
             )
             .into_napi(env)),
-            Err(_) => env.to_js_value(&()),
+            Err(_) => crate::to_js(env, &()),
         }
     }
 
@@ -301,7 +282,7 @@ impl TaskStore {
     ) -> napi::Result<Unknown<'e>> {
         let q = ListQuery::try_from(query.unwrap_or_default()).map_err(|e| e.into_napi(env))?;
         let store = self.inner.read().map_err(|_| poisoned())?;
-        parsed(env, &store.list(&q))
+        crate::to_js(env, &store.list(&q))
     }
 
     /// The task forest, or the subtree of `rootId` (id or unique prefix), children in creation
@@ -337,7 +318,7 @@ impl TaskStore {
             },
             None => None,
         };
-        parsed(
+        crate::to_js(
             env,
             &store.tree_view(&TreeOptions {
                 root_id,
@@ -375,6 +356,6 @@ impl TaskStore {
     /// value by value).
     #[napi(ts_return_type = "ConversationSkeleton[]")]
     pub fn headers<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
-        json_to_js(env, self.headers_json()?)
+        crate::json_parse(env, self.headers_json()?)
     }
 }

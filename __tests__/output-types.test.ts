@@ -1,0 +1,144 @@
+// The values the binding returns, checked against the types `index.d.ts` declares for them.
+//
+// The public types are written by hand (types/*.d.ts) while the values come from the core's serde
+// serialisation, so nothing but a check like this one keeps them in step. Real outputs of the main
+// calls, on every fixture store, are written as object literals into a TypeScript file, each
+// assigned to the declared return type of its call, and the TypeScript compiler checks the file
+// under --strict: a field the type lacks (excess property), a field the type requires and the
+// value lacks, or a value of another type is an error. A deliberately wrong value must fail the
+// same check, so the check itself is known to work.
+
+import { describe, expect, it } from 'vitest'
+import fs from 'node:fs'
+import path from 'node:path'
+import ts from 'typescript'
+import { core, repoRoot, tempDir } from './helpers'
+
+const stores = path.join(repoRoot, 'fixtures', 'stores')
+
+/** Fixture stores with a `tasks` folder (one per format era and host). */
+function fixtureStores(): string[] {
+  return fs
+    .readdirSync(stores, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && fs.existsSync(path.join(stores, e.name, 'tasks')))
+    .map((e) => path.join(stores, e.name, 'tasks'))
+}
+
+interface Sample {
+  /** The declared type, as a TypeScript type expression over `core` (the binding's types). */
+  type: string
+  value: unknown
+}
+
+/** Real outputs of the main calls on every fixture store. */
+async function samples(): Promise<Sample[]> {
+  const out: Sample[] = []
+  const add = (type: string, value: unknown) => out.push({ type, value })
+  for (const tasksDir of fixtureStores()) {
+    const scan = await core.scanTasks(tasksDir, { hierarchy: {} })
+    add('Awaited<ReturnType<typeof core.scanTasks>>', scan)
+    add('Awaited<ReturnType<typeof core.scanTasks>>', await core.scanTasks(tasksDir, { includeSequence: true }))
+    add('Awaited<ReturnType<typeof core.reconstructHierarchy>>', await core.reconstructHierarchy(scan.skeletons))
+    add('ReturnType<typeof core.getTaskTree>', core.getTaskTree(scan.skeletons))
+    for (const s of scan.skeletons.slice(0, 3)) {
+      const dir = path.join(tasksDir, s.taskId)
+      add('Awaited<ReturnType<typeof core.analyzeConversation>>', await core.analyzeConversation(s.taskId, dir, { includeSequence: true }))
+      add('Awaited<ReturnType<typeof core.readUiMessages>>', await core.readUiMessages(path.join(dir, 'ui_messages.json')))
+      add('Awaited<ReturnType<typeof core.readApiHistory>>', await core.readApiHistory(path.join(dir, 'api_conversation_history.json')))
+      add('Awaited<ReturnType<typeof core.readHistoryItem>>', await core.readHistoryItem(path.join(dir, 'history_item.json')))
+      add('Awaited<ReturnType<typeof core.readTaskMetadata>>', await core.readTaskMetadata(path.join(dir, 'task_metadata.json')))
+      add('Awaited<ReturnType<typeof core.extractNewTasks>>', await core.extractNewTasks(dir))
+    }
+    const cacheDir = tempDir('roo-state-types-')
+    try {
+      const store = await core.TaskStore.open({ tasksDir, cacheDir })
+      add('ReturnType<core.TaskStore["list"]>', store.list({ limit: 5 }))
+      add('ReturnType<core.TaskStore["tree"]>', store.tree())
+      add('ReturnType<core.TaskStore["stores"]>', store.stores())
+      add('ReturnType<core.TaskStore["metrics"]>', store.metrics())
+      add('ReturnType<core.TaskStore["diagnostics"]>', store.diagnostics())
+      add('Awaited<ReturnType<core.TaskStore["refresh"]>>', await store.refresh())
+      add('Awaited<ReturnType<typeof core.diagnoseRooState>>', await core.diagnoseRooState({ tasksDir, cacheDir }))
+    } finally {
+      fs.rmSync(cacheDir, { recursive: true, force: true })
+    }
+  }
+  return out
+}
+
+/** A value as a TypeScript literal: JSON, with a BigInt as a bigint literal (`12n`). */
+function literal(value: unknown): string {
+  const mark = '\u0000bigint:'
+  const text = JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${mark}${v}` : v))
+  return text.replace(/"\\u0000bigint:(-?\d+)"/g, '$1n')
+}
+
+/** The paths of the BigInts in a value (a JSON number must reach JavaScript as a number). */
+function bigints(value: unknown, at = ''): string[] {
+  if (typeof value === 'bigint') return [at]
+  if (value === null || typeof value !== 'object') return []
+  return Object.entries(value).flatMap(([k, v]) => bigints(v, `${at}.${k}`))
+}
+
+/** The diagnostics of the TypeScript compiler on a file of `samples`, as text. */
+function typeErrors(list: Sample[], dir: string): string[] {
+  const file = path.join(dir, 'outputs.ts')
+  const lines = [`import type * as core from ${JSON.stringify(path.join(repoRoot, 'index'))}`]
+  list.forEach((s, i) => lines.push(`export const value${i}: ${s.type} = ${literal(s.value)}`))
+  fs.writeFileSync(file, lines.join('\n') + '\n')
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+    types: [],
+  })
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined
+    const sample = where ? list[where.line - 1] : undefined
+    const message = ts.flattenDiagnosticMessageText(d.messageText, '\n')
+    return `${sample ? sample.type : d.file?.fileName ?? ''}: ${message.slice(0, 600)}`
+  })
+}
+
+describe('the values the binding returns have their declared types', () => {
+  it('holds for the main calls on every fixture store', async () => {
+    const list = await samples()
+    expect(list.length).toBeGreaterThan(50)
+    // Numbers above 2^32 (Cline's millisecond dates in task_metadata.json) included.
+    expect(list.flatMap((s) => bigints(s.value).map((p) => `${s.type}${p}`))).toEqual([])
+    const dir = tempDir('roo-state-types-')
+    try {
+      expect(typeErrors(list, dir)).toEqual([])
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('fails on a value that does not match', async () => {
+    const scan = await core.scanTasks(fixtureStores()[0])
+    const skeleton = { ...scan.skeletons[0], fieldNotInTheType: 1 }
+    const withoutTaskId: Record<string, unknown> = { ...scan.skeletons[0] }
+    delete withoutTaskId.taskId
+    const dir = tempDir('roo-state-types-')
+    try {
+      const errors = typeErrors(
+        [
+          { type: 'core.ConversationSkeleton', value: skeleton },
+          { type: 'core.ConversationSkeleton', value: withoutTaskId },
+          { type: 'core.ConversationSkeleton', value: { ...scan.skeletons[0], isCompleted: 'yes' } },
+        ],
+        dir,
+      )
+      expect(errors).toHaveLength(3)
+      expect(errors[0]).toMatch(/fieldNotInTheType/)
+      expect(errors[1]).toMatch(/taskId/)
+      expect(errors[2]).toMatch(/isCompleted|string/)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
