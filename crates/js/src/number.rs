@@ -89,8 +89,9 @@ mod tests {
         let sci = format!("{x:e}");
         let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
         let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-        let k = digits.len() as i64;
         let n = exp.parse::<i64>().unwrap_or(0) + 1;
+        let (digits, n) = even_on_tie(x, digits, n);
+        let k = digits.len() as i64;
         if k <= n && n <= 21 {
             format!("{digits}{}", "0".repeat((n - k) as usize))
         } else if 0 < n && n <= 21 {
@@ -107,6 +108,62 @@ mod tests {
             };
             format!("{}{rest}e{sign}{}", &digits[..1], e.abs())
         }
+    }
+
+    /// When `x` lies exactly halfway between two shortest candidates, ECMAScript takes the even one
+    /// (Number::toString: "if there are two such possible values of s, choose the one that is
+    /// even"), where Rust's shortest digits may take the other.
+    fn even_on_tie(x: f64, digits: String, n: i64) -> (String, i64) {
+        // The exact decimal value of `x`: a tie has at most 18 significant digits.
+        let exact = format!("{x:.80e}");
+        let (mantissa, exp) = exact.split_once('e').unwrap_or((exact.as_str(), "0"));
+        let all: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+        let k = digits.len();
+        let exact_n = exp.parse::<i64>().unwrap_or(0) + 1;
+        let tail = &all[k.min(all.len())..];
+        let tie = exact_n == n && tail.starts_with('5') && tail[1..].bytes().all(|b| b == b'0');
+        if !tie {
+            return (digits, n);
+        }
+        // The two candidates are the exact value's first k digits and that plus one.
+        let low = &all[..k];
+        if low.bytes().last().is_some_and(|d| (d - b'0') % 2 == 0) {
+            return (low.trim_end_matches('0').to_owned(), n);
+        }
+        let mut up: Vec<u8> = low.bytes().collect();
+        let mut i = up.len();
+        loop {
+            if i == 0 {
+                up.insert(0, b'1');
+                return (
+                    String::from_utf8_lossy(&up)
+                        .trim_end_matches('0')
+                        .to_owned(),
+                    n + 1,
+                );
+            }
+            i -= 1;
+            if up[i] == b'9' {
+                up[i] = b'0';
+            } else {
+                up[i] += 1;
+                break;
+            }
+        }
+        (
+            String::from_utf8_lossy(&up)
+                .trim_end_matches('0')
+                .to_owned(),
+            n,
+        )
+    }
+
+    #[test]
+    fn a_tie_between_two_shortest_forms_prints_the_even_one() {
+        // Exactly 1324104393718684.25: .2 and .3 both read back; JavaScript prints .2.
+        let x = f64::from_bits(4833155218116046449);
+        assert_eq!(number_to_string(x), "1324104393718684.2");
+        assert_eq!(reference(x), "1324104393718684.2");
     }
 
     proptest! {
