@@ -118,6 +118,30 @@ describe('the values the binding returns have their declared types', () => {
     }
   })
 
+  it('gives integers above 2^32 as numbers, in skeletons built value by value too', async () => {
+    const root = tempDir('roo-state-types-')
+    try {
+      const task = path.join(root, 'tasks', '5b1c2d3e-0000-4000-8000-000000000001')
+      fs.mkdirSync(task, { recursive: true })
+      const big = 5_000_000_000
+      fs.writeFileSync(
+        path.join(task, 'api_conversation_history.json'),
+        JSON.stringify([
+          { role: 'user', content: [{ type: 'text', text: '<task>read the file</task>' }], ts: 1730000000000 },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'a.txt', offset: big } }], ts: 1730000001000 },
+        ]),
+      )
+      const scan = await core.scanTasks(path.join(root, 'tasks'), { includeSequence: true })
+      const action = (scan.skeletons[0].sequence ?? []).find((item) => 'parameters' in item) as { parameters: { offset: unknown } } | undefined
+      expect(action?.parameters.offset).toBe(big)
+      const read = await core.readApiHistory(path.join(task, 'api_conversation_history.json'))
+      expect(bigints(read)).toEqual([])
+      expect(bigints(scan)).toEqual([])
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+
   it('fails on a value that does not match', async () => {
     const scan = await core.scanTasks(fixtureStores()[0])
     const skeleton = { ...scan.skeletons[0], fieldNotInTheType: 1 }

@@ -70,6 +70,7 @@ pub mod error;
 pub mod export;
 pub mod hierarchy;
 pub mod job;
+mod js_numbers;
 pub mod rules;
 pub mod search;
 pub mod skeleton;
