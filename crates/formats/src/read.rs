@@ -27,15 +27,6 @@ pub mod names {
     pub const HISTORY_INDEX: &str = "_index.json";
 }
 
-/// Read a file's bytes; a missing file is `Ok(None)`, anything else that fails is a diagnostic.
-pub fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, Diagnostic> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(err) if err.kind() == ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(unreadable(path, &err)),
-    }
-}
-
 /// Read and decode a file into JSON text and hand it to `use_text`; `None` when the file is
 /// missing or unreadable (reported).
 ///
