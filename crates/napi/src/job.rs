@@ -62,7 +62,7 @@ pub(crate) fn cancel_flag(signal: Option<Signal>) -> Arc<AtomicBool> {
 }
 
 /// A unit of core work: runs on the libuv pool, resolves to the result converted by its
-/// [`ToJs`] (by default through its JSON text, see [`crate::to_js`]).
+/// [`ToJs`] ([`crate::to_js`] by default).
 pub struct Job<T: Send + 'static> {
     work: Option<Work<T>>,
     cancel: Arc<AtomicBool>,

@@ -156,56 +156,60 @@ impl<S: Serializer> Serializer for Numbers<S> {
     }
 }
 
-impl<S: SerializeSeq> SerializeSeq for Numbers<S> {
-    type Ok = S::Ok;
-    type Error = S::Error;
+/// The compound serialisers whose parts are values: each value is wrapped in turn.
+macro_rules! wrap_values {
+    ($($trait:ident::$method:ident;)*) => {
+        $(impl<S: $trait> $trait for Numbers<S> {
+            type Ok = S::Ok;
+            type Error = S::Error;
 
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), S::Error> {
-        self.0.serialize_element(&JsNumbers(value))
-    }
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), S::Error> {
+                self.0.$method(&JsNumbers(value))
+            }
 
-    fn end(self) -> Result<S::Ok, S::Error> {
-        self.0.end()
-    }
+            fn end(self) -> Result<S::Ok, S::Error> {
+                self.0.end()
+            }
+        })*
+    };
 }
 
-impl<S: SerializeTuple> SerializeTuple for Numbers<S> {
-    type Ok = S::Ok;
-    type Error = S::Error;
-
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), S::Error> {
-        self.0.serialize_element(&JsNumbers(value))
-    }
-
-    fn end(self) -> Result<S::Ok, S::Error> {
-        self.0.end()
-    }
+wrap_values! {
+    SerializeSeq::serialize_element;
+    SerializeTuple::serialize_element;
+    SerializeTupleStruct::serialize_field;
+    SerializeTupleVariant::serialize_field;
 }
 
-impl<S: SerializeTupleStruct> SerializeTupleStruct for Numbers<S> {
-    type Ok = S::Ok;
-    type Error = S::Error;
+/// The compound serialisers whose parts are named fields.
+macro_rules! wrap_fields {
+    ($($trait:ident;)*) => {
+        $(impl<S: $trait> $trait for Numbers<S> {
+            type Ok = S::Ok;
+            type Error = S::Error;
 
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), S::Error> {
-        self.0.serialize_field(&JsNumbers(value))
-    }
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), S::Error> {
+                self.0.serialize_field(key, &JsNumbers(value))
+            }
 
-    fn end(self) -> Result<S::Ok, S::Error> {
-        self.0.end()
-    }
+            fn skip_field(&mut self, key: &'static str) -> Result<(), S::Error> {
+                self.0.skip_field(key)
+            }
+
+            fn end(self) -> Result<S::Ok, S::Error> {
+                self.0.end()
+            }
+        })*
+    };
 }
 
-impl<S: SerializeTupleVariant> SerializeTupleVariant for Numbers<S> {
-    type Ok = S::Ok;
-    type Error = S::Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), S::Error> {
-        self.0.serialize_field(&JsNumbers(value))
-    }
-
-    fn end(self) -> Result<S::Ok, S::Error> {
-        self.0.end()
-    }
+wrap_fields! {
+    SerializeStruct;
+    SerializeStructVariant;
 }
 
 impl<S: SerializeMap> SerializeMap for Numbers<S> {
@@ -218,48 +222,6 @@ impl<S: SerializeMap> SerializeMap for Numbers<S> {
 
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), S::Error> {
         self.0.serialize_value(&JsNumbers(value))
-    }
-
-    fn end(self) -> Result<S::Ok, S::Error> {
-        self.0.end()
-    }
-}
-
-impl<S: SerializeStruct> SerializeStruct for Numbers<S> {
-    type Ok = S::Ok;
-    type Error = S::Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), S::Error> {
-        self.0.serialize_field(key, &JsNumbers(value))
-    }
-
-    fn skip_field(&mut self, key: &'static str) -> Result<(), S::Error> {
-        self.0.skip_field(key)
-    }
-
-    fn end(self) -> Result<S::Ok, S::Error> {
-        self.0.end()
-    }
-}
-
-impl<S: SerializeStructVariant> SerializeStructVariant for Numbers<S> {
-    type Ok = S::Ok;
-    type Error = S::Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), S::Error> {
-        self.0.serialize_field(key, &JsNumbers(value))
-    }
-
-    fn skip_field(&mut self, key: &'static str) -> Result<(), S::Error> {
-        self.0.skip_field(key)
     }
 
     fn end(self) -> Result<S::Ok, S::Error> {

@@ -282,7 +282,7 @@ impl TaskStore {
     ) -> napi::Result<Unknown<'e>> {
         let q = ListQuery::try_from(query.unwrap_or_default()).map_err(|e| e.into_napi(env))?;
         let store = self.inner.read().map_err(|_| poisoned())?;
-        crate::to_js(env, &store.list(&q))
+        crate::to_js_parsed(env, &store.list(&q))
     }
 
     /// The task forest, or the subtree of `rootId` (id or unique prefix), children in creation
@@ -318,7 +318,7 @@ impl TaskStore {
             },
             None => None,
         };
-        crate::to_js(
+        crate::to_js_parsed(
             env,
             &store.tree_view(&TreeOptions {
                 root_id,
