@@ -141,10 +141,13 @@ pub struct ApiHead<'a> {
 /// The marker a delegation result starts with ([`crate::text::delegated_child_id`]).
 pub const DELEGATION_MARKER: &str = "Delegated to child task ";
 
+/// The text of a validated JSON string literal: the literal's inside when it holds no escape (a
+/// borrowed `&str` read would fail there, at the cost of an error built with the whole text),
+/// else the decoded text (empty if it cannot be decoded).
 fn decode_str(raw: &str) -> Cow<'_, str> {
-    match serde_json::from_str::<&str>(raw) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => Cow::Owned(serde_json::from_str::<String>(raw).unwrap_or_default()),
+    match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        Some(inner) if memchr::memchr(b'\\', inner.as_bytes()).is_none() => Cow::Borrowed(inner),
+        _ => Cow::Owned(serde_json::from_str::<String>(raw).unwrap_or_default()),
     }
 }
 
@@ -541,5 +544,29 @@ impl<'de> BlockVisitor<'_, 'de> {
             _ => {}
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decode_str;
+    use std::borrow::Cow;
+
+    #[test]
+    fn decode_str_borrows_a_literal_without_escapes() {
+        assert!(matches!(
+            decode_str(r#""plain é text""#),
+            Cow::Borrowed("plain é text")
+        ));
+        assert!(matches!(decode_str(r#""""#), Cow::Borrowed("")));
+    }
+
+    #[test]
+    fn decode_str_decodes_escapes() {
+        assert_eq!(decode_str(r#""a\"b\nc\u0041\\""#), "a\"b\ncA\\");
+        assert_eq!(decode_str(r#""\ud83d\ude00""#), "😀");
+        // Not a literal, or one that cannot be decoded: empty.
+        assert_eq!(decode_str(r#""\ud800""#), "");
+        assert_eq!(decode_str("42"), "");
     }
 }
