@@ -15,11 +15,9 @@
 
 use crate::api::{ApiMessage, Block, Content, Role};
 use crate::extract::ChildSource;
-use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
+use crate::json_cursor::{decode_literal, Cursor};
 use serde_json::Value;
 use std::borrow::Cow;
-use std::fmt;
 
 /// Raw values nested deeper than this make the strict reader give up (the tolerant reader builds
 /// values with `serde_json`'s limit of 128 levels; with the enclosing message, content array and
@@ -141,14 +139,9 @@ pub struct ApiHead<'a> {
 /// The marker a delegation result starts with ([`crate::text::delegated_child_id`]).
 pub const DELEGATION_MARKER: &str = "Delegated to child task ";
 
-/// The text of a validated JSON string literal: the literal's inside when it holds no escape (a
-/// borrowed `&str` read would fail there, at the cost of an error built with the whole text),
-/// else the decoded text (empty if it cannot be decoded).
+/// The text of a checked JSON string literal (empty if it cannot be decoded).
 fn decode_str(raw: &str) -> Cow<'_, str> {
-    match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
-        Some(inner) if memchr::memchr(b'\\', inner.as_bytes()).is_none() => Cow::Borrowed(inner),
-        _ => Cow::Owned(serde_json::from_str::<String>(raw).unwrap_or_default()),
-    }
+    decode_literal(raw).unwrap_or_default()
 }
 
 fn is_new_task_name(name: &str) -> bool {
@@ -211,339 +204,240 @@ impl<'a> ApiHead<'a> {
     /// The strict read of one message from its JSON text; `None` whenever the tolerant reader
     /// has to be used (see the module documentation).
     pub fn from_json(raw: &'a str) -> Option<ApiHead<'a>> {
-        let mut de = serde_json::Deserializer::from_str(raw);
-        let head = (&mut de).deserialize_map(HeadVisitor).ok()?;
-        de.end().ok()?;
-        Some(head)
+        let mut cursor = Cursor::new(raw);
+        let head = read_head(&mut cursor)?;
+        cursor.at_end().then_some(head)
     }
 }
 
-/// [`ApiHead::from_json`] as a `Deserialize`, to read the elements of an array in one pass.
-pub(crate) struct StrictHead<'a>(pub(crate) ApiHead<'a>);
-
-impl<'de> serde::Deserialize<'de> for StrictHead<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(HeadVisitor).map(StrictHead)
+/// The strict one-pass read of a well-formed array of messages (as
+/// [`crate::json::read_array_strict`], by the same contract): `Ok(n)` when `text` is exactly an
+/// array whose `n` elements all read as heads, `Err(k)` after `k` heads were handed over.
+pub(crate) fn read_heads_strict<'a>(
+    text: &'a str,
+    mut each: impl FnMut(ApiHead<'a>),
+) -> Result<usize, usize> {
+    let mut cursor = Cursor::new(text);
+    let mut count = 0usize;
+    let complete = cursor.array(|c| {
+        each(read_head(c)?);
+        count += 1;
+        Some(())
+    });
+    match complete {
+        Some(()) if cursor.at_end() => Ok(count),
+        _ => Err(count),
     }
 }
 
-/// The kind of a raw JSON literal, from its first byte.
-fn is_null(raw: &RawValue) -> bool {
-    raw.get() == "null"
+fn is_null(raw: &str) -> bool {
+    raw == "null"
 }
 
-fn is_str_or_null(raw: Option<&RawValue>) -> bool {
-    raw.is_none_or(|r| r.get().starts_with('"') || is_null(r))
+/// Absent, a string or `null` (the checks below look at a literal's first byte).
+fn is_str_or_null(raw: Option<&str>) -> bool {
+    raw.is_none_or(|r| r.starts_with('"') || is_null(r))
 }
 
-fn is_bool_or_null(raw: Option<&RawValue>) -> bool {
-    raw.is_none_or(|r| matches!(r.get().as_bytes().first(), Some(b't' | b'f' | b'n')))
+fn is_bool_or_null(raw: Option<&str>) -> bool {
+    raw.is_none_or(|r| matches!(r.as_bytes().first(), Some(b't' | b'f' | b'n')))
 }
 
-fn shallow(raw: &RawValue) -> bool {
-    // Each level takes at least two bytes, so a short literal cannot nest too deep.
-    raw.get().len() <= 2 * MAX_RAW_NESTING
-        || !matches!(raw.get().as_bytes().first(), Some(b'[' | b'{'))
-        || crate::json::max_nesting(raw.get()) <= MAX_RAW_NESTING
+/// Any value, as long as it nests no deeper than the tolerant reader can read.
+fn raw_value<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
+    cursor.value(MAX_RAW_NESTING)
 }
 
-fn raw_value<'de, A: MapAccess<'de>>(map: &mut A) -> Result<&'de RawValue, A::Error> {
-    let raw: &'de RawValue = map.next_value()?;
-    if shallow(raw) {
-        Ok(raw)
-    } else {
-        Err(A::Error::custom("nested too deep"))
-    }
-}
-
-struct HeadVisitor;
-
-impl<'de> Visitor<'de> for HeadVisitor {
-    type Value = ApiHead<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an API message object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ApiHead<'de>, A::Error> {
-        let mut head = ApiHead::default();
-        let mut role: Option<&'de RawValue> = None;
-        let mut kind: Option<&'de RawValue> = None;
-        let mut seen_content = false;
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            match key.as_ref() {
-                "ts" => head.ts = map.next_value()?,
-                "role" => role = Some(raw_value(&mut map)?),
-                "type" => kind = Some(raw_value(&mut map)?),
-                "content" => {
-                    if seen_content {
-                        return Err(A::Error::custom("content twice"));
-                    }
-                    seen_content = true;
-                    map.next_value_seed(ContentSeed(&mut head))?;
+/// One message object: the fields a header uses, each other field checked as the tolerant reader
+/// would check it.
+fn read_head<'a>(cursor: &mut Cursor<'a>) -> Option<ApiHead<'a>> {
+    let mut head = ApiHead::default();
+    let mut role: Option<&'a str> = None;
+    let mut kind: Option<&'a str> = None;
+    let mut seen_content = false;
+    cursor.object(|c, key| {
+        match key.as_ref() {
+            "ts" => head.ts = c.opt_i64()?,
+            "role" => role = Some(raw_value(c)?),
+            "type" => kind = Some(raw_value(c)?),
+            "content" => {
+                if seen_content {
+                    return None;
                 }
-                "id" | "condenseId" | "condenseParent" | "truncationId" | "truncationParent" => {
-                    if !is_str_or_null(Some(raw_value(&mut map)?)) {
-                        return Err(A::Error::custom("not a string"));
-                    }
-                }
-                "isSummary" | "isTruncationMarker" => {
-                    if !is_bool_or_null(Some(raw_value(&mut map)?)) {
-                        return Err(A::Error::custom("not a boolean"));
-                    }
-                }
-                _ => {
-                    raw_value(&mut map)?;
-                }
+                seen_content = true;
+                read_content(c, &mut head)?;
+            }
+            "id" | "condenseId" | "condenseParent" | "truncationId" | "truncationParent" => {
+                is_str_or_null(Some(raw_value(c)?)).then_some(())?
+            }
+            "isSummary" | "isTruncationMarker" => {
+                is_bool_or_null(Some(raw_value(c)?)).then_some(())?
+            }
+            _ => {
+                raw_value(c)?;
             }
         }
-        head.role = match role.filter(|r| !is_null(r)) {
-            None => None,
-            Some(r) if r.get().starts_with('"') => Some(Role::parse(&decode_str(r.get()))),
-            Some(_) => return Err(A::Error::custom("role is not a string")),
-        };
-        // `type` is only read (and checked) on role-less items.
-        if head.role.is_none() && !is_str_or_null(kind) {
-            return Err(A::Error::custom("type is not a string"));
-        }
-        Ok(head)
+        Some(())
+    })?;
+    head.role = match role.filter(|r| !is_null(r)) {
+        None => None,
+        Some(r) if r.starts_with('"') => Some(Role::parse(&decode_str(r))),
+        Some(_) => return None,
+    };
+    // `type` is only read (and checked) on role-less items.
+    if head.role.is_none() && !is_str_or_null(kind) {
+        return None;
     }
+    Some(head)
 }
 
 /// `content`: a string, an array of blocks, a single block object, or null.
-struct ContentSeed<'h, 'de>(&'h mut ApiHead<'de>);
-
-impl<'de> DeserializeSeed<'de> for ContentSeed<'_, 'de> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
+fn read_content<'a>(cursor: &mut Cursor<'a>, head: &mut ApiHead<'a>) -> Option<()> {
+    match cursor.peek()? {
+        b'n' => {
+            cursor.value(0)?;
+        }
+        b'"' => head.texts.push(LazyText::Json(cursor.string()?)),
+        b'{' => read_block(cursor, head)?,
+        // Items: a block object, a bare string (a text), a scalar (a block of no kind, which no
+        // header uses); a nested array is left to the tolerant reader (rare, and its depth is
+        // unchecked here).
+        b'[' => cursor.array(|c| match c.peek()? {
+            b'{' => read_block(c, head),
+            b'"' => {
+                head.texts.push(LazyText::Json(c.string()?));
+                Some(())
+            }
+            b'[' => None,
+            _ => c.value(0).map(|_| ()),
+        })?,
+        _ => return None,
     }
+    Some(())
 }
 
-impl<'de> Visitor<'de> for ContentSeed<'_, 'de> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string, an array or an object")
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<(), E> {
-        self.0.texts.push(LazyText::Text(Cow::Borrowed(v)));
-        Ok(())
-    }
-
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
-        self.0.texts.push(LazyText::Text(Cow::Owned(v.to_owned())));
-        Ok(())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(ItemSeed(self.0))?.is_some() {}
-        Ok(())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-        BlockVisitor(self.0).visit_map(map)
-    }
-}
-
-/// One item of a content array: a block object, a bare string (a text), or anything else (a
-/// block of no kind, which no header uses).
-struct ItemSeed<'h, 'de>(&'h mut ApiHead<'de>);
-
-impl<'de> DeserializeSeed<'de> for ItemSeed<'_, 'de> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ItemSeed<'_, 'de> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a content block")
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<(), E> {
-        self.0.texts.push(LazyText::Text(Cow::Borrowed(v)));
-        Ok(())
-    }
-
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
-        self.0.texts.push(LazyText::Text(Cow::Owned(v.to_owned())));
-        Ok(())
-    }
-
-    // A nested array is left to the tolerant reader (rare, and its depth is unchecked here).
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-        BlockVisitor(self.0).visit_map(map)
-    }
-}
-
-struct BlockVisitor<'h, 'de>(&'h mut ApiHead<'de>);
-
+/// The fields of a block a header may use, as raw literals.
 #[derive(Default)]
-struct BlockFields<'de> {
-    kind: Option<&'de RawValue>,
-    text: Option<&'de RawValue>,
-    id: Option<&'de RawValue>,
-    name: Option<&'de RawValue>,
-    input: Option<&'de RawValue>,
-    args: Option<&'de RawValue>,
-    tool_use_id: Option<&'de RawValue>,
-    content: Option<&'de RawValue>,
-    is_error: Option<&'de RawValue>,
-    tool_call_id: Option<&'de RawValue>,
-    tool_name: Option<&'de RawValue>,
-    output: Option<&'de RawValue>,
-    result: Option<&'de RawValue>,
-    thinking: Option<&'de RawValue>,
-    signature: Option<&'de RawValue>,
+struct BlockFields<'a> {
+    kind: Option<&'a str>,
+    text: Option<&'a str>,
+    id: Option<&'a str>,
+    name: Option<&'a str>,
+    input: Option<&'a str>,
+    args: Option<&'a str>,
+    tool_use_id: Option<&'a str>,
+    content: Option<&'a str>,
+    is_error: Option<&'a str>,
+    tool_call_id: Option<&'a str>,
+    tool_name: Option<&'a str>,
+    output: Option<&'a str>,
+    result: Option<&'a str>,
+    thinking: Option<&'a str>,
+    signature: Option<&'a str>,
 }
 
 /// A field as `Fields::value` gives it: absent and `null` are both none.
-fn present(raw: Option<&RawValue>) -> Option<&RawValue> {
+fn present(raw: Option<&str>) -> Option<&str> {
     raw.filter(|r| !is_null(r))
 }
 
-fn opt_string(raw: Option<&RawValue>) -> Option<String> {
-    present(raw).map(|r| decode_str(r.get()).into_owned())
+fn opt_string(raw: Option<&str>) -> Option<String> {
+    present(raw).map(|r| decode_str(r).into_owned())
 }
 
-impl<'de> BlockVisitor<'_, 'de> {
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut f = BlockFields::default();
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            let slot = match key.as_ref() {
-                "type" => &mut f.kind,
-                "text" => &mut f.text,
-                "id" => &mut f.id,
-                "name" => &mut f.name,
-                "input" => &mut f.input,
-                "args" => &mut f.args,
-                "tool_use_id" => &mut f.tool_use_id,
-                "content" => &mut f.content,
-                "is_error" => &mut f.is_error,
-                "toolCallId" => &mut f.tool_call_id,
-                "toolName" => &mut f.tool_name,
-                "output" => &mut f.output,
-                "result" => &mut f.result,
-                "thinking" => &mut f.thinking,
-                "signature" => &mut f.signature,
-                _ => {
-                    raw_value(&mut map)?;
-                    continue;
-                }
+fn read_block<'a>(cursor: &mut Cursor<'a>, head: &mut ApiHead<'a>) -> Option<()> {
+    let mut f = BlockFields::default();
+    cursor.object(|c, key| {
+        let slot = match key.as_ref() {
+            "type" => &mut f.kind,
+            "text" => &mut f.text,
+            "id" => &mut f.id,
+            "name" => &mut f.name,
+            "input" => &mut f.input,
+            "args" => &mut f.args,
+            "tool_use_id" => &mut f.tool_use_id,
+            "content" => &mut f.content,
+            "is_error" => &mut f.is_error,
+            "toolCallId" => &mut f.tool_call_id,
+            "toolName" => &mut f.tool_name,
+            "output" => &mut f.output,
+            "result" => &mut f.result,
+            "thinking" => &mut f.thinking,
+            "signature" => &mut f.signature,
+            _ => return raw_value(c).map(|_| ()),
+        };
+        *slot = Some(raw_value(c)?);
+        Some(())
+    })?;
+    is_str_or_null(f.kind).then_some(())?;
+    let kind = present(f.kind).map(decode_str);
+    match kind.as_deref() {
+        Some("text") => {
+            is_str_or_null(f.text).then_some(())?;
+            head.texts.push(match present(f.text) {
+                Some(r) => LazyText::Json(r),
+                None => LazyText::Text(Cow::Borrowed("")),
+            });
+        }
+        Some("tool_use") | Some("tool-call") => {
+            let tool_use = kind.as_deref() == Some("tool_use");
+            let (id, name) = if tool_use {
+                (f.id, f.name)
+            } else {
+                (f.tool_call_id, f.tool_name)
             };
-            *slot = Some(raw_value(&mut map)?);
-        }
-        let bad = || A::Error::custom("a block field of the wrong type");
-        if !is_str_or_null(f.kind) {
-            return Err(bad());
-        }
-        let kind = present(f.kind).map(|r| decode_str(r.get()));
-        let head = self.0;
-        match kind.as_deref() {
-            Some("text") => {
-                if !is_str_or_null(f.text) {
-                    return Err(bad());
-                }
-                head.texts.push(match present(f.text) {
-                    Some(r) => LazyText::Json(r.get()),
-                    None => LazyText::Text(Cow::Borrowed("")),
+            (is_str_or_null(id) && is_str_or_null(name)).then_some(())?;
+            let name = present(name).map(decode_str);
+            if name.as_deref().is_some_and(is_new_task_name) {
+                let input = if tool_use {
+                    present(f.input)
+                } else {
+                    present(f.input).or(present(f.args))
+                };
+                let input = match input {
+                    Some(r) => serde_json::from_str(r).ok()?,
+                    None => Value::Null,
+                };
+                head.blocks.push(HeadBlock::NewTask {
+                    id: opt_string(id),
+                    input,
+                    source: if tool_use {
+                        ChildSource::ToolUse
+                    } else {
+                        ChildSource::ToolCall
+                    },
                 });
             }
-            Some("tool_use") | Some("tool-call") => {
-                let tool_use = kind.as_deref() == Some("tool_use");
-                let (id, name) = if tool_use {
-                    (f.id, f.name)
-                } else {
-                    (f.tool_call_id, f.tool_name)
-                };
-                if !is_str_or_null(id) || !is_str_or_null(name) {
-                    return Err(bad());
-                }
-                let name = present(name).map(|r| decode_str(r.get()));
-                if name.as_deref().is_some_and(is_new_task_name) {
-                    let input = if tool_use {
-                        present(f.input)
-                    } else {
-                        present(f.input).or(present(f.args))
-                    };
-                    let input = match input {
-                        Some(r) => serde_json::from_str(r.get()).map_err(|_| bad())?,
-                        None => Value::Null,
-                    };
-                    head.blocks.push(HeadBlock::NewTask {
-                        id: opt_string(id),
-                        input,
-                        source: if tool_use {
-                            ChildSource::ToolUse
-                        } else {
-                            ChildSource::ToolCall
-                        },
-                    });
-                }
-            }
-            Some("tool_result") => {
-                if !is_str_or_null(f.tool_use_id) || !is_bool_or_null(f.is_error) {
-                    return Err(bad());
-                }
-                if let Some(content) = present(f.content) {
-                    let content = LazyValue::Json(content.get());
-                    if content.may_contain(DELEGATION_MARKER) {
-                        head.blocks.push(HeadBlock::Result {
-                            id: opt_string(f.tool_use_id),
-                            content,
-                        });
-                    }
-                }
-            }
-            Some("tool-result") => {
-                if !is_str_or_null(f.tool_call_id) || !is_str_or_null(f.tool_name) {
-                    return Err(bad());
-                }
-                if let Some(output) = present(f.output).or(present(f.result)) {
-                    let content = LazyValue::Json(output.get());
-                    if content.may_contain(DELEGATION_MARKER) {
-                        head.blocks.push(HeadBlock::Result {
-                            id: opt_string(f.tool_call_id),
-                            content,
-                        });
-                    }
-                }
-            }
-            Some("thinking") if !is_str_or_null(f.thinking) || !is_str_or_null(f.signature) => {
-                return Err(bad())
-            }
-            Some("reasoning") if !is_str_or_null(f.text) => return Err(bad()),
-            _ => {}
         }
-        Ok(())
+        Some("tool_result") => {
+            (is_str_or_null(f.tool_use_id) && is_bool_or_null(f.is_error)).then_some(())?;
+            if let Some(content) = present(f.content) {
+                push_result(head, f.tool_use_id, content);
+            }
+        }
+        Some("tool-result") => {
+            (is_str_or_null(f.tool_call_id) && is_str_or_null(f.tool_name)).then_some(())?;
+            if let Some(output) = present(f.output).or(present(f.result)) {
+                push_result(head, f.tool_call_id, output);
+            }
+        }
+        Some("thinking") if !is_str_or_null(f.thinking) || !is_str_or_null(f.signature) => {
+            return None
+        }
+        Some("reasoning") if !is_str_or_null(f.text) => return None,
+        _ => {}
+    }
+    Some(())
+}
+
+/// A tool result, kept when it may name a delegated child.
+fn push_result<'a>(head: &mut ApiHead<'a>, id: Option<&str>, raw: &'a str) {
+    let content = LazyValue::Json(raw);
+    if content.may_contain(DELEGATION_MARKER) {
+        head.blocks.push(HeadBlock::Result {
+            id: opt_string(id),
+            content,
+        });
     }
 }
 

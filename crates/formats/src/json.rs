@@ -123,9 +123,19 @@ pub fn read_array_strict_in<'de, T: Deserialize<'de>>(
     wrapper_keys: &[&str],
     each: impl FnMut(T),
 ) -> Result<(usize, Shape), usize> {
+    read_strict_in(text, wrapper_keys, |array| read_array_strict(array, each))
+}
+
+/// [`read_array_strict_in`] with the one-pass reader of the array given: `read(array)` has
+/// [`read_array_strict`]'s contract, for the text of the plain or wrapped array.
+pub(crate) fn read_strict_in<'de>(
+    text: &'de str,
+    wrapper_keys: &[&str],
+    read: impl FnOnce(&'de str) -> Result<usize, usize>,
+) -> Result<(usize, Shape), usize> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') {
-        return read_array_strict(trimmed, each).map(|n| (n, Shape::Array));
+        return read(trimmed).map(|n| (n, Shape::Array));
     }
     if !trimmed.starts_with('{') {
         return Err(0);
@@ -138,7 +148,7 @@ pub fn read_array_strict_in<'de, T: Deserialize<'de>>(
         return Err(0);
     };
     let version = wrapper.version();
-    read_array_strict(inner.get(), each).map(|n| {
+    read(inner.get()).map(|n| {
         (
             n,
             Shape::Wrapper {

@@ -14,6 +14,7 @@ pub mod history;
 pub mod host;
 pub mod instruction_key;
 pub mod json;
+mod json_cursor;
 pub mod read;
 pub mod text;
 pub mod ui;

@@ -5,11 +5,13 @@
 //! single element besides.
 
 use crate::api::{ApiHistory, ApiMessage, HistoryFormat};
-use crate::api_head::{ApiHead, StrictHead};
+use crate::api_head::{read_heads_strict, ApiHead};
 use crate::decode::decode_json_in_place;
 use crate::diag::{DiagCode, Diagnostic, Diags, Read, Severity};
 use crate::history::{HistoryIndex, HistoryItem, TaskMetadata};
-use crate::json::{read_array, read_array_strict_in, read_object, ArrayStats, Shape};
+use crate::json::{
+    read_array, read_array_strict_in, read_object, read_strict_in, ArrayStats, Shape,
+};
 use crate::ui::{unusual_kind, ClineMessage, Strict};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -337,10 +339,14 @@ fn stream_api(
     let mut element_diags = Diags::for_file(diags.file());
     let stats = with_text(path, &mut diags, |text, diags| {
         let fast = if heads {
-            read_array_strict_in(text, &["messages"], |StrictHead(head)| {
-                if element(ApiElement::Head(head), kept, &mut element_diags, &mut nulls).is_some() {
-                    kept += 1;
-                }
+            read_strict_in(text, &["messages"], |array| {
+                read_heads_strict(array, |head| {
+                    if element(ApiElement::Head(head), kept, &mut element_diags, &mut nulls)
+                        .is_some()
+                    {
+                        kept += 1;
+                    }
+                })
             })
         } else {
             Err(0)

@@ -483,3 +483,45 @@ proptest! {
         prop_assert_eq!(summary.stats, Some(stats));
     }
 }
+
+/// The strict reader takes the messages every era writes (the fallback would give the same heads,
+/// only slower, so this checks that it is not taken): string and block content, tool calls and
+/// results of both protocols, reasoning, condensation fields, escapes of every kind.
+#[test]
+fn strict_reader_takes_the_usual_shapes() {
+    let messages = [
+        r#"{"role":"user","content":"<task>\nFix \"it\" \\ now</task>\n<environment_details>\n# Current Mode\n<slug>code</slug>","ts":1712000000000}"#,
+        r#"{"role":"assistant","content":[{"type":"text","text":"Working \u00e9\ud83d\ude00"},{"type":"tool_use","id":"toolu_1","name":"new_task","input":{"mode":"code","message":"Write the tests"}}],"ts":1712000000100}"#,
+        r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"Delegated to child task 0190-abc"}],"is_error":false},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBOR"}}]}"#,
+        r#"{"role":"assistant","content":[{"type":"tool-call","toolCallId":"c1","toolName":"newTask","args":{"message":"m"}},{"type":"reasoning","text":"think"}]}"#,
+        r#"{"role":"tool","content":[{"type":"tool-result","toolCallId":"c1","toolName":"newTask","output":"Delegated to child task 0190-def"}]}"#,
+        r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig"}],"isSummary":true,"condenseId":"c-1","condenseParent":null,"id":"m1"}"#,
+        r#"{"type":"reasoning","summary":[],"content":null,"encrypted_content":"abc","ts":1712000000200}"#,
+        r#"{ "role" : "user" , "content" : [ "bare text" , null , 3 , true ] , "ts" : -5 }"#,
+    ];
+    for raw in messages {
+        let head = ApiHead::from_json(raw);
+        assert!(head.is_some(), "the strict reader declined {raw}");
+        check_element(raw).expect("same head as the tolerant read");
+    }
+    let file = format!("[{}]", messages.join(","));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("api_conversation_history.json");
+    std::fs::write(&path, &file).expect("write");
+    let mut heads = 0;
+    let (summary, _) = for_each_api_head(&path, |_, _| heads += 1);
+    assert_eq!((heads, summary.kept), (messages.len(), messages.len()));
+    assert!(summary.diagnostics.is_empty());
+    // What the strict reader declines: wrong types the tolerant reader reports, a float time,
+    // content given twice, a nested content array, trailing text.
+    for raw in [
+        r#"{"role":"user","content":"a","ts":1.5}"#,
+        r#"{"role":7,"content":"a"}"#,
+        r#"{"role":"user","content":"a","content":"b"}"#,
+        r#"{"role":"user","content":[["nested"]]}"#,
+        r#"{"role":"user","content":"a"} x"#,
+        r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":4}]}"#,
+    ] {
+        assert!(ApiHead::from_json(raw).is_none(), "{raw}");
+    }
+}

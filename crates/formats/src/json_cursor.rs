@@ -1,0 +1,397 @@
+//! A forward-only JSON reader over a text, for the strict one-pass readers whose records are
+//! mostly text to step over (the API history's tool results, file contents and prompts).
+//!
+//! It hands out the raw literal of every value it passes, checked as `serde_json` checks a value
+//! it ignores (string escapes and control characters, number grammar, literals, nesting), and
+//! steps over a string eight bytes at a time, as one word, without stopping at every escaped
+//! character. Every method returns `None` on anything it does not accept; the caller then gives
+//! the element to the tolerant reader, so a refusal is never wrong, only slower.
+
+use std::borrow::Cow;
+
+/// A position in a JSON text.
+pub(crate) struct Cursor<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+const ONES: u64 = u64::MAX / 255;
+const HIGH: u64 = ONES << 7;
+
+/// The high bit of every byte of `word` that equals `byte`.
+fn bytes_equal(word: u64, byte: u8) -> u64 {
+    let x = word ^ (ONES * u64::from(byte));
+    x.wrapping_sub(ONES) & !x & HIGH
+}
+
+/// The high bit of every byte of `word` below 0x20 (the characters a string may not hold raw).
+fn bytes_control(word: u64) -> u64 {
+    word.wrapping_sub(ONES * 0x20) & !word & HIGH
+}
+
+impl<'a> Cursor<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        Cursor { text, pos: 0 }
+    }
+
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    /// The text from `start` to the current position (both on character boundaries: a token
+    /// starts and ends on ASCII punctuation or a quote).
+    fn since(&self, start: usize) -> Option<&'a str> {
+        self.text.get(start..self.pos)
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.bytes().get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    /// The next byte after whitespace, not consumed.
+    pub(crate) fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.bytes().get(self.pos).copied()
+    }
+
+    /// Consume `byte` (after whitespace).
+    pub(crate) fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.pos += 1)
+    }
+
+    /// True when only whitespace is left.
+    pub(crate) fn at_end(&mut self) -> bool {
+        self.peek().is_none()
+    }
+
+    /// Step over a string literal; its raw text, quotes included.
+    pub(crate) fn string(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.pos - 1;
+        let bytes = self.bytes();
+        loop {
+            // Whole words while none holds a quote, a backslash or a control character.
+            while let Some(chunk) = bytes.get(self.pos..self.pos + 8) {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(chunk);
+                let word = u64::from_le_bytes(word);
+                let stop = bytes_equal(word, b'"') | bytes_equal(word, b'\\') | bytes_control(word);
+                if stop != 0 {
+                    self.pos += stop.trailing_zeros() as usize / 8;
+                    break;
+                }
+                self.pos += 8;
+            }
+            while let Some(&b) = bytes.get(self.pos) {
+                if matches!(b, b'"' | b'\\' | 0..=0x1f) {
+                    break;
+                }
+                self.pos += 1;
+            }
+            match *bytes.get(self.pos)? {
+                b'"' => {
+                    self.pos += 1;
+                    return self.since(start);
+                }
+                b'\\' => match *bytes.get(self.pos + 1)? {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.pos += 2,
+                    b'u' => {
+                        let hex = bytes.get(self.pos + 2..self.pos + 6)?;
+                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                            return None;
+                        }
+                        self.pos += 6;
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            }
+        }
+    }
+
+    /// A member name, decoded.
+    pub(crate) fn key(&mut self) -> Option<Cow<'a, str>> {
+        decode_literal(self.string()?)
+    }
+
+    /// Step over a number; its text. The grammar is JSON's: an optional minus, an integer part
+    /// without leading zeros, an optional fraction and exponent.
+    pub(crate) fn number(&mut self) -> Option<&'a str> {
+        self.skip_ws();
+        let start = self.pos;
+        let bytes = self.bytes();
+        let digits = |pos: &mut usize| {
+            let from = *pos;
+            while bytes.get(*pos).is_some_and(u8::is_ascii_digit) {
+                *pos += 1;
+            }
+            *pos > from
+        };
+        let mut pos = self.pos;
+        if bytes.get(pos) == Some(&b'-') {
+            pos += 1;
+        }
+        match bytes.get(pos) {
+            Some(b'0') => pos += 1,
+            Some(b'1'..=b'9') => {
+                digits(&mut pos);
+            }
+            _ => return None,
+        }
+        if bytes.get(pos) == Some(&b'.') {
+            pos += 1;
+            if !digits(&mut pos) {
+                return None;
+            }
+        }
+        if let Some(b'e' | b'E') = bytes.get(pos) {
+            pos += 1;
+            if let Some(b'+' | b'-') = bytes.get(pos) {
+                pos += 1;
+            }
+            if !digits(&mut pos) {
+                return None;
+            }
+        }
+        self.pos = pos;
+        self.since(start)
+    }
+
+    /// `null` as `None`; an integer that fits an `i64`. Anything else (a fraction, an exponent,
+    /// another kind of value) is refused, as the typed field it is read into refuses it.
+    pub(crate) fn opt_i64(&mut self) -> Option<Option<i64>> {
+        if self.peek()? == b'n' {
+            return self.literal("null").map(|_| None);
+        }
+        let n = self.number()?;
+        if n.contains(['.', 'e', 'E']) {
+            return None;
+        }
+        n.parse::<i64>().ok().map(Some)
+    }
+
+    fn literal(&mut self, word: &str) -> Option<&'a str> {
+        let start = self.pos;
+        let end = start + word.len();
+        (self.bytes().get(start..end)? == word.as_bytes()).then(|| {
+            self.pos = end;
+        })?;
+        self.since(start)
+    }
+
+    /// Step over any value nested at most `depth` levels deep (a scalar is 0, `[]` is 1); its raw
+    /// text.
+    pub(crate) fn value(&mut self, depth: usize) -> Option<&'a str> {
+        let next = self.peek()?;
+        let start = self.pos;
+        match next {
+            b'"' => {
+                self.string()?;
+            }
+            b'{' => {
+                let inner = depth.checked_sub(1)?;
+                self.object(|c, _| c.value(inner).map(|_| ()))?;
+            }
+            b'[' => {
+                let inner = depth.checked_sub(1)?;
+                self.array(|c| c.value(inner).map(|_| ()))?;
+            }
+            b't' => {
+                self.literal("true")?;
+            }
+            b'f' => {
+                self.literal("false")?;
+            }
+            b'n' => {
+                self.literal("null")?;
+            }
+            _ => {
+                self.number()?;
+            }
+        }
+        self.since(start)
+    }
+
+    /// Read an object: `member(cursor, name)` is called for each member with the cursor before
+    /// its value, and must step over the value.
+    pub(crate) fn object(
+        &mut self,
+        mut member: impl FnMut(&mut Self, Cow<'a, str>) -> Option<()>,
+    ) -> Option<()> {
+        self.eat(b'{')?;
+        if self.peek()? == b'}' {
+            self.pos += 1;
+            return Some(());
+        }
+        loop {
+            let name = self.key()?;
+            self.eat(b':')?;
+            member(self, name)?;
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b'}' => {
+                    self.pos += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Read an array: `item(cursor)` is called before each item and must step over it.
+    pub(crate) fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'[')?;
+        if self.peek()? == b']' {
+            self.pos += 1;
+            return Some(());
+        }
+        loop {
+            item(self)?;
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b']' => {
+                    self.pos += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// The text of a checked string literal: the inside of the quotes when it holds no escape, else
+/// the decoded text; `None` when it cannot be decoded (a lone surrogate escape).
+pub(crate) fn decode_literal(raw: &str) -> Option<Cow<'_, str>> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    if memchr::memchr(b'\\', inner.as_bytes()).is_none() {
+        return Some(Cow::Borrowed(inner));
+    }
+    serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Whether `serde_json` accepts `text` as one value (ignored), as the cursor's verdict.
+    fn serde_accepts(text: &str) -> bool {
+        serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+    }
+
+    fn cursor_accepts(text: &str) -> bool {
+        let mut c = Cursor::new(text);
+        c.value(usize::MAX).is_some() && c.at_end()
+    }
+
+    #[test]
+    fn steps_over_strings_with_every_escape() {
+        for text in [
+            r#""""#,
+            r#""plain""#,
+            r#""a\"b\\c\/d\be\ff\ng\rh\ti\u00e9j\uD83D\uDE00""#,
+            r#""long text without any escape at all, well past eight bytes""#,
+            "\"é€😀 multi-byte\"",
+        ] {
+            let mut c = Cursor::new(text);
+            assert_eq!(c.string(), Some(text), "{text}");
+            assert!(c.at_end());
+        }
+        for bad in [
+            "\"raw\ncontrol\"",
+            r#""bad \x escape""#,
+            r#""short \u12""#,
+            r#""unterminated"#,
+            r#""ends in a backslash\"#,
+        ] {
+            assert_eq!(Cursor::new(bad).string(), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn numbers_follow_json_grammar() {
+        for ok in ["0", "-0", "12", "-3.25", "1e9", "2E-3", "6.02e+23"] {
+            assert!(cursor_accepts(ok), "{ok}");
+        }
+        for bad in ["01", "-", "1.", ".5", "1e", "+1", "--1", "0x10"] {
+            assert!(!cursor_accepts(bad), "{bad}");
+        }
+        assert_eq!(
+            Cursor::new("1712000000000").opt_i64(),
+            Some(Some(1_712_000_000_000))
+        );
+        assert_eq!(Cursor::new("null").opt_i64(), Some(None));
+        assert_eq!(Cursor::new("1.5").opt_i64(), None);
+        assert_eq!(Cursor::new("1e3").opt_i64(), None);
+        assert_eq!(Cursor::new("9223372036854775808").opt_i64(), None);
+        assert_eq!(Cursor::new("\"1\"").opt_i64(), None);
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let deep = format!("{}{}", "[".repeat(5), "]".repeat(5));
+        assert!(Cursor::new(&deep).value(5).is_some());
+        assert!(Cursor::new(&deep).value(4).is_none());
+        assert!(Cursor::new("{\"a\":{\"b\":1}}").value(2).is_some());
+        assert!(Cursor::new("{\"a\":{\"b\":1}}").value(1).is_none());
+    }
+
+    #[test]
+    fn keys_are_decoded() {
+        let mut c = Cursor::new(r#"{"plain":1,"esc\u0061ped":2}"#);
+        let mut keys = Vec::new();
+        c.object(|c, k| {
+            keys.push(k.into_owned());
+            c.value(0).map(|_| ())
+        })
+        .expect("object");
+        assert_eq!(keys, ["plain", "escaped"]);
+    }
+
+    /// JSON texts built from pieces, valid or not.
+    fn arb_json_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("{".to_owned()),
+            Just("}".to_owned()),
+            Just("[".to_owned()),
+            Just("]".to_owned()),
+            Just(",".to_owned()),
+            Just(":".to_owned()),
+            Just("\"".to_owned()),
+            Just("\\".to_owned()),
+            Just("\\u00e9".to_owned()),
+            Just("\\x".to_owned()),
+            Just("\n".to_owned()),
+            Just(" ".to_owned()),
+            Just("null".to_owned()),
+            Just("true".to_owned()),
+            Just("-0.5e3".to_owned()),
+            Just("01".to_owned()),
+            "[a-z0-9 ]{0,12}",
+            "\"[a-z\\\\\"é]{0,20}\"",
+        ];
+        proptest::collection::vec(piece, 0..16).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// The cursor accepts a text as one value exactly when `serde_json` does.
+        #[test]
+        fn accepts_what_serde_json_accepts(text in arb_json_text()) {
+            prop_assert_eq!(cursor_accepts(&text), serde_accepts(&text), "{:?}", text);
+        }
+
+        /// On valid JSON the raw literal it hands out is the value's text.
+        #[test]
+        fn raw_literal_is_the_value(v in proptest::arbitrary::any::<(String, Vec<i32>, Option<bool>, f64)>()) {
+            let value = serde_json::json!({"s": v.0, "a": v.1, "o": v.2, "f": v.3});
+            let text = serde_json::to_string(&value).expect("serialise");
+            let mut c = Cursor::new(&text);
+            let raw = c.value(usize::MAX);
+            prop_assert_eq!(raw, Some(text.as_str()));
+        }
+    }
+}
