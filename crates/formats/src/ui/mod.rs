@@ -314,6 +314,35 @@ impl<'de> serde::Deserialize<'de> for Strict {
 
 struct StrictVisitor;
 
+/// A string read without a copy when its JSON literal holds no escape (serde's own `Cow<str>`
+/// always copies): the member names and kinds of every record.
+struct StrCow<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for StrCow<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Text;
+        impl<'de> serde::de::Visitor<'de> for Text {
+            type Value = StrCow<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> Result<StrCow<'de>, E> {
+                Ok(StrCow(std::borrow::Cow::Borrowed(v)))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<StrCow<'de>, E> {
+                Ok(StrCow(std::borrow::Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(Text)
+    }
+}
+
 impl<'de> serde::de::Visitor<'de> for StrictVisitor {
     type Value = Strict;
 
@@ -340,12 +369,12 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
             is_answered: None,
             extra: Map::new(),
         };
-        let mut kind: Option<String> = None;
-        let mut ask: Option<String> = None;
-        let mut say: Option<String> = None;
+        let mut kind: Option<StrCow<'de>> = None;
+        let mut ask: Option<StrCow<'de>> = None;
+        let mut say: Option<StrCow<'de>> = None;
         let mut condense: Option<Value> = None;
         let mut truncation: Option<Value> = None;
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(StrCow(key)) = map.next_key::<StrCow<'de>>()? {
             match key.as_ref() {
                 "ts" => m.ts = map.next_value()?,
                 "type" => kind = map.next_value()?,
@@ -373,9 +402,9 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
                 }
             }
         }
-        m.kind = match (kind.as_deref(), ask, say) {
-            (Some("ask"), Some(a), None) => MessageKind::Ask(Ask::parse(&a)),
-            (Some("say"), None, Some(v)) => MessageKind::Say(Say::parse(&v)),
+        m.kind = match (kind.as_ref().map(|k| k.0.as_ref()), ask, say) {
+            (Some("ask"), Some(a), None) => MessageKind::Ask(Ask::parse(&a.0)),
+            (Some("say"), None, Some(v)) => MessageKind::Say(Say::parse(&v.0)),
             _ => return Err(A::Error::custom("not a plain ask/say record")),
         };
         let mut sink = Diags::for_file("");
