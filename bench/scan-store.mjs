@@ -3,8 +3,8 @@
 // is measured as one call (`scanTasks` with the `hierarchy` option) and as two (the skeletons sent
 // back to `reconstructHierarchy`).
 //
-// Usage: node bench/scan-store.mjs [storeDir]      (default: generates a 5 000-task, ~850 MiB store
-//        with the roo-corpus generator into bench/out/store-5000)
+// Usage: node bench/scan-store.mjs [storeDir] [--runs N]   (default: generates a 5 000-task, ~850 MiB
+//        store with the roo-corpus generator into bench/out/store-5000; 5 raw/scan pairs)
 import { createRequire } from 'node:module'
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -66,15 +66,30 @@ function run(kind, tasksDir) {
   return JSON.parse(out.toString())
 }
 
+/** The middle value of `xs` (the mean of the two middle ones for an even count). */
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
 if (process.argv[2] === '--child') {
   await child(process.argv[3], process.argv[4])
 } else {
-  const tasksDir = benchTasksDir(process.argv[2])
+  const args = process.argv.slice(2)
+  const runsAt = args.indexOf('--runs')
+  const runs = runsAt >= 0 ? Math.max(1, Number(args.splice(runsAt, 2)[1]) || 1) : 5
+  const tasksDir = benchTasksDir(args[0])
   // Warm the page cache once so every measurement reads from memory alike.
   run('raw', tasksDir)
-  const raw = run('raw', tasksDir)
+  // The raw read and the scan in alternating pairs: both swing by tens of per cent from one run
+  // to the next on a shared machine, so each pair gives a ratio and the median ratio is reported.
+  const pairs = []
+  for (let i = 0; i < runs; i++) pairs.push({ raw: run('raw', tasksDir), scan: run('scan', tasksDir) })
+  const ratios = pairs.map((p) => p.scan.ms / p.raw.ms)
+  const mid = pairs.map((p, i) => ({ p, r: ratios[i] })).sort((a, b) => a.r - b.r)[(runs - 1) >> 1].p
+  const { raw, scan } = mid
   const parse = run('parse', tasksDir)
-  const scan = run('scan', tasksDir)
   const twoCalls = run('scan-then-link', tasksDir)
   const mib = raw.bytes / 1024 / 1024
   console.log(`${tasksDir}: ${scan.skeletons} tasks, ${mib.toFixed(1)} MiB of task JSON`)
@@ -84,5 +99,8 @@ if (process.argv[2] === '--child') {
     'scanTasks({ hierarchy })': { ms: Math.round(scan.ms), 'MiB/s': +(mib / scan.ms * 1000).toFixed(0), 'x raw': +(scan.ms / raw.ms).toFixed(2), 'peak RSS MiB': Math.round(scan.maxRssMiB) },
     'scanTasks, then reconstructHierarchy': { ms: Math.round(twoCalls.ms), 'MiB/s': +(mib / twoCalls.ms * 1000).toFixed(0), 'x raw': +(twoCalls.ms / raw.ms).toFixed(2), 'peak RSS MiB': Math.round(twoCalls.maxRssMiB) },
   })
+  const fmt = (xs) => xs.map((x) => x.toFixed(2)).join(' ')
+  console.log(`scan / raw over ${runs} pairs: median ${median(ratios).toFixed(2)}, range ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} (${fmt(ratios)}); the table shows the median pair`)
+  console.log(`raw ms ${pairs.map((p) => Math.round(p.raw.ms)).join(' ')}; scan ms ${pairs.map((p) => Math.round(p.scan.ms)).join(' ')}; scan peak RSS MiB ${pairs.map((p) => Math.round(p.scan.maxRssMiB)).join(' ')}`)
   console.log(`links ${JSON.stringify(scan.links)}; in two calls: scan ${twoCalls.scanMs.toFixed(0)} ms + hierarchy ${twoCalls.hierarchyMs.toFixed(0)} ms`)
 }
