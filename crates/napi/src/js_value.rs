@@ -12,6 +12,8 @@
 //! - Each struct field name and enum variant name becomes a JavaScript string once per writer,
 //!   and that string is the key of every object that has the field: N-API's serialiser builds a
 //!   C string and has V8 look the name up again for each field of each object.
+//! - A struct whose shape the writer has met often is made by one call of a function compiled
+//!   for that shape rather than field by field ([`shapes`]).
 //!
 //! The rest is the usual serde data model in JavaScript: structs and maps are objects (a map key
 //! that is not a string becomes a property name as JavaScript converts it), sequences and tuples
@@ -28,7 +30,12 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::marker::PhantomData;
 use std::ptr;
 
+mod shapes;
+
 type Result<T> = napi::Result<T>;
+
+/// A map keyed by the addresses (and lengths) of `&'static str` names.
+type ByAddress<K, V> = HashMap<K, V, BuildHasherDefault<AddressHasher>>;
 
 /// Writes serialisable values as JavaScript values, creating each property name once.
 ///
@@ -39,7 +46,8 @@ pub(crate) struct JsWriter<'e> {
     env: napi_env,
     /// The JavaScript string of each field and variant name written so far, by the address and
     /// length of the name (names are `&'static str`, so an address never names another text).
-    names: HashMap<(usize, usize), napi_value, BuildHasherDefault<AddressHasher>>,
+    names: ByAddress<(usize, usize), napi_value>,
+    shapes: shapes::Shapes,
     _env: PhantomData<&'e Env>,
 }
 
@@ -48,6 +56,7 @@ impl<'e> JsWriter<'e> {
         JsWriter {
             env: env.raw(),
             names: HashMap::default(),
+            shapes: shapes::Shapes::default(),
             _env: PhantomData,
         }
     }
@@ -177,7 +186,8 @@ impl Hasher for AddressHasher {
     }
 }
 
-/// A value in the making: an array filled element by element, or an object field by field.
+/// A value in the making: an array filled element by element, an object field by field, or the
+/// fields of a struct gathered until it is made.
 pub(crate) struct Compound<'w, 'e> {
     writer: &'w mut JsWriter<'e>,
     /// The array or object being filled.
@@ -188,6 +198,9 @@ pub(crate) struct Compound<'w, 'e> {
     key: napi_value,
     /// What the compound is once filled: `target`, or `{ Variant: target }`.
     result: napi_value,
+    /// A struct's: where its fields start among those the writer holds ([`JsWriter::end_struct`]
+    /// makes it).
+    start: Option<usize>,
 }
 
 impl<'w, 'e> Compound<'w, 'e> {
@@ -198,6 +211,7 @@ impl<'w, 'e> Compound<'w, 'e> {
             next: 0,
             key: ptr::null_mut(),
             result: target,
+            start: None,
         }
     }
 
@@ -222,9 +236,21 @@ impl<'w, 'e> Compound<'w, 'e> {
     }
 
     fn field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<()> {
+        if self.start.is_some() {
+            let value = value.serialize(&mut *self.writer)?;
+            self.writer.push_field(name, value);
+            return Ok(());
+        }
         let key = self.writer.name(name)?;
         let value = value.serialize(&mut *self.writer)?;
         self.writer.set(self.target, key, value)
+    }
+
+    fn end(self) -> Result<napi_value> {
+        match self.start {
+            Some(start) => self.writer.end_struct(start),
+            None => Ok(self.result),
+        }
     }
 }
 
@@ -355,7 +381,11 @@ impl<'w, 'e> ser::Serializer for &'w mut JsWriter<'e> {
     }
 
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Compound<'w, 'e>> {
-        self.serialize_map(None)
+        let start = Some(self.begin_struct());
+        Ok(Compound {
+            start,
+            ..Compound::new(self, ptr::null_mut())
+        })
     }
 
     fn serialize_struct_variant(
@@ -382,7 +412,7 @@ macro_rules! elements {
             }
 
             fn end(self) -> Result<napi_value> {
-                Ok(self.result)
+                Compound::end(self)
             }
         })*
     };
@@ -411,7 +441,7 @@ macro_rules! fields {
             }
 
             fn end(self) -> Result<napi_value> {
-                Ok(self.result)
+                Compound::end(self)
             }
         })*
     };
@@ -437,6 +467,6 @@ impl ser::SerializeMap for Compound<'_, '_> {
     }
 
     fn end(self) -> Result<napi_value> {
-        Ok(self.result)
+        Compound::end(self)
     }
 }
