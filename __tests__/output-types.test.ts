@@ -142,6 +142,42 @@ describe('the values the binding returns have their declared types', () => {
     }
   })
 
+  it('gives every number as the number JSON.parse gives for the same text', async () => {
+    const dir = tempDir('roo-state-types-')
+    try {
+      // Extra fields of task_metadata.json are kept as they are read: each number goes through
+      // the conversion of 32-bit, 64-bit and floating-point values.
+      const numbers: Record<string, string> = {
+        int31: '2147483647',
+        above31: '2147483648',
+        above32: '4294967296',
+        above53: '9007199254740994',
+        u64Max: '18446744073709551615',
+        minusOne: '-1',
+        belowI32: '-2147483649',
+        belowI64: '-9223372036854775809',
+        beyondU64: '123456789012345678901234567890',
+        half: '1.5',
+        tiny: '5e-324',
+        huge: '1.7976931348623157e308',
+        negativeZero: '-0.0',
+      }
+      const text = `{"files_in_context":[],${Object.entries(numbers).map(([k, v]) => `"${k}":${v}`).join(',')},"list":[4294967296,-1,0.1]}`
+      const file = path.join(dir, 'task_metadata.json')
+      fs.writeFileSync(file, text)
+      const read = (await core.readTaskMetadata(file)).value as Record<string, unknown> | null
+      const want = JSON.parse(text) as Record<string, unknown>
+      for (const key of [...Object.keys(numbers), 'list']) {
+        const got = read?.[key]
+        for (const n of [got].flat()) expect(typeof n, key).toBe('number')
+        expect(got, key).toStrictEqual(want[key])
+        if (typeof got === 'number') expect(Object.is(got, want[key]), key).toBe(true)
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('fails on a value that does not match', async () => {
     const scan = await core.scanTasks(fixtureStores()[0])
     const skeleton = { ...scan.skeletons[0], fieldNotInTheType: 1 }

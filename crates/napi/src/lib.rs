@@ -28,12 +28,13 @@ fn init_allocator() {
 }
 
 /// A serialisable value as JavaScript, built value by value, with every number a `number`
-/// ([`js_numbers::JsNumbers`]: napi's serialiser alone makes integers above 2³² `BigInt`s).
+/// ([`js_value::JsWriter`]; a result converted in parts can share one writer, and with it the
+/// property names it has created).
 pub(crate) fn to_js<'e, T: serde::Serialize + ?Sized>(
     env: &'e napi::Env,
     value: &T,
 ) -> napi::Result<napi::Unknown<'e>> {
-    env.to_js_value(&js_numbers::JsNumbers(value))
+    js_value::JsWriter::new(env).write(value)
 }
 
 /// A value handed to JavaScript as one JSON text parsed by V8: for results of thousands of
@@ -78,7 +79,7 @@ pub mod error;
 pub mod export;
 pub mod hierarchy;
 pub mod job;
-mod js_numbers;
+mod js_value;
 pub mod rules;
 pub mod search;
 pub mod skeleton;

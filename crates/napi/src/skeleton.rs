@@ -2,6 +2,7 @@
 
 use crate::error::{CodedError, ErrorCode};
 use crate::job::Job;
+use crate::js_value::JsWriter;
 use crate::{progress_fn, ProgressFn};
 use napi::bindgen_prelude::{AsyncTask, Object};
 use napi::{Env, JsValue, Unknown};
@@ -143,7 +144,8 @@ const SKELETONS_PER_RETURN: usize = 1024;
 /// dropped once converted: the Rust copy of the result shrinks as the JavaScript one grows, so a
 /// scan of many tasks does not hold both at once. The skeletons were allocated by the scan's
 /// worker threads, and memory freed from another thread only goes back to the system once its
-/// thread collects it: the workers are asked to every [`SKELETONS_PER_RETURN`] skeletons.
+/// thread collects it: the workers are asked to every [`SKELETONS_PER_RETURN`] skeletons. One
+/// writer converts it all, so each property name is created once for the whole result.
 fn scan_result_to_js<'e>(env: &'e Env, result: roo_state::ScanResult) -> napi::Result<Unknown<'e>> {
     let roo_state::ScanResult {
         mut skeletons,
@@ -152,10 +154,11 @@ fn scan_result_to_js<'e>(env: &'e Env, result: roo_state::ScanResult) -> napi::R
         cancelled,
         hierarchy,
     } = result;
+    let mut writer = JsWriter::new(env);
     let mut array = env.create_array(skeletons.len() as u32)?;
     // From the last, so the list itself shrinks too.
     while let Some(skeleton) = skeletons.pop() {
-        array.set(skeletons.len() as u32, crate::to_js(env, &skeleton)?)?;
+        array.set(skeletons.len() as u32, writer.write(&skeleton)?)?;
         drop(skeleton);
         if skeletons.len() % SKELETONS_PER_RETURN == 0 {
             skeletons.shrink_to_fit();
@@ -164,11 +167,11 @@ fn scan_result_to_js<'e>(env: &'e Env, result: roo_state::ScanResult) -> napi::R
     }
     let mut out = Object::new(env)?;
     out.set("skeletons", array)?;
-    out.set("diagnostics", crate::to_js(env, &diagnostics)?)?;
+    out.set("diagnostics", writer.write(&diagnostics)?)?;
     out.set("total", total as u32)?;
     out.set("cancelled", cancelled)?;
     if let Some(h) = hierarchy {
-        out.set("hierarchy", crate::to_js(env, &h)?)?;
+        out.set("hierarchy", writer.write(&h)?)?;
     }
     Ok(out.to_unknown())
 }
