@@ -6,8 +6,10 @@
 //! skipped when empty makes another shape), `(function(a0,a1){return {"taskId":a0,"files":a1}})`,
 //! called with the field values, from whose object literal V8 makes the object at once. A shape
 //! is compiled once it has been written [`USES_BEFORE_COMPILING`] times by the same writer, so a
-//! small result pays no compilation; until then, and for a shape with a `__proto__` field (which a
-//! literal would take for the prototype) or very many fields, the object is filled field by field.
+//! small result pays no compilation; until then, for a shape with a `__proto__` field (which a
+//! literal would take for the prototype) or very many fields, and should compiling fail, the
+//! object is filled field by field. (`napi_run_script` compiles a script as `vm.Script` does, so
+//! `--disallow-code-generation-from-strings`, which stops `eval` and `new Function`, allows it.)
 
 use super::{create, ByAddress, JsWriter, Result};
 use napi::sys::{self, napi_value};
@@ -128,7 +130,17 @@ impl JsWriter<'_> {
         }
         source.push_str("}})");
         let script = self.string(&source)?;
-        let function = create(|out| unsafe { sys::napi_run_script(self.env, script, out) })?;
-        Ok(Maker::Function(function))
+        // SAFETY: `script` is a string of this writer's environment.
+        match create(|out| unsafe { sys::napi_run_script(self.env, script, out) }) {
+            Ok(function) => Ok(Maker::Function(function)),
+            // Should the engine refuse to compile it, the exception is cleared and the shape is
+            // filled field by field from then on: the result is the same, only slower.
+            Err(_) => {
+                let mut exception = std::ptr::null_mut();
+                // SAFETY: clears this environment's pending exception, if any.
+                unsafe { sys::napi_get_and_clear_last_exception(self.env, &mut exception) };
+                Ok(Maker::Fields)
+            }
+        }
     }
 }
