@@ -8,6 +8,8 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 mod payload;
+#[cfg(test)]
+mod strict_tests;
 
 pub use payload::*;
 
@@ -370,16 +372,18 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
             extra: Map::new(),
         };
         let mut kind: Option<StrCow<'de>> = None;
-        let mut ask: Option<StrCow<'de>> = None;
-        let mut say: Option<StrCow<'de>> = None;
+        // Present at all, even `null`: the tolerant reader keeps the field of the other kind
+        // among the unknown ones, so a record with both is left to it.
+        let mut ask: Option<Option<StrCow<'de>>> = None;
+        let mut say: Option<Option<StrCow<'de>>> = None;
         let mut condense: Option<Value> = None;
         let mut truncation: Option<Value> = None;
         while let Some(StrCow(key)) = map.next_key::<StrCow<'de>>()? {
             match key.as_ref() {
                 "ts" => m.ts = map.next_value()?,
                 "type" => kind = map.next_value()?,
-                "ask" => ask = map.next_value()?,
-                "say" => say = map.next_value()?,
+                "ask" => ask = Some(map.next_value()?),
+                "say" => say = Some(map.next_value()?),
                 "text" => m.text = map.next_value()?,
                 "images" => m.images = map.next_value()?,
                 "partial" => m.partial = map.next_value()?,
@@ -403,8 +407,8 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
             }
         }
         m.kind = match (kind.as_ref().map(|k| k.0.as_ref()), ask, say) {
-            (Some("ask"), Some(a), None) => MessageKind::Ask(Ask::parse(&a.0)),
-            (Some("say"), None, Some(v)) => MessageKind::Say(Say::parse(&v.0)),
+            (Some("ask"), Some(Some(a)), None) => MessageKind::Ask(Ask::parse(&a.0)),
+            (Some("say"), None, Some(Some(v))) => MessageKind::Say(Say::parse(&v.0)),
             _ => return Err(A::Error::custom("not a plain ask/say record")),
         };
         let mut sink = Diags::for_file("");

@@ -1,0 +1,132 @@
+//! The strict reading of UI records (the one-pass read of a well-formed file) against the
+//! tolerant one: whatever the strict reader takes, the tolerant reader reads the same with nothing
+//! to report; and it takes the records every era writes.
+
+use super::{ClineMessage, Strict};
+use crate::diag::Diags;
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+
+/// The strict reading of `raw`.
+fn strict(raw: &str) -> Option<ClineMessage> {
+    serde_json::from_str::<Strict>(raw).ok().map(|Strict(m)| m)
+}
+
+/// The tolerant reading, with its diagnostics.
+fn tolerant(raw: &str) -> Option<(ClineMessage, Diags)> {
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(raw) else {
+        return None;
+    };
+    let mut d = Diags::for_file("");
+    let m = ClineMessage::from_object(map, "", &mut d);
+    Some((m, d))
+}
+
+#[test]
+fn takes_the_records_every_era_writes() {
+    let records = [
+        r#"{"ts":1712000000000,"type":"say","say":"text","text":"Fix \"it\"\n\\ now é😀 \u00e9\ud83d\ude00","images":["data:image/png;base64,AAA"],"partial":false}"#,
+        r#"{"ts":1712000000100,"type":"say","say":"api_req_started","text":"{\"request\":\"<task>x</task>\",\"tokensIn\":10,\"cost\":0.25}","apiProtocol":"anthropic"}"#,
+        r#"{"ts":2,"type":"ask","ask":"tool","text":"{\"tool\":\"newTask\",\"mode\":\"code\",\"content\":\"go\"}","partial":true,"isProtected":null,"isAnswered":true}"#,
+        r#"{"ts":3,"type":"say","say":"checkpoint_saved","text":"abc","checkpoint":{"from":"a","to":"b"},"conversationHistoryIndex":4}"#,
+        r#"{"ts":4,"type":"say","say":"condense_context","contextCondense":{"cost":0.5,"prevContextTokens":100,"newContextTokens":20,"summary":"s"}}"#,
+        r#"{"ts":5,"type":"say","say":"reasoning","reasoning":"hm","text":null,"lastCheckpointHash":"h","modelInfo":{"id":"m","nested":[1,[2,[3]]]}}"#,
+        r#" { "ts" : 6 , "type" : "say" , "say" : "user_feedback" , "text" : "" , "progressStatus" : null } "#,
+    ];
+    for raw in records {
+        let ours = strict(raw);
+        assert!(ours.is_some(), "the strict reader declined {raw}");
+        let (want, d) = tolerant(raw).expect("an object");
+        assert!(d.is_empty(), "{raw}");
+        assert_eq!(ours, Some(want), "{raw}");
+    }
+    for raw in [
+        r#"{"ts":1.5,"type":"say","say":"text"}"#,
+        r#"{"ts":1,"type":"say"}"#,
+        r#"{"ts":1,"type":"say","say":"text","text":7}"#,
+        r#"{"ts":1,"type":"say","say":"text","images":["a",null]}"#,
+        r#"{"ts":1,"type":"say","say":"text","partial":"yes"}"#,
+        r#"{"ts":1,"type":"say","say":"text","contextCondense":[1]}"#,
+        r#"{"ts":1,"type":"say","say":"text"} x"#,
+        // The field of the other kind, even null, stays among the unknown ones in the tolerant
+        // reading: left to it.
+        r#"{"ts":1,"type":"ask","ask":"tool","say":null}"#,
+        r#"{"ts":1,"type":"say","say":"text","ask":"followup"}"#,
+    ] {
+        assert_eq!(strict(raw), None, "{raw}");
+    }
+}
+
+fn arb_value() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        (-1e6f64..1e6).prop_map(Value::from),
+        ".{0,10}".prop_map(Value::from),
+        Just(json!("esc \" \\ \n \u{1b} é")),
+        Just(json!(["a", "b"])),
+        Just(json!(["a", 1])),
+        Just(json!({"cost": 0.5, "summary": "s"})),
+        Just(json!({"cost": "x"})),
+    ]
+}
+
+fn arb_record() -> impl Strategy<Value = Value> {
+    let fields = [
+        "ts",
+        "type",
+        "ask",
+        "say",
+        "text",
+        "images",
+        "partial",
+        "reasoning",
+        "conversationHistoryIndex",
+        "checkpoint",
+        "progressStatus",
+        "contextCondense",
+        "contextTruncation",
+        "isProtected",
+        "apiProtocol",
+        "isAnswered",
+        "modelInfo",
+    ];
+    let kinds = prop_oneof![
+        Just(json!({"type": "say", "say": "text"})),
+        Just(json!({"type": "ask", "ask": "tool"})),
+        Just(json!({"type": "say", "say": "api_req_started"})),
+        Just(json!({"type": "say"})),
+        Just(json!({})),
+    ];
+    (
+        kinds,
+        proptest::collection::vec((0..fields.len(), arb_value()), 0..6),
+    )
+        .prop_map(move |(kind, extra)| {
+            let mut m = match kind {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            };
+            for (i, v) in extra {
+                m.insert(fields[i].to_owned(), v);
+            }
+            Value::Object(m)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6000))]
+
+    /// Whatever the strict reader takes, the tolerant reader reads the same, with nothing to
+    /// report.
+    #[test]
+    fn strict_is_the_tolerant_reading(record in arb_record()) {
+        let raw = serde_json::to_string(&record).expect("serialise");
+        if let Some(ours) = strict(&raw) {
+            let (want, d) = tolerant(&raw).expect("an object");
+            prop_assert!(d.is_empty(), "the strict reader took a record the tolerant one reports: {}", raw);
+            prop_assert_eq!(ours, want);
+        }
+    }
+}
