@@ -3,8 +3,8 @@
 //!
 //! It hands out the raw literal of every value it passes, checked as `serde_json` checks a value
 //! it ignores (string escapes and control characters, number grammar, literals, nesting), and
-//! steps over a string eight bytes at a time, as one word, without stopping at every escaped
-//! character. Every method returns `None` on anything it does not accept; the caller then gives
+//! steps over a string eight bytes at a time, as one word, stopping only at a quote, a backslash
+//! (whose escape it checks in place) or a control character. Every method returns `None` on anything it does not accept; the caller then gives
 //! the element to the tolerant reader, so a refusal is never wrong, only slower.
 
 use std::borrow::Cow;
@@ -220,38 +220,35 @@ impl<'a> Cursor<'a> {
         &mut self,
         mut member: impl FnMut(&mut Self, Cow<'a, str>) -> Option<()>,
     ) -> Option<()> {
-        self.eat(b'{')?;
-        if self.peek()? == b'}' {
-            self.pos += 1;
-            return Some(());
-        }
-        loop {
-            let name = self.key()?;
-            self.eat(b':')?;
-            member(self, name)?;
-            match self.peek()? {
-                b',' => self.pos += 1,
-                b'}' => {
-                    self.pos += 1;
-                    return Some(());
-                }
-                _ => return None,
-            }
-        }
+        self.sequence(b'{', b'}', |c| {
+            let name = c.key()?;
+            c.eat(b':')?;
+            member(c, name)
+        })
     }
 
     /// Read an array: `item(cursor)` is called before each item and must step over it.
-    pub(crate) fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
-        self.eat(b'[')?;
-        if self.peek()? == b']' {
+    pub(crate) fn array(&mut self, item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.sequence(b'[', b']', item)
+    }
+
+    /// `open`, then entries separated by commas (each read by `entry`), then `close`.
+    fn sequence(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut entry: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<()> {
+        self.eat(open)?;
+        if self.peek()? == close {
             self.pos += 1;
             return Some(());
         }
         loop {
-            item(self)?;
+            entry(self)?;
             match self.peek()? {
                 b',' => self.pos += 1,
-                b']' => {
+                b if b == close => {
                     self.pos += 1;
                     return Some(());
                 }
