@@ -3,9 +3,9 @@
 //!
 //! It hands out the raw literal of every value it passes, checked as `serde_json` checks a value
 //! it ignores (string escapes and control characters, number grammar, literals, nesting), and
-//! steps over a string eight bytes at a time, as one word, stopping only at a quote, a backslash
-//! (whose escape it checks in place) or a control character. Every method returns `None` on anything it does not accept; the caller then gives
-//! the element to the tolerant reader, so a refusal is never wrong, only slower.
+//! steps over a string 64 bytes at a time ([`crate::string_scan`]). Every method returns `None`
+//! on anything it does not accept; the caller then gives the element to the tolerant reader, so a
+//! refusal is never wrong, only slower.
 
 use std::borrow::Cow;
 
@@ -13,20 +13,6 @@ use std::borrow::Cow;
 pub(crate) struct Cursor<'a> {
     text: &'a str,
     pos: usize,
-}
-
-const ONES: u64 = u64::MAX / 255;
-const HIGH: u64 = ONES << 7;
-
-/// The high bit of every byte of `word` that equals `byte`.
-fn bytes_equal(word: u64, byte: u8) -> u64 {
-    let x = word ^ (ONES * u64::from(byte));
-    x.wrapping_sub(ONES) & !x & HIGH
-}
-
-/// The high bit of every byte of `word` below 0x20 (the characters a string may not hold raw).
-fn bytes_control(word: u64) -> u64 {
-    word.wrapping_sub(ONES * 0x20) & !word & HIGH
 }
 
 impl<'a> Cursor<'a> {
@@ -70,45 +56,8 @@ impl<'a> Cursor<'a> {
     pub(crate) fn string(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let start = self.pos - 1;
-        let bytes = self.bytes();
-        loop {
-            // Whole words while none holds a quote, a backslash or a control character.
-            while let Some(chunk) = bytes.get(self.pos..self.pos + 8) {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(chunk);
-                let word = u64::from_le_bytes(word);
-                let stop = bytes_equal(word, b'"') | bytes_equal(word, b'\\') | bytes_control(word);
-                if stop != 0 {
-                    self.pos += stop.trailing_zeros() as usize / 8;
-                    break;
-                }
-                self.pos += 8;
-            }
-            while let Some(&b) = bytes.get(self.pos) {
-                if matches!(b, b'"' | b'\\' | 0..=0x1f) {
-                    break;
-                }
-                self.pos += 1;
-            }
-            match *bytes.get(self.pos)? {
-                b'"' => {
-                    self.pos += 1;
-                    return self.since(start);
-                }
-                b'\\' => match *bytes.get(self.pos + 1)? {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.pos += 2,
-                    b'u' => {
-                        let hex = bytes.get(self.pos + 2..self.pos + 6)?;
-                        if !hex.iter().all(u8::is_ascii_hexdigit) {
-                            return None;
-                        }
-                        self.pos += 6;
-                    }
-                    _ => return None,
-                },
-                _ => return None,
-            }
-        }
+        self.pos = crate::string_scan::string_end(self.bytes(), self.pos)?;
+        self.since(start)
     }
 
     /// A member name, decoded.

@@ -16,6 +16,7 @@ pub mod instruction_key;
 pub mod json;
 mod json_cursor;
 pub mod read;
+mod string_scan;
 pub mod text;
 pub mod ui;
 
