@@ -207,6 +207,54 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Values stepped over by [`peek_members`] nested deeper than this are left to serde.
+const MAX_PEEK_NESTING: usize = 64;
+
+/// The raw literals of the members `names` of the JSON object that is the whole of `text` (each
+/// `None` when absent), the other members stepped over. `None` when the text is not exactly one
+/// object, names one of `names` twice, or nests a value deeper than [`MAX_PEEK_NESTING`]: the
+/// caller then reads it with serde, so a refusal only costs time.
+pub(crate) fn peek_members<'a, const N: usize>(
+    text: &'a str,
+    names: [&str; N],
+) -> Option<[Option<&'a str>; N]> {
+    let mut c = Cursor::new(text);
+    let mut found = [None; N];
+    c.object(|c, key| {
+        let raw = c.value(MAX_PEEK_NESTING)?;
+        if let Some(i) = names.iter().position(|name| *name == key) {
+            if found[i].replace(raw).is_some() {
+                return None;
+            }
+        }
+        Some(())
+    })?;
+    c.at_end().then_some(found)
+}
+
+/// A member's literal read as an optional number, as serde reads an `Option<f64>` field:
+/// `Some(None)` for `null`, `None` when it is not a number.
+pub(crate) fn opt_f64(raw: Option<&str>) -> Option<Option<f64>> {
+    match raw {
+        None | Some("null") => Some(None),
+        Some(raw) if raw.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']) => {
+            // serde's own number parsing, so an integer literal and `-0` read as they do there.
+            serde_json::from_str::<f64>(raw).ok().map(Some)
+        }
+        Some(_) => None,
+    }
+}
+
+/// A member's literal read as an optional string, as serde reads an `Option<Cow<str>>` field:
+/// `Some(None)` for `null`, `None` when it is not a string that decodes.
+pub(crate) fn opt_text(raw: Option<&str>) -> Option<Option<Cow<'_, str>>> {
+    match raw {
+        None | Some("null") => Some(None),
+        Some(raw) if raw.starts_with('"') => decode_literal(raw).map(Some),
+        Some(_) => None,
+    }
+}
+
 /// The text of a checked string literal: the inside of the quotes when it holds no escape, else
 /// the decoded text; `None` when it cannot be decoded (a lone surrogate escape).
 pub(crate) fn decode_literal(raw: &str) -> Option<Cow<'_, str>> {

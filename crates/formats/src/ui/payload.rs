@@ -2,6 +2,7 @@
 //! follow-up questions, MCP server uses.
 
 use super::*;
+use std::borrow::Cow;
 
 /// `ClineSayTool`: the JSON of `ask:"tool"` / `say:"tool"` (and `user_feedback_diff`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -134,6 +135,13 @@ impl ApiReqInfo {
     /// The usage fields of an `api_req_*` text, without copying the (often large) `request`.
     /// `request`, `streamingFailedMessage` and unknown fields are left empty.
     pub fn parse_usage(text: &str) -> Option<Self> {
+        if let Some(info) = usage_by_cursor(text) {
+            return Some(info);
+        }
+        Self::parse_usage_by_serde(text)
+    }
+
+    fn parse_usage_by_serde(text: &str) -> Option<Self> {
         match serde_json::from_str::<UsagePeek>(text) {
             Ok(p) => Some(ApiReqInfo {
                 tokens_in: p.tokens_in,
@@ -153,32 +161,102 @@ impl ApiReqInfo {
     }
 }
 
+/// [`ApiReqInfo::parse_usage`]'s quick read by the JSON cursor: `None` when the cursor does not
+/// take the text (the serde read then decides), else exactly what the serde read gives.
+fn usage_by_cursor(text: &str) -> Option<ApiReqInfo> {
+    use crate::json_cursor::{opt_f64, opt_text, peek_members};
+    let [tokens_in, tokens_out, cache_writes, cache_reads, cost, api_protocol, cancel_reason] =
+        peek_members(
+            text,
+            [
+                "tokensIn",
+                "tokensOut",
+                "cacheWrites",
+                "cacheReads",
+                "cost",
+                "apiProtocol",
+                "cancelReason",
+            ],
+        )?;
+    Some(ApiReqInfo {
+        tokens_in: opt_f64(tokens_in)?,
+        tokens_out: opt_f64(tokens_out)?,
+        cache_writes: opt_f64(cache_writes)?,
+        cache_reads: opt_f64(cache_reads)?,
+        cost: opt_f64(cost)?,
+        api_protocol: opt_text(api_protocol)?.map(Cow::into_owned),
+        cancel_reason: opt_text(cancel_reason)?.map(Cow::into_owned),
+        ..ApiReqInfo::default()
+    })
+}
+
+/// The fields of a tool payload a summary reads, as literals or decoded names.
+struct ToolFields<'a> {
+    tool: Option<Cow<'a, str>>,
+    path: Option<Cow<'a, str>>,
+    mode: Option<Cow<'a, str>>,
+    content: Option<&'a str>,
+    todos: Option<&'a str>,
+}
+
+impl<'a> ToolFields<'a> {
+    /// Read by the JSON cursor; `None` when it does not take the text.
+    fn by_cursor(text: &'a str) -> Option<Self> {
+        use crate::json_cursor::{opt_text, peek_members};
+        let [tool, path, mode, content, todos] =
+            peek_members(text, ["tool", "path", "mode", "content", "todos"])?;
+        Some(ToolFields {
+            tool: opt_text(tool)?,
+            path: opt_text(path)?,
+            mode: opt_text(mode)?,
+            content: content.filter(|raw| *raw != "null"),
+            todos: todos.filter(|raw| *raw != "null"),
+        })
+    }
+
+    /// Read by serde; `None` when it refuses the text.
+    fn by_serde(text: &'a str) -> Option<Self> {
+        let peek = serde_json::from_str::<ToolPeek>(text).ok()?;
+        Some(ToolFields {
+            tool: peek.tool,
+            path: peek.path,
+            mode: peek.mode,
+            content: peek.content.map(|raw| raw.get()),
+            todos: peek.todos.map(|raw| raw.get()),
+        })
+    }
+
+    fn summary(self) -> Option<ToolSummary> {
+        let tool = self.tool?.into_owned();
+        let is_new_task = tool == "newTask" || tool == "new_task";
+        let new_task_content = if is_new_task {
+            self.content
+                .and_then(|raw| serde_json::from_str::<String>(raw).ok())
+        } else {
+            None
+        };
+        let todos = if is_new_task {
+            self.todos
+                .and_then(|raw| serde_json::from_str::<Value>(raw).ok())
+        } else {
+            None
+        };
+        Some(ToolSummary {
+            tool,
+            path: self.path.map(Cow::into_owned),
+            mode: self.mode.map(Cow::into_owned),
+            new_task_content,
+            todos,
+        })
+    }
+}
+
 impl ClineMessage {
     /// The tool summary of an `ask:"tool"` / `say:"tool"` message.
     pub fn tool_summary(&self) -> Option<ToolSummary> {
         let text = self.text.as_deref()?;
-        if let Ok(peek) = serde_json::from_str::<ToolPeek>(text) {
-            let tool = peek.tool?.into_owned();
-            let is_new_task = tool == "newTask" || tool == "new_task";
-            let new_task_content = if is_new_task {
-                peek.content
-                    .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
-            } else {
-                None
-            };
-            let todos = if is_new_task {
-                peek.todos
-                    .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
-            } else {
-                None
-            };
-            return Some(ToolSummary {
-                tool,
-                path: peek.path.map(|c| c.into_owned()),
-                mode: peek.mode.map(|c| c.into_owned()),
-                new_task_content,
-                todos,
-            });
+        if let Some(fields) = ToolFields::by_cursor(text).or_else(|| ToolFields::by_serde(text)) {
+            return fields.summary();
         }
         match self.payload() {
             Payload::Tool(t) => {
@@ -400,5 +478,126 @@ impl ClineMessage {
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod peek_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A member value of any kind, with the numbers and strings serde reads in its own way.
+    fn arb_value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("null".to_owned()),
+            Just("true".to_owned()),
+            Just("0".to_owned()),
+            Just("-0".to_owned()),
+            Just("-0.0".to_owned()),
+            Just("12".to_owned()),
+            Just("-7".to_owned()),
+            Just("18446744073709551616".to_owned()),
+            Just("-9223372036854775809".to_owned()),
+            Just("9007199254740993".to_owned()),
+            Just("0.1".to_owned()),
+            Just("2.5e-3".to_owned()),
+            Just("1E400".to_owned()),
+            Just("\"newTask\"".to_owned()),
+            Just("\"new_task\"".to_owned()),
+            Just("\"readFile\"".to_owned()),
+            Just("\"anthropic\"".to_owned()),
+            Just(r#""a\"b\\c\n\u00e9""#.to_owned()),
+            Just(r#""\ud83d\ude00""#.to_owned()),
+            Just(r#""\ud800""#.to_owned()),
+            Just("[1,{\"a\":[null]}]".to_owned()),
+            Just("{\"content\":\"x\"}".to_owned()),
+            Just("[[[[[[[[[[]]]]]]]]]]".to_owned()),
+            "[a-z ]{0,12}".prop_map(|s| format!("\"{s}\"")),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(|f| format!("{f:e}")),
+            any::<i64>().prop_map(|i| i.to_string()),
+        ]
+    }
+
+    fn arb_name() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("tokensIn"),
+            Just("tokensOut"),
+            Just("cacheWrites"),
+            Just("cacheReads"),
+            Just("cost"),
+            Just("apiProtocol"),
+            Just("cancelReason"),
+            Just("request"),
+            Just("tool"),
+            Just("path"),
+            Just("mode"),
+            Just("content"),
+            Just("todos"),
+            Just("other"),
+            Just("tokens\\u0049n"),
+        ]
+        .prop_map(str::to_owned)
+    }
+
+    /// Objects of such members (names may repeat), sometimes damaged or not objects at all.
+    fn arb_payload() -> impl Strategy<Value = String> {
+        let object = proptest::collection::vec((arb_name(), arb_value()), 0..8).prop_map(|m| {
+            let members: Vec<String> = m.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+            format!("{{{}}}", members.join(","))
+        });
+        (object, 0u8..8).prop_map(|(o, damage)| match damage {
+            0 => format!("{o} x"),
+            1 => format!("[{o}]"),
+            2 => o[..o.len() / 2].to_owned(),
+            3 => format!(" {o}\n"),
+            _ => o,
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// What the cursor reads of a usage payload is what serde reads, to the sign of a zero.
+        #[test]
+        fn usage_by_cursor_is_serdes(text in arb_payload()) {
+            if let Some(ours) = usage_by_cursor(&text) {
+                let theirs = ApiReqInfo::parse_usage_by_serde(&text);
+                prop_assert_eq!(format!("{:?}", Some(ours)), format!("{theirs:?}"), "{}", text);
+            }
+        }
+
+        /// What the cursor reads of a tool payload makes the summary serde's reading makes.
+        #[test]
+        fn tool_fields_by_cursor_are_serdes(text in arb_payload()) {
+            if let Some(ours) = ToolFields::by_cursor(&text) {
+                let theirs = ToolFields::by_serde(&text);
+                prop_assert!(theirs.is_some(), "serde refused what the cursor took: {}", text);
+                let theirs = theirs.and_then(ToolFields::summary);
+                prop_assert_eq!(format!("{:?}", ours.summary()), format!("{theirs:?}"), "{}", text);
+            }
+        }
+    }
+
+    /// The payloads the extension writes are taken by the cursor (else the quick read would
+    /// silently never run).
+    #[test]
+    fn the_usual_payloads_are_read_by_the_cursor() {
+        let usage = r#"{"request":"<task>\nfix it\n</task>","tokensIn":12,"tokensOut":340,"cacheWrites":0,"cacheReads":9012,"cost":0.0123,"apiProtocol":"anthropic"}"#;
+        let info = usage_by_cursor(usage).expect("usage read by the cursor");
+        assert_eq!(info.tokens_out, Some(340.0));
+        assert_eq!(info.api_protocol.as_deref(), Some("anthropic"));
+        let tool =
+            r#"{"tool":"newTask","mode":"💻 Code","content":"Implement \"x\"\n","todos":[]}"#;
+        let summary = ToolFields::by_cursor(tool)
+            .expect("tool read by the cursor")
+            .summary()
+            .expect("summary");
+        assert_eq!(
+            summary.new_task_content.as_deref(),
+            Some("Implement \"x\"\n")
+        );
+        assert_eq!(summary.mode.as_deref(), Some("💻 Code"));
     }
 }
