@@ -86,12 +86,43 @@ pub fn compute_instruction_prefix(raw: &str, k: usize) -> String {
             .collect();
         s.push_str(&all.join(" "));
     }
-    // 10. lowercase, collapse, trim
-    let lowered = s.to_lowercase();
-    let collapsed = collapse_js_space(&lowered);
-    let trimmed = js_trim(&collapsed);
-    // 11. cut to k UTF-16 units, trimEnd
-    js_trim_end(&utf16_prefix(trimmed, k)).to_owned()
+    // 10 and 11.
+    lower_collapse_cut(&s, k)
+}
+
+/// Steps 10 and 11: the text lower-cased, its JS white-space runs made one space, trimmed, cut to
+/// `k` UTF-16 units and trimmed at the end; built only as far as the cut, which is certain once
+/// more than `k` units end on a character that is not a space. (A `Σ` takes the whole-text path:
+/// its lower case depends on the letters around it.)
+fn lower_collapse_cut(s: &str, k: usize) -> String {
+    if s.contains('Σ') {
+        let lowered = s.to_lowercase();
+        let collapsed = collapse_js_space(&lowered);
+        return js_trim_end(&utf16_prefix(js_trim(&collapsed), k)).to_owned();
+    }
+    let mut out = String::with_capacity(s.len().min(4 * k + 8));
+    let mut units = 0usize;
+    // True at the start too, so the leading white space is dropped (the trim).
+    let mut in_space = true;
+    for c in s.chars() {
+        for lower in c.to_lowercase() {
+            if is_js_space(lower) {
+                if !in_space {
+                    out.push(' ');
+                    units += 1;
+                    in_space = true;
+                }
+            } else {
+                out.push(lower);
+                units += lower.len_utf16();
+                in_space = false;
+                if units > k {
+                    return js_trim_end(&utf16_prefix(&out, k)).to_owned();
+                }
+            }
+        }
+    }
+    js_trim_end(&utf16_prefix(&out, k)).to_owned()
 }
 
 /// Step 2: `\r\n`, `\n`, `\t`, `\\`, `\"`, `\'` (each a literal backslash sequence), one global pass each.
@@ -332,6 +363,38 @@ fn strip_content_prefix(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Steps 10 and 11 over the whole text, as the legacy code does them.
+    fn whole_text(s: &str, k: usize) -> String {
+        let lowered = s.to_lowercase();
+        let collapsed = collapse_js_space(&lowered);
+        js_trim_end(&utf16_prefix(js_trim(&collapsed), k)).to_owned()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// Building only as far as the cut gives what the whole-text steps give, for any cut.
+        #[test]
+        fn the_early_cut_is_the_whole_text_cut(
+            pieces in proptest::collection::vec(prop_oneof![
+                "[a-zA-Z]{1,6}",
+                Just(" ".to_owned()),
+                Just("  \n\t".to_owned()),
+                Just("\u{A0}\u{3000}\u{FEFF}".to_owned()),
+                Just("😀".to_owned()),
+                Just("İ".to_owned()),
+                Just("ÉTÉ".to_owned()),
+                Just("ΟΔΟΣ".to_owned()),
+                Just("\u{0}".to_owned()),
+            ], 0..40),
+            k in 0usize..40,
+        ) {
+            let text = pieces.concat();
+            prop_assert_eq!(lower_collapse_cut(&text, k), whole_text(&text, k), "{:?}", text);
+        }
+    }
 
     #[test]
     fn measured_examples() {
