@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import fs from 'node:fs'
 import path from 'node:path'
-import { core, repoRoot } from './helpers'
+import { core, repoRoot, tempDir } from './helpers'
 
 const stores = path.join(repoRoot, 'fixtures', 'stores')
 
@@ -41,5 +41,36 @@ describe('result conversion', () => {
     }
     // Some shape is met well past the count at which it is compiled.
     expect(largest).toBeGreaterThan(16)
+  })
+
+  it('gives every string its text, whether its field repeats its strings or not', async () => {
+    // 360 tasks copied from the fixture stores under new ids: fields whose strings repeat (host,
+    // workspace, file names) share them, fields whose strings do not (ids, paths, dates) stop
+    // sharing after their first lookups; either way each skeleton must be the one a conversion
+    // of that task alone gives.
+    const sources: string[] = []
+    for (const name of fs.readdirSync(stores)) {
+      const tasks = path.join(stores, name, 'tasks')
+      if (!fs.existsSync(tasks)) continue
+      for (const t of fs.readdirSync(tasks)) {
+        if (fs.statSync(path.join(tasks, t)).isDirectory()) sources.push(path.join(tasks, t))
+      }
+    }
+    expect(sources.length).toBeGreaterThan(10)
+    const dir = tempDir('conversion-')
+    for (let i = 0; i < 360; i++) {
+      const id = `0000${String(i).padStart(4, '0')}-0000-4000-8000-${String(i).padStart(12, '0')}`
+      fs.cpSync(sources[i % sources.length], path.join(dir, id), { recursive: true })
+    }
+    const scan = await core.scanTasks(dir, {})
+    // A few fixture folders are deliberately not tasks.
+    expect(scan.skeletons.length).toBeGreaterThan(300)
+    for (const skeleton of scan.skeletons) {
+      const alone = await core.analyzeConversation(skeleton.taskId, path.join(dir, skeleton.taskId), {
+        includeSequence: false,
+      })
+      expect(skeleton).toEqual(alone)
+    }
+    fs.rmSync(dir, { recursive: true, force: true })
   })
 })

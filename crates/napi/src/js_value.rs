@@ -14,6 +14,9 @@
 //!   C string and has V8 look the name up again for each field of each object.
 //! - A struct whose shape the writer has met often is made by one call of a function compiled
 //!   for that shape rather than field by field ([`shapes`]).
+//! - A short string met again under the same field (a host name, a mode, a workspace, the id of
+//!   a child listed by many parents) is created once and the same JavaScript string given each
+//!   time, which no program can tell from a fresh copy ([`FieldTexts`]).
 //!
 //! The rest is the usual serde data model in JavaScript: structs and maps are objects (a map key
 //! that is not a string becomes a property name as JavaScript converts it), sequences and tuples
@@ -48,7 +51,28 @@ pub(crate) struct JsWriter<'e> {
     /// length of the name (names are `&'static str`, so an address never names another text).
     names: ByAddress<(usize, usize), napi_value>,
     shapes: shapes::Shapes,
+    /// The field whose value is being written (its name's address and length), if any.
+    field: Option<(usize, usize)>,
+    /// The strings written under each field, while they repeat.
+    texts: ByAddress<(usize, usize), FieldTexts>,
     _env: PhantomData<&'e Env>,
+}
+
+/// Strings longer than this (in bytes) are always created afresh.
+const MAX_SHARED_TEXT: usize = 96;
+
+/// Lookups a field gets before its strings are judged: when fewer than one in four found a
+/// string already written, the field's strings are taken to be unique and no longer kept.
+const TEXT_TRIAL: u32 = 256;
+
+/// The strings one field has written, by their text.
+#[derive(Default)]
+struct FieldTexts {
+    known: HashMap<Box<str>, napi_value, BuildHasherDefault<AddressHasher>>,
+    lookups: u32,
+    hits: u32,
+    /// Set once the field's strings proved unique.
+    off: bool,
 }
 
 impl<'e> JsWriter<'e> {
@@ -57,6 +81,8 @@ impl<'e> JsWriter<'e> {
             env: env.raw(),
             names: HashMap::default(),
             shapes: shapes::Shapes::default(),
+            field: None,
+            texts: HashMap::default(),
             _env: PhantomData,
         }
     }
@@ -80,12 +106,31 @@ impl<'e> JsWriter<'e> {
     }
 
     fn string(&self, text: &str) -> Result<napi_value> {
-        // SAFETY (for this and the other calls below): `self.env` is the environment of the
-        // callback the writer lives in; every pointer passed points to live data of the length
-        // given, and `out` to a local slot.
-        create(|out| unsafe {
-            sys::napi_create_string_utf8(self.env, text.as_ptr().cast(), text.len() as isize, out)
-        })
+        new_string(self.env, text)
+    }
+
+    /// A string value: the one written before under the same field when there is one.
+    fn text(&mut self, text: &str) -> Result<napi_value> {
+        let Some(field) = self.field.filter(|_| text.len() <= MAX_SHARED_TEXT) else {
+            return self.string(text);
+        };
+        let texts = self.texts.entry(field).or_default();
+        if texts.off {
+            return new_string(self.env, text);
+        }
+        texts.lookups += 1;
+        if let Some(&value) = texts.known.get(text) {
+            texts.hits += 1;
+            return Ok(value);
+        }
+        if texts.lookups >= TEXT_TRIAL && texts.hits * 4 < texts.lookups {
+            texts.off = true;
+            texts.known = HashMap::default();
+            return new_string(self.env, text);
+        }
+        let value = new_string(self.env, text)?;
+        texts.known.insert(text.into(), value);
+        Ok(value)
     }
 
     fn double(&self, v: impl Into<f64>) -> Result<napi_value> {
@@ -150,6 +195,15 @@ impl<'e> JsWriter<'e> {
     }
 }
 
+fn new_string(env: napi_env, text: &str) -> Result<napi_value> {
+    // SAFETY (for this and the other calls in this module): `env` is the environment of the
+    // callback the writer lives in; every pointer passed points to live data of the length given,
+    // and `out` to a local slot.
+    create(|out| unsafe {
+        sys::napi_create_string_utf8(env, text.as_ptr().cast(), text.len() as isize, out)
+    })
+}
+
 /// The value an N-API call writes to its out-parameter, or the call's error.
 fn create(call: impl FnOnce(*mut napi_value) -> napi_status) -> Result<napi_value> {
     let mut out = ptr::null_mut();
@@ -161,16 +215,20 @@ fn check(status: napi_status) -> Result<()> {
     napi::check_status!(status, "a result could not be converted to JavaScript")
 }
 
-/// The hash of a name's address and length: one multiply per word (as rustc's `FxHasher`), where
-/// the default SipHash would cost more than the lookup it serves.
+/// The hash of a name's address and length, or of a short text: one multiply per word (as
+/// rustc's `FxHasher`), where the default SipHash would cost more than the lookup it serves.
 #[derive(Default)]
 struct AddressHasher(u64);
 
 impl Hasher for AddressHasher {
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
+        let (words, rest) = bytes.as_chunks::<8>();
+        for word in words {
+            self.write_u64(u64::from_le_bytes(*word));
         }
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        self.write_u64(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56));
     }
 
     fn write_u64(&mut self, word: u64) {
@@ -236,6 +294,7 @@ impl<'w, 'e> Compound<'w, 'e> {
     }
 
     fn field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<()> {
+        self.writer.field = Some((name.as_ptr() as usize, name.len()));
         if self.start.is_some() {
             let value = value.serialize(&mut *self.writer)?;
             self.writer.push_field(name, value);
@@ -298,7 +357,7 @@ impl<'w, 'e> ser::Serializer for &'w mut JsWriter<'e> {
     }
 
     fn serialize_str(self, v: &str) -> Result<napi_value> {
-        self.string(v)
+        self.text(v)
     }
 
     fn serialize_bytes(self, v: &[u8]) -> Result<napi_value> {
