@@ -210,24 +210,14 @@ impl<'a> ApiHead<'a> {
     }
 }
 
-/// The strict one-pass read of a well-formed array of messages (as
-/// [`crate::json::read_array_strict`], by the same contract): `Ok(n)` when `text` is exactly an
-/// array whose `n` elements all read as heads, `Err(k)` after `k` heads were handed over.
+/// The strict one-pass read of a well-formed array of messages, by the contract of
+/// [`crate::json::read_strict_in`]'s reader: `Ok(n)` when `text` is exactly an array whose `n`
+/// elements all read as heads, `Err(k)` after `k` heads were handed over.
 pub(crate) fn read_heads_strict<'a>(
     text: &'a str,
-    mut each: impl FnMut(ApiHead<'a>),
+    each: impl FnMut(ApiHead<'a>),
 ) -> Result<usize, usize> {
-    let mut cursor = Cursor::new(text);
-    let mut count = 0usize;
-    let complete = cursor.array(|c| {
-        each(read_head(c)?);
-        count += 1;
-        Some(())
-    });
-    match complete {
-        Some(()) if cursor.at_end() => Ok(count),
-        _ => Err(count),
-    }
+    crate::json_cursor::read_array_with(text, read_head, each)
 }
 
 fn is_null(raw: &str) -> bool {

@@ -64,70 +64,15 @@ impl<'de, F: FnMut(usize, &RawValue)> Visitor<'de> for EachElement<'_, F> {
     }
 }
 
-struct StrictElements<'f, T, F> {
-    each: &'f mut F,
-    count: &'f mut usize,
-    element: std::marker::PhantomData<T>,
-}
-
-impl<'de, T: Deserialize<'de>, F: FnMut(T)> Visitor<'de> for StrictElements<'_, T, F> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON array")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(element) = seq.next_element::<T>()? {
-            (self.each)(element);
-            *self.count += 1;
-        }
-        Ok(())
-    }
-}
-
-/// The one-pass read of a well-formed plain array: each element is read straight from `text` by a
-/// strict `T` (no raw copy first). `Ok(n)` when the text is exactly an array whose `n` elements
-/// all read as `T` — then [`read_array`] would have found a plain, complete array of `n` elements
-/// and reported nothing. `Err(k)` otherwise, after `k` elements were handed over: the caller then
-/// reads the text with [`read_array`], skipping the first `k` elements.
-pub fn read_array_strict<'de, T: Deserialize<'de>>(
-    text: &'de str,
-    mut each: impl FnMut(T),
-) -> Result<usize, usize> {
-    let trimmed = text.trim_start();
-    if !trimmed.starts_with('[') {
-        return Err(0);
-    }
-    let mut count = 0usize;
-    let mut de = serde_json::Deserializer::from_str(trimmed);
-    let result = (&mut de).deserialize_seq(StrictElements {
-        each: &mut each,
-        count: &mut count,
-        element: std::marker::PhantomData,
-    });
-    match result.and_then(|()| de.end()) {
-        Ok(()) => Ok(count),
-        Err(_) => Err(count),
-    }
-}
-
-/// [`read_array_strict`] for a file that may also hold its array under one of `wrapper_keys`
-/// (`{"version":2,"messages":[…]}`). `Ok((n, shape))` exactly when [`read_array`] would read a
-/// complete array of `n` elements, plain or wrapped, and report nothing; `Err(k)` as
-/// [`read_array_strict`] (the wrapped array's elements are numbered as [`read_array`] numbers
-/// them, so the caller's skip holds). A wrapper is taken only when the whole text is one object
-/// that [`read_array`] would take as a wrapper; anything else is left to it (`Err(0)`).
-pub fn read_array_strict_in<'de, T: Deserialize<'de>>(
-    text: &'de str,
-    wrapper_keys: &[&str],
-    each: impl FnMut(T),
-) -> Result<(usize, Shape), usize> {
-    read_strict_in(text, wrapper_keys, |array| read_array_strict(array, each))
-}
-
-/// [`read_array_strict_in`] with the one-pass reader of the array given: `read(array)` has
-/// [`read_array_strict`]'s contract, for the text of the plain or wrapped array.
+/// The one-pass read of a file whose array may also be held under one of `wrapper_keys`
+/// (`{"version":2,"messages":[…]}`), the array read by `read`. `read(array)` gets the text of the
+/// plain or wrapped array and returns `Ok(n)` when that text is exactly an array whose `n`
+/// elements all read strictly (then [`read_array`] would have found a complete array of `n`
+/// elements and reported nothing), or `Err(k)` after handing over `k` elements: the caller then
+/// reads the text with [`read_array`], skipping the first `k` (the wrapped array's elements are
+/// numbered as [`read_array`] numbers them, so the skip holds). A wrapper is taken only when the
+/// whole text is one object that [`read_array`] would take as a wrapper; anything else is left to
+/// it (`Err(0)`).
 pub(crate) fn read_strict_in<'de>(
     text: &'de str,
     wrapper_keys: &[&str],

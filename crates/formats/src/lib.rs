@@ -26,7 +26,8 @@ pub use diag::{DiagCode, Diagnostic, Diags, Read, Severity};
 pub use history::{FileInContext, HistoryIndex, HistoryItem, TaskMetadata};
 pub use host::{HostEvidence, HostFamily};
 pub use read::{
-    for_each_api_head, for_each_api_message, for_each_ui_message, read_api_history,
-    read_history_index, read_history_item, read_task_metadata, read_ui_messages, StreamSummary,
+    for_each_api_head, for_each_api_message, for_each_ui_message, for_each_ui_message_with_texts,
+    read_api_history, read_history_index, read_history_item, read_task_metadata, read_ui_messages,
+    StreamSummary,
 };
-pub use ui::{Ask, ClineMessage, MessageKind, Payload, Say, SayTool};
+pub use ui::{Ask, ClineMessage, MessageKind, Payload, Say, SayTool, WantedTexts};

@@ -9,10 +9,9 @@ use crate::api_head::{read_heads_strict, ApiHead};
 use crate::decode::decode_json_in_place;
 use crate::diag::{DiagCode, Diagnostic, Diags, Read, Severity};
 use crate::history::{HistoryIndex, HistoryItem, TaskMetadata};
-use crate::json::{
-    read_array, read_array_strict_in, read_object, read_strict_in, ArrayStats, Shape,
-};
-use crate::ui::{unusual_kind, ClineMessage, Strict};
+use crate::json::{read_array, read_object, read_strict_in, ArrayStats, Shape};
+use crate::json_cursor::read_array_with;
+use crate::ui::{read_record, unusual_kind, ClineMessage, StrictRecord, WantedTexts};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
@@ -158,6 +157,28 @@ fn report_nulls(nulls: usize, diags: &mut Diags) {
 
 /// Stream the messages of a UI file (`ui_messages.json` or `claude_messages.json`).
 pub fn for_each_ui_message(path: &Path, mut f: impl FnMut(usize, ClineMessage)) -> StreamSummary {
+    stream_ui(path, None, |i, m, _| f(i, m))
+}
+
+/// As [`for_each_ui_message`], decoding only the texts of the records whose kind `wanted` accepts
+/// (asked as each record is read, so it may follow what the records before it held). The other
+/// texts are still checked as JSON strings, so the messages, counts and diagnostics are those of
+/// the full read, but such a record is handed over with `text: None` and the JSON literal of its
+/// text beside it (see [`crate::ui::literal_is_blank`]). A record the one-pass reader leaves to
+/// the tolerant one keeps its text.
+pub fn for_each_ui_message_with_texts(
+    path: &Path,
+    wanted: WantedTexts<'_>,
+    f: impl FnMut(usize, ClineMessage, Option<&str>),
+) -> StreamSummary {
+    stream_ui(path, Some(wanted), f)
+}
+
+fn stream_ui(
+    path: &Path,
+    wanted: Option<WantedTexts<'_>>,
+    mut f: impl FnMut(usize, ClineMessage, Option<&str>),
+) -> StreamSummary {
     let mut diags = Diags::for_file(path.display().to_string());
     let mut kept = 0usize;
     let mut nulls = 0usize;
@@ -165,14 +186,21 @@ pub fn for_each_ui_message(path: &Path, mut f: impl FnMut(usize, ClineMessage)) 
     let mut element_diags = Diags::for_file(diags.file());
     let stats = with_text(path, &mut diags, |text, diags| {
         // One pass when the file is a well-formed array of well-formed records (the usual case).
-        let fast = read_array_strict_in(text, &["messages"], |Strict(msg)| {
-            if let Some((field, value, retired)) = unusual_kind(&msg) {
-                *unusual
-                    .entry((field, value.to_owned(), retired))
-                    .or_default() += 1;
-            }
-            f(kept, msg);
-            kept += 1;
+        let fast = read_strict_in(text, &["messages"], |array| {
+            read_array_with(
+                array,
+                |c| read_record(c, wanted),
+                |record: StrictRecord<'_>| {
+                    let msg = record.message;
+                    if let Some((field, value, retired)) = unusual_kind(&msg) {
+                        *unusual
+                            .entry((field, value.to_owned(), retired))
+                            .or_default() += 1;
+                    }
+                    f(kept, msg, record.unread_text);
+                    kept += 1;
+                },
+            )
         });
         let (stats, skip) = match fast {
             Ok((elements, shape)) => (
@@ -214,7 +242,7 @@ pub fn for_each_ui_message(path: &Path, mut f: impl FnMut(usize, ClineMessage)) 
                         .entry((field, value.to_owned(), retired))
                         .or_default() += 1;
                 }
-                f(kept, msg);
+                f(kept, msg, None);
                 kept += 1;
             })
         })

@@ -42,14 +42,36 @@ fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
 /// its closing quote. `None` when it is not a literal `serde_json` would accept: cut short, with a
 /// raw control character, or with an escape JSON does not have.
 pub(crate) fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    scan_string(bytes, start).map(|s| s.end)
+}
+
+/// What [`scan_string`] found of a literal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Scanned {
+    /// The index just past the closing quote.
+    pub(crate) end: usize,
+    /// Whether it holds any escape (else its text is the bytes between its quotes).
+    pub(crate) escapes: bool,
+    /// Whether it holds a `\u` escape (the only kind whose decoding can fail, on a surrogate
+    /// outside a pair).
+    pub(crate) unicode: bool,
+}
+
+/// [`string_end`], also telling whether the literal holds escapes.
+pub(crate) fn scan_string(bytes: &[u8], start: usize) -> Option<Scanned> {
     // Most literals are short names and values: one 16-byte look ends them.
     if let Some(head) = bytes.get(start..).and_then(<[u8]>::first_chunk::<16>) {
         let masks = classify16(head);
         let stops = masks.backslash | masks.control;
         if masks.quote != 0 && stops & ((masks.quote & masks.quote.wrapping_neg()) - 1) == 0 {
-            return Some(start + masks.quote.trailing_zeros() as usize + 1);
+            return Some(Scanned {
+                end: start + masks.quote.trailing_zeros() as usize + 1,
+                escapes: false,
+                unicode: false,
+            });
         }
     }
+    let (mut escapes, mut unicode) = (false, false);
     let mut pos = start;
     let mut carry = 0u64;
     let mut padded: [u8; 64];
@@ -77,11 +99,16 @@ pub(crate) fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
             return None;
         }
         let escaped = escaped & inside;
-        if escaped != 0 && !escapes_allowed(block, &masks, escaped, &bytes[pos..]) {
-            return None;
+        if escaped != 0 {
+            escapes = true;
+            unicode |= escapes_allowed(block, &masks, escaped, &bytes[pos..])?;
         }
         if ends != 0 {
-            return Some(pos + ends.trailing_zeros() as usize + 1);
+            return Some(Scanned {
+                end: pos + ends.trailing_zeros() as usize + 1,
+                escapes,
+                unicode,
+            });
         }
         if !full {
             return None;
@@ -90,28 +117,35 @@ pub(crate) fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
     }
 }
 
-/// True when every escaped byte of `block` (bits of `escaped`) makes an escape JSON allows.
-/// `from_block` is the text from the block's first byte on, for the hex digits of `\u`.
-fn escapes_allowed(block: &[u8; 64], masks: &Masks, escaped: u64, from_block: &[u8]) -> bool {
+/// Whether every escaped byte of `block` (bits of `escaped`) makes an escape JSON allows: `None`
+/// when one does not, else whether any is a `\u`. `from_block` is the text from the block's
+/// first byte on, for the hex digits of `\u`.
+fn escapes_allowed(
+    block: &[u8; 64],
+    masks: &Masks,
+    escaped: u64,
+    from_block: &[u8],
+) -> Option<bool> {
     // Most escapes are new lines, tabs, quotes and backslashes: checked first, with two compares.
     if escaped & !(masks.quote | masks.backslash | equal_any(block, b"nt")) == 0 {
-        return true;
+        return Some(false);
     }
     let simple = masks.quote | masks.backslash | equal_any(block, b"/bfnrt");
     let unicode = equal_any(block, b"u");
     if escaped & !(simple | unicode) != 0 {
-        return false;
+        return None;
     }
-    let mut unicode = escaped & unicode;
-    while unicode != 0 {
-        let at = unicode.trailing_zeros() as usize;
-        let hex = from_block.get(at + 1..at + 5);
-        if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-            return false;
+    let unicode = escaped & unicode;
+    let mut rest = unicode;
+    while rest != 0 {
+        let at = rest.trailing_zeros() as usize;
+        let hex = from_block.get(at + 1..at + 5)?;
+        if !hex.iter().all(u8::is_ascii_hexdigit) {
+            return None;
         }
-        unicode &= unicode - 1;
+        rest &= rest - 1;
     }
-    true
+    Some(unicode != 0)
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -274,6 +308,23 @@ mod tests {
         }
     }
 
+    /// Whether a checked literal's inside holds a `\u` escape (not a `u` after an escaped
+    /// backslash).
+    fn reference_has_unicode_escape(inner: &[u8]) -> bool {
+        let mut i = 0;
+        while i < inner.len() {
+            if inner[i] == b'\\' {
+                if inner.get(i + 1) == Some(&b'u') {
+                    return true;
+                }
+                i += 2;
+            } else {
+                i += 1;
+            }
+        }
+        false
+    }
+
     /// Texts dense in what the scanner must get right: runs of backslashes of every length,
     /// quotes, escapes good and bad, control characters, multi-byte characters, at any offset
     /// from a block boundary.
@@ -359,7 +410,14 @@ mod tests {
             text.push(b'"');
             text.extend(&body);
             text.extend(b"\" , 1");
-            prop_assert_eq!(string_end(&text, lead + 1), reference_end(&text, lead + 1));
+            let scanned = scan_string(&text, lead + 1);
+            prop_assert_eq!(scanned.map(|s| s.end), reference_end(&text, lead + 1));
+            if let Some(s) = scanned {
+                let inner = &text[lead + 1..s.end - 1];
+                prop_assert_eq!(s.escapes, inner.contains(&b'\\'));
+                prop_assert_eq!(s.unicode, inner.windows(2).any(|w| w == b"\\u")
+                    && reference_has_unicode_escape(inner));
+            }
         }
 
         /// Both ways of making the masks agree on any block.

@@ -8,10 +8,13 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 mod payload;
+mod strict;
 #[cfg(test)]
 mod strict_tests;
 
 pub use payload::*;
+pub use strict::{literal_is_blank, WantedTexts};
+pub(crate) use strict::{read_record, StrictRecord};
 
 open_enum! {
     /// `ClineMessage.ask`: the values of every host family (Roo Code / Zoo Code, Cline, Kilo Code);
@@ -302,139 +305,12 @@ impl ClineMessage {
     }
 }
 
-/// Strict reading of one well-formed record straight from its JSON text, without building a
-/// generic value first. Anything unusual (a field of the wrong type, a missing `ask`/`say`, a
-/// nested object that needs a diagnostic) makes it give up, and the caller falls back to
-/// [`ClineMessage::from_object`], which yields the same message plus the diagnostics.
-pub(crate) struct Strict(pub(crate) ClineMessage);
-
-impl<'de> serde::Deserialize<'de> for Strict {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(StrictVisitor)
-    }
-}
-
-struct StrictVisitor;
-
-/// A string read without a copy when its JSON literal holds no escape (serde's own `Cow<str>`
-/// always copies): the member names and kinds of every record.
-struct StrCow<'de>(std::borrow::Cow<'de, str>);
-
-impl<'de> serde::Deserialize<'de> for StrCow<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Text;
-        impl<'de> serde::de::Visitor<'de> for Text {
-            type Value = StrCow<'de>;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a string")
-            }
-
-            fn visit_borrowed_str<E: serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> Result<StrCow<'de>, E> {
-                Ok(StrCow(std::borrow::Cow::Borrowed(v)))
-            }
-
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<StrCow<'de>, E> {
-                Ok(StrCow(std::borrow::Cow::Owned(v.to_owned())))
-            }
-        }
-        d.deserialize_str(Text)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for StrictVisitor {
-    type Value = Strict;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a ClineMessage object")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
-        use serde::de::Error;
-        let mut m = ClineMessage {
-            ts: None,
-            kind: MessageKind::Other(None),
-            text: None,
-            images: None,
-            partial: None,
-            reasoning: None,
-            conversation_history_index: None,
-            checkpoint: None,
-            progress_status: None,
-            context_condense: None,
-            context_truncation: None,
-            is_protected: None,
-            api_protocol: None,
-            is_answered: None,
-            extra: Map::new(),
-        };
-        let mut kind: Option<StrCow<'de>> = None;
-        // Present at all, even `null`: the tolerant reader keeps the field of the other kind
-        // among the unknown ones, so a record with both is left to it.
-        let mut ask: Option<Option<StrCow<'de>>> = None;
-        let mut say: Option<Option<StrCow<'de>>> = None;
-        let mut condense: Option<Value> = None;
-        let mut truncation: Option<Value> = None;
-        while let Some(StrCow(key)) = map.next_key::<StrCow<'de>>()? {
-            match key.as_ref() {
-                "ts" => m.ts = map.next_value()?,
-                "type" => kind = map.next_value()?,
-                "ask" => ask = Some(map.next_value()?),
-                "say" => say = Some(map.next_value()?),
-                "text" => m.text = map.next_value()?,
-                "images" => m.images = map.next_value()?,
-                "partial" => m.partial = map.next_value()?,
-                "reasoning" => m.reasoning = map.next_value()?,
-                "conversationHistoryIndex" => m.conversation_history_index = map.next_value()?,
-                "checkpoint" => {
-                    m.checkpoint = map.next_value::<Option<Value>>()?.filter(|v| !v.is_null())
-                }
-                "progressStatus" => {
-                    m.progress_status = map.next_value::<Option<Value>>()?.filter(|v| !v.is_null())
-                }
-                "contextCondense" => condense = map.next_value()?,
-                "contextTruncation" => truncation = map.next_value()?,
-                "isProtected" => m.is_protected = map.next_value()?,
-                "apiProtocol" => m.api_protocol = map.next_value()?,
-                "isAnswered" => m.is_answered = map.next_value()?,
-                other => {
-                    let value: Value = map.next_value()?;
-                    m.extra.insert(other.to_owned(), value);
-                }
-            }
-        }
-        m.kind = match (kind.as_ref().map(|k| k.0.as_ref()), ask, say) {
-            (Some("ask"), Some(Some(a)), None) => MessageKind::Ask(Ask::parse(&a.0)),
-            (Some("say"), None, Some(Some(v))) => MessageKind::Say(Say::parse(&v.0)),
-            _ => return Err(A::Error::custom("not a plain ask/say record")),
-        };
-        let mut sink = Diags::for_file("");
-        m.context_condense = match condense {
-            None => None,
-            Some(Value::Object(o)) => Some(condense_from(o, "", &mut sink)),
-            Some(_) => return Err(A::Error::custom("contextCondense is not an object")),
-        };
-        m.context_truncation = match truncation {
-            None => None,
-            Some(Value::Object(o)) => Some(truncation_from(o, "", &mut sink)),
-            Some(_) => return Err(A::Error::custom("contextTruncation is not an object")),
-        };
-        if !sink.is_empty() {
-            return Err(A::Error::custom("a nested field needs a diagnostic"));
-        }
-        Ok(Strict(m))
-    }
-}
-
 impl ClineMessage {
     /// Read one record from its JSON text: the fast strict path when the record is well formed,
     /// else the tolerant path with diagnostics at `path`. `None` for `null` and non-objects
     /// (reported).
     pub fn from_json(raw: &str, path: &str, diags: &mut Diags) -> Option<Self> {
-        if let Ok(Strict(m)) = serde_json::from_str::<Strict>(raw) {
+        if let Some(m) = strict::read_whole(raw) {
             return Some(m);
         }
         match crate::json::value_from_text(raw, path, diags) {

@@ -2,14 +2,14 @@
 //! tolerant one: whatever the strict reader takes, the tolerant reader reads the same with nothing
 //! to report; and it takes the records every era writes.
 
-use super::{ClineMessage, Strict};
+use super::ClineMessage;
 use crate::diag::Diags;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
 /// The strict reading of `raw`.
 fn strict(raw: &str) -> Option<ClineMessage> {
-    serde_json::from_str::<Strict>(raw).ok().map(|Strict(m)| m)
+    super::strict::read_whole(raw)
 }
 
 /// The tolerant reading, with its diagnostics.
@@ -129,4 +129,80 @@ proptest! {
             prop_assert_eq!(ours, want);
         }
     }
+}
+
+/// A reader of only some texts: those of `say:"text"` records.
+fn only_say_text(kind: &super::MessageKind) -> bool {
+    matches!(kind, super::MessageKind::Say(super::Say::Text))
+}
+
+/// The strict reading of `raw` with only `say:"text"` texts decoded.
+fn lean(raw: &str) -> Option<super::StrictRecord<'_>> {
+    let mut c = crate::json_cursor::Cursor::new(raw);
+    let record = super::read_record(&mut c, Some(&only_say_text))?;
+    c.at_end().then_some(record)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6000))]
+
+    /// Reading only some texts takes the records the full reading takes, and gives the same
+    /// message but for the texts it was not asked for, whose literal it hands over instead.
+    #[test]
+    fn texts_not_asked_for_are_only_stepped_over(record in arb_record()) {
+        let raw = serde_json::to_string(&record).expect("serialise");
+        let full = strict(&raw);
+        let ours = lean(&raw);
+        prop_assert_eq!(ours.is_some(), full.is_some(), "{}", raw);
+        if let (Some(ours), Some(mut full)) = (ours, full) {
+            if only_say_text(&full.kind) {
+                prop_assert_eq!(ours.unread_text, None);
+            } else {
+                let text = full.text.take();
+                let unread = ours
+                    .unread_text
+                    .map(|l| serde_json::from_str::<String>(l).expect("a checked literal"));
+                prop_assert_eq!(unread, text, "{}", raw);
+            }
+            prop_assert_eq!(ours.message, full);
+        }
+    }
+
+    /// Blankness read from a literal is that of its decoded text.
+    #[test]
+    fn blankness_from_the_literal(text in proptest::collection::vec(prop_oneof![
+        Just(" "), Just("\n"), Just("\t"), Just("\r"), Just("\u{c}"), Just("\u{b}"),
+        Just("\u{a0}"), Just("\u{3000}"), Just("\u{2028}"), Just("\u{85}"), Just("a"), Just("\""),
+        Just("\\"), Just("/"), Just("\u{8}"), Just("é"),
+    ], 0..8)) {
+        let text = text.concat();
+        let literal = serde_json::to_string(&text).expect("serialise");
+        prop_assert_eq!(super::literal_is_blank(&literal), text.trim().is_empty(), "{:?}", literal);
+        // Escaped the long way too.
+        let escaped: String = text.chars().map(|c| format!("\\u{:04x}", c as u32)).collect();
+        let literal = format!("\"{escaped}\"");
+        prop_assert_eq!(super::literal_is_blank(&literal), text.trim().is_empty(), "{}", literal);
+    }
+}
+
+#[test]
+fn a_text_stepped_over_is_still_checked() {
+    // A lone surrogate: the full reading refuses the record, and so does the lean one.
+    let raw = r#"{"ts":1,"type":"say","say":"command_output","text":"x\ud800y"}"#;
+    assert!(strict(raw).is_none());
+    assert!(lean(raw).is_none());
+    // A pair is fine, and handed over as its literal.
+    let raw = r#"{"ts":1,"type":"say","say":"command_output","text":"x\ud83d\ude00y"}"#;
+    let record = lean(raw).expect("read");
+    assert_eq!(record.message.text, None);
+    assert_eq!(record.unread_text, Some(r#""x\ud83d\ude00y""#));
+    // The kind after the text: decided at the end, decoded when asked for.
+    let raw = r#"{"text":"hello","ts":1,"type":"say","say":"text"}"#;
+    let record = lean(raw).expect("read");
+    assert_eq!(record.message.text.as_deref(), Some("hello"));
+    assert_eq!(record.unread_text, None);
+    // A text that is not a string is refused by both.
+    let raw = r#"{"ts":1,"type":"say","say":"reasoning","text":7}"#;
+    assert!(strict(raw).is_none());
+    assert!(lean(raw).is_none());
 }

@@ -54,6 +54,12 @@ impl SequenceBuilder {
         }
     }
 
+    /// Count a message whose content is not blank, without its content (a header).
+    pub(super) fn count_message(&mut self) {
+        debug_assert!(!self.include, "a sequence needs the content");
+        self.messages += 1;
+    }
+
     /// Name, kind, status and path of each action from the extractor's tool calls, in order (the
     /// UI record's calls get their status from the messages that follow them).
     pub(super) fn with_tool_calls(mut self, calls: &[ToolCall]) -> Self {

@@ -3,11 +3,12 @@
 
 use roo_formats::diag::{DiagCode, Diagnostic, Severity};
 use roo_formats::extract::Extractor;
-use roo_formats::for_each_ui_message;
-use roo_formats::ui::{Ask, ClineMessage, MessageKind, Say};
+use roo_formats::ui::{literal_is_blank, Ask, ClineMessage, MessageKind, Say};
+use roo_formats::{for_each_ui_message, for_each_ui_message_with_texts};
 use roo_formats::{HostEvidence, Payload};
 use roo_js::iso_from_ms;
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::path::Path;
 
 use super::sequence::{plan_response, ui_action_parameters, ui_role, SequenceBuilder};
@@ -45,7 +46,17 @@ impl UiPass {
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Self {
         let mut pass = UiPass::default();
-        let summary = for_each_ui_message(path, |i, msg| pass.message(i, &msg, extractor, seq));
+        let summary = if seq.include {
+            for_each_ui_message(path, |i, msg| pass.message(i, &msg, None, extractor, seq))
+        } else {
+            // A header decodes only the texts it uses; the task's own words until they are found.
+            let looking_for_task = Cell::new(true);
+            let wanted = |kind: &MessageKind| header_reads_text(kind, looking_for_task.get());
+            for_each_ui_message_with_texts(path, &wanted, |i, msg, unread| {
+                pass.message(i, &msg, unread, extractor, seq);
+                looking_for_task.set(pass.first_say_text.is_none() && !pass.saw_task_say);
+            })
+        };
         files.ui_messages = summary.kept as u32;
         diagnostics.extend(summary.diagnostics);
         if pass.foreign_records > 0 {
@@ -71,10 +82,12 @@ impl UiPass {
         }
     }
 
+    /// Fold one record; `unread` is the JSON literal of its text when the reader stepped over it.
     fn message(
         &mut self,
         i: usize,
         msg: &ClineMessage,
+        unread: Option<&str>,
         extractor: &mut Extractor,
         seq: &mut SequenceBuilder,
     ) {
@@ -139,7 +152,26 @@ impl UiPass {
                     _ => Cow::Borrowed(t),
                 };
                 seq.message(role, &content, msg.ts);
+            } else if unread.is_some_and(|raw| !literal_is_blank(raw)) {
+                // A header only counts the message: its content is its text as written.
+                seq.count_message();
             }
         }
+    }
+}
+
+/// Whether a header (no sequence) uses the text of a record of `kind`: the task as the user wrote
+/// it while `looking_for_task`, the API requests (usage, and the first one's environment), the
+/// tool calls (names, paths, subtask instructions), and the messages whose counted content is
+/// drawn from their text (follow-up questions, plan responses). Command output, reasoning,
+/// replies and the like are stepped over: a header only asks whether they are blank.
+fn header_reads_text(kind: &MessageKind, looking_for_task: bool) -> bool {
+    match kind {
+        MessageKind::Say(Say::Task | Say::Text) => looking_for_task,
+        MessageKind::Say(Say::ApiReqStarted | Say::ApiReqFinished) => true,
+        MessageKind::Ask(Ask::Tool | Ask::UseMcpServer)
+        | MessageKind::Say(Say::Tool | Say::UseMcpServer) => true,
+        MessageKind::Ask(Ask::Followup | Ask::PlanModeRespond | Ask::ActModeRespond) => true,
+        _ => false,
     }
 }
