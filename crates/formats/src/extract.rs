@@ -9,7 +9,7 @@
 use crate::api::{ApiMessage, Block, Role};
 use crate::api_head::{ApiHead, HeadBlock};
 use crate::text;
-use crate::ui::{ApiReqInfo, Ask, ClineMessage, MessageKind, Payload, Say};
+use crate::ui::{ApiReqInfo, Ask, ClineMessage, MessageKind, Payload, Say, UnreadText};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -157,6 +157,12 @@ impl Extractor {
 
     /// Feed one UI message.
     pub fn ui(&mut self, msg: &ClineMessage) {
+        self.ui_with_unread(msg, None)
+    }
+
+    /// [`Extractor::ui`] for a record whose text the reader stepped over (`msg.text` is `None`
+    /// and `unread` holds it as it stands in the file): an API request's usage is read from it.
+    pub fn ui_with_unread(&mut self, msg: &ClineMessage, unread: Option<UnreadText<'_>>) {
         let ts = msg.ts;
         match &msg.kind {
             MessageKind::Ask(Ask::Tool) | MessageKind::Say(Say::Tool) => self.ui_tool(msg),
@@ -202,11 +208,12 @@ impl Extractor {
                 return;
             }
             MessageKind::Say(Say::ApiReqStarted) => {
-                let info = msg
-                    .text
-                    .as_deref()
-                    .and_then(ApiReqInfo::parse_usage)
-                    .unwrap_or_default();
+                let info = match (msg.text.as_deref(), unread) {
+                    (Some(text), _) => ApiReqInfo::parse_usage(text),
+                    (None, Some(unread)) => ApiReqInfo::usage_of_unread(&unread),
+                    (None, None) => None,
+                }
+                .unwrap_or_default();
                 self.cost_order
                     .push(CostEntry::Request(self.requests.len()));
                 self.requests.push(request_from(ts, &info));

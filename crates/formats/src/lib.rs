@@ -8,6 +8,7 @@ pub mod api;
 pub mod api_head;
 pub mod decode;
 pub mod diag;
+mod escaped_json;
 pub mod extract;
 mod fields;
 pub mod history;

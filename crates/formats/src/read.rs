@@ -11,7 +11,7 @@ use crate::diag::{DiagCode, Diagnostic, Diags, Read, Severity};
 use crate::history::{HistoryIndex, HistoryItem, TaskMetadata};
 use crate::json::{read_array, read_object, read_strict_in, ArrayStats, Shape};
 use crate::json_cursor::read_array_with;
-use crate::ui::{read_record, unusual_kind, ClineMessage, StrictRecord, WantedTexts};
+use crate::ui::{read_record, unusual_kind, ClineMessage, StrictRecord, UnreadText, WantedTexts};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
@@ -163,13 +163,13 @@ pub fn for_each_ui_message(path: &Path, mut f: impl FnMut(usize, ClineMessage)) 
 /// As [`for_each_ui_message`], decoding only the texts of the records whose kind `wanted` accepts
 /// (asked as each record is read, so it may follow what the records before it held). The other
 /// texts are still checked as JSON strings, so the messages, counts and diagnostics are those of
-/// the full read, but such a record is handed over with `text: None` and the JSON literal of its
-/// text beside it (see [`crate::ui::literal_is_blank`]). A record the one-pass reader leaves to
-/// the tolerant one keeps its text.
+/// the full read, but such a record is handed over with `text: None` and the text as it stands in
+/// the file beside it ([`UnreadText`]). A record the one-pass reader leaves to the tolerant one
+/// keeps its text.
 pub fn for_each_ui_message_with_texts(
     path: &Path,
     wanted: WantedTexts<'_>,
-    f: impl FnMut(usize, ClineMessage, Option<&str>),
+    f: impl FnMut(usize, ClineMessage, Option<UnreadText<'_>>),
 ) -> StreamSummary {
     stream_ui(path, Some(wanted), f)
 }
@@ -177,7 +177,7 @@ pub fn for_each_ui_message_with_texts(
 fn stream_ui(
     path: &Path,
     wanted: Option<WantedTexts<'_>>,
-    mut f: impl FnMut(usize, ClineMessage, Option<&str>),
+    mut f: impl FnMut(usize, ClineMessage, Option<UnreadText<'_>>),
 ) -> StreamSummary {
     let mut diags = Diags::for_file(path.display().to_string());
     let mut kept = 0usize;

@@ -13,7 +13,7 @@ mod strict;
 mod strict_tests;
 
 pub use payload::*;
-pub use strict::{literal_is_blank, WantedTexts};
+pub use strict::{literal_is_blank, UnreadText, WantedTexts};
 pub(crate) use strict::{read_record, StrictRecord};
 
 open_enum! {

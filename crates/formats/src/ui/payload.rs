@@ -141,6 +141,16 @@ impl ApiReqInfo {
         Self::parse_usage_by_serde(text)
     }
 
+    /// [`ApiReqInfo::parse_usage`] of a text the reader stepped over: read where it stands in
+    /// the file when the quick read takes it, else decoded first. Either way the same as
+    /// `parse_usage` of the decoded text.
+    pub fn usage_of_unread(text: &UnreadText<'_>) -> Option<Self> {
+        if let Some(info) = usage_in_literal(text) {
+            return Some(info);
+        }
+        Self::parse_usage(&text.decode()?)
+    }
+
     fn parse_usage_by_serde(text: &str) -> Option<Self> {
         match serde_json::from_str::<UsagePeek>(text) {
             Ok(p) => Some(ApiReqInfo {
@@ -164,20 +174,26 @@ impl ApiReqInfo {
 /// [`ApiReqInfo::parse_usage`]'s quick read by the JSON cursor: `None` when the cursor does not
 /// take the text (the serde read then decides), else exactly what the serde read gives.
 fn usage_by_cursor(text: &str) -> Option<ApiReqInfo> {
-    use crate::json_cursor::{opt_f64, opt_text, peek_members};
+    usage_from_members(crate::json_cursor::peek_members(text, USAGE_MEMBERS)?)
+}
+
+/// The usage members of an `api_req_*` object, in the order of [`usage_from_members`].
+const USAGE_MEMBERS: [&str; 7] = [
+    "tokensIn",
+    "tokensOut",
+    "cacheWrites",
+    "cacheReads",
+    "cost",
+    "apiProtocol",
+    "cancelReason",
+];
+
+/// An [`ApiReqInfo`] of usage from the JSON texts of its members (as serde reads them); `None`
+/// when one is of another type.
+fn usage_from_members(members: [Option<&str>; 7]) -> Option<ApiReqInfo> {
+    use crate::json_cursor::{opt_f64, opt_text};
     let [tokens_in, tokens_out, cache_writes, cache_reads, cost, api_protocol, cancel_reason] =
-        peek_members(
-            text,
-            [
-                "tokensIn",
-                "tokensOut",
-                "cacheWrites",
-                "cacheReads",
-                "cost",
-                "apiProtocol",
-                "cancelReason",
-            ],
-        )?;
+        members;
     Some(ApiReqInfo {
         tokens_in: opt_f64(tokens_in)?,
         tokens_out: opt_f64(tokens_out)?,
@@ -188,6 +204,16 @@ fn usage_by_cursor(text: &str) -> Option<ApiReqInfo> {
         cancel_reason: opt_text(cancel_reason)?.map(Cow::into_owned),
         ..ApiReqInfo::default()
     })
+}
+
+/// [`usage_by_cursor`] on a text still escaped in its literal (`crate::escaped_json`).
+fn usage_in_literal(text: &UnreadText<'_>) -> Option<ApiReqInfo> {
+    let members = crate::escaped_json::peek_members(
+        text.literal(),
+        text.has_unicode_escape(),
+        USAGE_MEMBERS,
+    )?;
+    usage_from_members(std::array::from_fn(|i| members[i].as_deref()))
 }
 
 /// The fields of a tool payload a summary reads, as literals or decoded names.
@@ -580,12 +606,81 @@ mod peek_tests {
         }
     }
 
+    /// A member value for an inner usage object, as JSON text: with quotes, backslashes, control
+    /// characters and non-ASCII in strings, numbers of every form, nested values.
+    fn arb_inner_value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            arb_value(),
+            "[a-z\"\\\\/\n\t\u{1}\u{1b}é€😀<> ]{0,40}"
+                .prop_map(|s| serde_json::to_string(&s).expect("serialise")),
+            Just(r#""\u00e9\ud83d\ude00 \/ \b\f""#.to_owned()),
+            // Runs of backslashes before quotes and letters, of every length.
+            proptest::collection::vec(
+                prop_oneof![Just("\\"), Just("\""), Just("n"), Just("/"), Just("\n")],
+                0..12
+            )
+            .prop_map(|p| serde_json::to_string(&p.concat()).expect("serialise")),
+            Just(r#"{"a":["\"x\\",{"b":null}],"c":-1.5e3}"#.to_owned()),
+        ]
+    }
+
+    /// Inner usage texts: objects of such members, sometimes pretty-printed or damaged (a raw
+    /// control character in a string, a bad escape, cut short, not an object).
+    fn arb_inner_text() -> impl Strategy<Value = String> {
+        let object =
+            proptest::collection::vec((arb_name(), arb_inner_value()), 0..7).prop_map(|m| {
+                let members: Vec<String> = m.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+                format!("{{{}}}", members.join(","))
+            });
+        (object, 0u8..12).prop_map(|(o, damage)| match damage {
+            0 => o.replacen("\\n", "\n", 1),
+            1 => o.replacen("\\\"", "\\x", 1),
+            2 => o.chars().take(o.chars().count() / 2).collect(),
+            3 => format!("[{o}]"),
+            4 => format!(" {o} \n"),
+            5 => o.replace(',', ",\n  ").replace(':', ": "),
+            6 => o.replacen("\\u00e9", "\\u00g9", 1),
+            7 => o.replacen("\\", "\\\\\\", 1),
+            _ => o,
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+
+        /// Usage read from a text still escaped in its literal is usage read from the decoded
+        /// text, to the sign of a zero, whatever the inner text holds.
+        #[test]
+        fn usage_in_the_literal_is_usage_of_the_text(inner in arb_inner_text()) {
+            let literal = serde_json::to_string(&inner).expect("serialise");
+            let unread = UnreadText::scanned(&literal).expect("a literal");
+            let want = format!("{:?}", ApiReqInfo::parse_usage(&inner));
+            prop_assert_eq!(format!("{:?}", ApiReqInfo::usage_of_unread(&unread)), want.clone(), "{}", literal);
+            let quick = usage_in_literal(&unread);
+            if let Some(quick) = &quick {
+                prop_assert_eq!(format!("{:?}", Some(quick)), want, "{}", literal);
+            }
+            // And it reads in place every text the cursor reads once decoded, but those with a
+            // `\u` escape in the literal or an escaped member name, which it leaves to decoding.
+            if usage_by_cursor(&inner).is_some()
+                && !unread.has_unicode_escape()
+                && !inner.contains("\\u0049")
+            {
+                prop_assert!(quick.is_some(), "refused {}", literal);
+            }
+        }
+    }
+
     /// The payloads the extension writes are taken by the cursor (else the quick read would
     /// silently never run).
     #[test]
     fn the_usual_payloads_are_read_by_the_cursor() {
         let usage = r#"{"request":"<task>\nfix it\n</task>","tokensIn":12,"tokensOut":340,"cacheWrites":0,"cacheReads":9012,"cost":0.0123,"apiProtocol":"anthropic"}"#;
         let info = usage_by_cursor(usage).expect("usage read by the cursor");
+        let literal = serde_json::to_string(usage).expect("serialise");
+        let unread = UnreadText::scanned(&literal).expect("a literal");
+        let in_literal = usage_in_literal(&unread).expect("usage read in the literal");
+        assert_eq!(format!("{in_literal:?}"), format!("{info:?}"));
         assert_eq!(info.tokens_out, Some(340.0));
         assert_eq!(info.api_protocol.as_deref(), Some("anthropic"));
         let tool =

@@ -19,11 +19,50 @@ pub type WantedTexts<'p> = &'p dyn Fn(&MessageKind) -> bool;
 /// are left to the tolerant reader, which builds values with serde_json's limit of 128 levels.
 const MAX_VALUE_NESTING: usize = 64;
 
-/// A record read strictly: the message, and the JSON literal of its text when that text was
-/// stepped over rather than decoded (`message.text` is then `None`).
+/// A record read strictly: the message, and its text when that text was stepped over rather than
+/// decoded (`message.text` is then `None`).
 pub(crate) struct StrictRecord<'a> {
     pub(crate) message: ClineMessage,
-    pub(crate) unread_text: Option<&'a str>,
+    pub(crate) unread_text: Option<UnreadText<'a>>,
+}
+
+/// A text stepped over: its JSON literal, checked, and what the scan found of its escapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnreadText<'a> {
+    literal: &'a str,
+    has_unicode_escape: bool,
+}
+
+impl<'a> UnreadText<'a> {
+    /// A checked literal, as the block scanner found it.
+    #[cfg(test)]
+    pub(crate) fn scanned(literal: &'a str) -> Option<Self> {
+        let scanned = crate::string_scan::scan_string(literal.as_bytes(), 1)?;
+        (scanned.end == literal.len()).then_some(UnreadText {
+            literal,
+            has_unicode_escape: scanned.unicode,
+        })
+    }
+
+    /// The JSON string literal, quotes included.
+    pub fn literal(&self) -> &'a str {
+        self.literal
+    }
+
+    /// Whether the literal holds a `\u` escape.
+    pub fn has_unicode_escape(&self) -> bool {
+        self.has_unicode_escape
+    }
+
+    /// The text, decoded.
+    pub fn decode(&self) -> Option<Cow<'a, str>> {
+        crate::json_cursor::decode_literal(self.literal)
+    }
+
+    /// Whether the text is blank (see [`literal_is_blank`]).
+    pub fn is_blank(&self) -> bool {
+        literal_is_blank(self.literal)
+    }
 }
 
 /// `null` or a string, decoded.
@@ -113,10 +152,9 @@ pub(crate) fn read_record<'a>(
     let (mut kind, mut ask, mut say) = (None, None, None);
     let (mut condense, mut truncation) = (None, None);
     // A text stepped over because its kind was not yet known or not wanted: its literal.
-    let mut unread: Option<&'a str> = None;
-    // Whether that literal holds a `\u` escape, which decoding may refuse (a surrogate outside
-    // a pair) though stepping over it does not: such a text is decoded to find out.
-    let mut unicode_unread = false;
+    // (One holding a `\u` escape, which decoding may refuse, a surrogate outside a pair, though
+    // stepping over it does not, is decoded to find out.)
+    let mut unread: Option<UnreadText<'a>> = None;
     c.object(|c, key| {
         match key.as_ref() {
             "ts" => m.ts = c.opt_i64()?,
@@ -136,9 +174,11 @@ pub(crate) fn read_record<'a>(
                     if c.peek()? == b'n' {
                         c.value(0)?;
                     } else {
-                        let (raw, scanned) = c.string_scanned()?;
-                        unread = Some(raw);
-                        unicode_unread = scanned.unicode;
+                        let (literal, scanned) = c.string_scanned()?;
+                        unread = Some(UnreadText {
+                            literal,
+                            has_unicode_escape: scanned.unicode,
+                        });
                     }
                 }
             }
@@ -162,10 +202,14 @@ pub(crate) fn read_record<'a>(
         Some(())
     })?;
     m.kind = plain_kind(kind.as_deref(), ask.as_ref(), say.as_ref())?;
-    if let Some(raw) = unread {
+    if let Some(UnreadText {
+        literal: raw,
+        has_unicode_escape,
+    }) = unread
+    {
         // Decoded after all when the kind, now known, wants it, or to check its escapes.
         let wanted = wanted.is_none_or(|wanted| wanted(&m.kind));
-        if wanted || unicode_unread {
+        if wanted || has_unicode_escape {
             let text = crate::json_cursor::decode_literal(raw)?.into_owned();
             if wanted {
                 m.text = Some(text);

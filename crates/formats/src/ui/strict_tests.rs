@@ -161,7 +161,7 @@ proptest! {
                 let text = full.text.take();
                 let unread = ours
                     .unread_text
-                    .map(|l| serde_json::from_str::<String>(l).expect("a checked literal"));
+                    .map(|u| serde_json::from_str::<String>(u.literal()).expect("a checked literal"));
                 prop_assert_eq!(unread, text, "{}", raw);
             }
             prop_assert_eq!(ours.message, full);
@@ -195,7 +195,9 @@ fn a_text_stepped_over_is_still_checked() {
     let raw = r#"{"ts":1,"type":"say","say":"command_output","text":"x\ud83d\ude00y"}"#;
     let record = lean(raw).expect("read");
     assert_eq!(record.message.text, None);
-    assert_eq!(record.unread_text, Some(r#""x\ud83d\ude00y""#));
+    let unread = record.unread_text.expect("stepped over");
+    assert_eq!(unread.literal(), r#""x\ud83d\ude00y""#);
+    assert!(unread.has_unicode_escape());
     // The kind after the text: decided at the end, decoded when asked for.
     let raw = r#"{"text":"hello","ts":1,"type":"say","say":"text"}"#;
     let record = lean(raw).expect("read");

@@ -3,7 +3,7 @@
 
 use roo_formats::diag::{DiagCode, Diagnostic, Severity};
 use roo_formats::extract::Extractor;
-use roo_formats::ui::{literal_is_blank, Ask, ClineMessage, MessageKind, Say};
+use roo_formats::ui::{Ask, ClineMessage, MessageKind, Say, UnreadText};
 use roo_formats::{for_each_ui_message, for_each_ui_message_with_texts};
 use roo_formats::{HostEvidence, Payload};
 use roo_js::iso_from_ms;
@@ -49,12 +49,19 @@ impl UiPass {
         let summary = if seq.include {
             for_each_ui_message(path, |i, msg| pass.message(i, &msg, None, extractor, seq))
         } else {
-            // A header decodes only the texts it uses; the task's own words until they are found.
-            let looking_for_task = Cell::new(true);
-            let wanted = |kind: &MessageKind| header_reads_text(kind, looking_for_task.get());
+            // A header decodes only the texts it uses: the task's own words and the first API
+            // request until they are found.
+            let looking = Cell::new(Looking {
+                task: true,
+                request: true,
+            });
+            let wanted = |kind: &MessageKind| header_reads_text(kind, looking.get());
             for_each_ui_message_with_texts(path, &wanted, |i, msg, unread| {
                 pass.message(i, &msg, unread, extractor, seq);
-                looking_for_task.set(pass.first_say_text.is_none() && !pass.saw_task_say);
+                looking.set(Looking {
+                    task: pass.first_say_text.is_none() && !pass.saw_task_say,
+                    request: pass.first_request.is_none(),
+                });
             })
         };
         files.ui_messages = summary.kept as u32;
@@ -82,12 +89,13 @@ impl UiPass {
         }
     }
 
-    /// Fold one record; `unread` is the JSON literal of its text when the reader stepped over it.
+    /// Fold one record; `unread` is its text as it stands in the file when the reader stepped
+    /// over it.
     fn message(
         &mut self,
         i: usize,
         msg: &ClineMessage,
-        unread: Option<&str>,
+        unread: Option<UnreadText<'_>>,
         extractor: &mut Extractor,
         seq: &mut SequenceBuilder,
     ) {
@@ -103,7 +111,7 @@ impl UiPass {
             return;
         }
         self.see_time(msg.ts);
-        extractor.ui(msg);
+        extractor.ui_with_unread(msg, unread);
         self.host_evidence.see(msg);
         let is_task = msg.is_say(&Say::Task);
         let is_first_text = self.first_say_text.is_none()
@@ -152,7 +160,7 @@ impl UiPass {
                     _ => Cow::Borrowed(t),
                 };
                 seq.message(role, &content, msg.ts);
-            } else if unread.is_some_and(|raw| !literal_is_blank(raw)) {
+            } else if unread.is_some_and(|text| !text.is_blank()) {
                 // A header only counts the message: its content is its text as written.
                 seq.count_message();
             }
@@ -160,15 +168,26 @@ impl UiPass {
     }
 }
 
-/// Whether a header (no sequence) uses the text of a record of `kind`: the task as the user wrote
-/// it while `looking_for_task`, the API requests (usage, and the first one's environment), the
-/// tool calls (names, paths, subtask instructions), and the messages whose counted content is
-/// drawn from their text (follow-up questions, plan responses). Command output, reasoning,
-/// replies and the like are stepped over: a header only asks whether they are blank.
-fn header_reads_text(kind: &MessageKind, looking_for_task: bool) -> bool {
+/// What a header still looks for in the UI record's texts.
+#[derive(Clone, Copy)]
+struct Looking {
+    /// The task as the user wrote it.
+    task: bool,
+    /// The first API request's text (its environment details).
+    request: bool,
+}
+
+/// Whether a header (no sequence) decodes the text of a record of `kind`: the task as the user
+/// wrote it and the first API request while it looks for them, the tool calls (names, paths,
+/// subtask instructions), and the messages whose counted content is drawn from their text
+/// (follow-up questions, plan responses). The usage of the other API requests is read from their
+/// text as it stands in the file; command output, reasoning, replies and the like are stepped
+/// over, a header only asks whether they are blank.
+fn header_reads_text(kind: &MessageKind, looking: Looking) -> bool {
     match kind {
-        MessageKind::Say(Say::Task | Say::Text) => looking_for_task,
-        MessageKind::Say(Say::ApiReqStarted | Say::ApiReqFinished) => true,
+        MessageKind::Say(Say::Task | Say::Text) => looking.task,
+        MessageKind::Say(Say::ApiReqStarted) => looking.request,
+        MessageKind::Say(Say::ApiReqFinished) => true,
         MessageKind::Ask(Ask::Tool | Ask::UseMcpServer)
         | MessageKind::Say(Say::Tool | Say::UseMcpServer) => true,
         MessageKind::Ask(Ask::Followup | Ask::PlanModeRespond | Ask::ActModeRespond) => true,
