@@ -3,14 +3,15 @@
 // is measured as one call (`scanTasks` with the `hierarchy` option) and as two (the skeletons sent
 // back to `reconstructHierarchy`).
 //
-// Usage: node bench/scan-store.mjs [storeDir] [--runs N]   (default: generates a 5 000-task, ~850 MiB
-//        store with the roo-corpus generator into bench/out/store-5000; 5 raw/scan pairs)
+// Usage: node bench/scan-store.mjs [storeDir | shared] [--runs N]   (default: generates a 5 000-task,
+//        ~850 MiB store with the roo-corpus generator into bench/out/store-5000; `shared`: 5 000
+//        copies of ../shared/fixtures' real tasks into bench/out/shared-5000; 5 raw/scan pairs)
 import { createRequire } from 'node:module'
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { benchTasksDir } from './store.mjs'
+import { benchTasksDir, sharedCopiesTasksDir } from './store.mjs'
 
 const FILES = ['ui_messages.json', 'claude_messages.json', 'api_conversation_history.json', 'history_item.json', 'task_metadata.json']
 
@@ -79,7 +80,7 @@ if (process.argv[2] === '--child') {
   const args = process.argv.slice(2)
   const runsAt = args.indexOf('--runs')
   const runs = runsAt >= 0 ? Math.max(1, Number(args.splice(runsAt, 2)[1]) || 1) : 5
-  const tasksDir = benchTasksDir(args[0])
+  const tasksDir = args[0] === 'shared' ? sharedCopiesTasksDir() : benchTasksDir(args[0])
   // Warm the page cache once so every measurement reads from memory alike.
   run('raw', tasksDir)
   // The raw read and the scan in alternating pairs: both swing by tens of per cent from one run
