@@ -8,6 +8,7 @@
 
 use crate::api::{ApiMessage, Block, Role};
 use crate::api_head::{ApiHead, HeadBlock};
+use crate::fast_hash::FastMap;
 use crate::text;
 use crate::ui::{ApiReqInfo, Ask, ClineMessage, MessageKind, Payload, Say, UnreadText};
 use serde::{Deserialize, Serialize};
@@ -576,18 +577,34 @@ fn merge_sightings(
     own_key: Option<&str>,
     subtask_results: &[i64],
 ) -> Vec<NewTaskInstruction> {
+    // Each distinct message normalised once: a subtask is usually sighted in several records
+    // (the UI ask, the API call, a partial) with the same text.
+    let keys: Vec<String> = {
+        let mut normalised: FastMap<&str, String> = FastMap::default();
+        sightings
+            .iter()
+            .map(|s| {
+                normalised
+                    .entry(s.message.as_str())
+                    .or_insert_with(|| text::normalize_instruction(&s.message))
+                    .clone()
+            })
+            .collect()
+    };
     // Per normalised message: the sightings of each source, in order.
     let mut order: Vec<String> = Vec::new();
-    let mut by_key: HashMap<String, HashMap<ChildSource, Vec<Sighting>>> = HashMap::new();
-    for s in sightings {
-        let key = text::normalize_instruction(&s.message);
+    let mut by_key: FastMap<String, HashMap<ChildSource, Vec<Sighting>>> = FastMap::default();
+    for (s, key) in sightings.into_iter().zip(keys) {
         if key.is_empty() || Some(key.as_str()) == own_key {
             continue;
         }
-        let entry = by_key.entry(key.clone()).or_insert_with(|| {
-            order.push(key.clone());
-            HashMap::new()
-        });
+        let entry = match by_key.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                order.push(e.key().clone());
+                e.insert(HashMap::new())
+            }
+        };
         entry.entry(s.source).or_default().push(s);
     }
     let mut out = Vec::new();

@@ -10,6 +10,7 @@ pub mod decode;
 pub mod diag;
 mod escaped_json;
 pub mod extract;
+pub mod fast_hash;
 mod fields;
 pub mod history;
 pub mod host;

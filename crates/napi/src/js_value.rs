@@ -27,9 +27,8 @@
 
 use napi::sys::{self, napi_env, napi_status, napi_value};
 use napi::{Env, Unknown};
+use roo_formats::fast_hash::FastMap;
 use serde::ser::{self, Serialize};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::marker::PhantomData;
 use std::ptr;
 
@@ -38,7 +37,7 @@ mod shapes;
 type Result<T> = napi::Result<T>;
 
 /// A map keyed by the addresses (and lengths) of `&'static str` names.
-type ByAddress<K, V> = HashMap<K, V, BuildHasherDefault<AddressHasher>>;
+type ByAddress<K, V> = FastMap<K, V>;
 
 /// Writes serialisable values as JavaScript values, creating each property name once.
 ///
@@ -68,7 +67,7 @@ const TEXT_TRIAL: u32 = 256;
 /// The strings one field has written, by their text.
 #[derive(Default)]
 struct FieldTexts {
-    known: HashMap<Box<str>, napi_value, BuildHasherDefault<AddressHasher>>,
+    known: FastMap<Box<str>, napi_value>,
     lookups: u32,
     hits: u32,
     /// Set once the field's strings proved unique.
@@ -79,10 +78,10 @@ impl<'e> JsWriter<'e> {
     pub(crate) fn new(env: &'e Env) -> Self {
         JsWriter {
             env: env.raw(),
-            names: HashMap::default(),
+            names: FastMap::default(),
             shapes: shapes::Shapes::default(),
             field: None,
-            texts: HashMap::default(),
+            texts: FastMap::default(),
             _env: PhantomData,
         }
     }
@@ -125,7 +124,7 @@ impl<'e> JsWriter<'e> {
         }
         if texts.lookups >= TEXT_TRIAL && texts.hits * 4 < texts.lookups {
             texts.off = true;
-            texts.known = HashMap::default();
+            texts.known = FastMap::default();
             return new_string(self.env, text);
         }
         let value = new_string(self.env, text)?;
@@ -213,35 +212,6 @@ fn create(call: impl FnOnce(*mut napi_value) -> napi_status) -> Result<napi_valu
 
 fn check(status: napi_status) -> Result<()> {
     napi::check_status!(status, "a result could not be converted to JavaScript")
-}
-
-/// The hash of a name's address and length, or of a short text: one multiply per word (as
-/// rustc's `FxHasher`), where the default SipHash would cost more than the lookup it serves.
-#[derive(Default)]
-struct AddressHasher(u64);
-
-impl Hasher for AddressHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let (words, rest) = bytes.as_chunks::<8>();
-        for word in words {
-            self.write_u64(u64::from_le_bytes(*word));
-        }
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        self.write_u64(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56));
-    }
-
-    fn write_u64(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-
-    fn write_usize(&mut self, word: usize) {
-        self.write_u64(word as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// A value in the making: an array filled element by element, an object field by field, or the
