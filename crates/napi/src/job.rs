@@ -117,13 +117,7 @@ impl<'task, T: Send + 'static> ScopedTask<'task> for Job<T> {
         if self.cancel.load(Ordering::SeqCst) {
             return Ok(Err(CodedError::aborted()));
         }
-        let output = work(&self.cancel);
-        // What the call allocated and freed on this pool thread (a hierarchy pass's index, a
-        // store's parsed cache) goes back to the system now, not when the thread next allocates:
-        // the result is converted on the JavaScript thread, where the peak is.
-        // SAFETY: collects the calling thread's own heap; mimalloc allows it at any time.
-        unsafe { libmimalloc_sys::mi_collect(true) };
-        Ok(output)
+        Ok(work(&self.cancel))
     }
 
     fn resolve(&mut self, env: &'task Env, output: Self::Output) -> napi::Result<Self::JsValue> {

@@ -61,6 +61,15 @@ pub(crate) fn json_parse(env: &napi::Env, text: String) -> napi::Result<napi::Un
     parse.call(text)
 }
 
+/// Hand what the calling thread allocated and freed back to the system now, not when it next
+/// allocates: for a call that frees much on a libuv thread (a scan's hierarchy pass frees its
+/// index there) before its result is converted on the JavaScript thread, where the peak is. Not
+/// for every call: it costs about 14 µs.
+pub(crate) fn return_own_freed_memory() {
+    // SAFETY: collects the calling thread's own heap; mimalloc allows it at any time.
+    unsafe { libmimalloc_sys::mi_collect(true) }
+}
+
 /// Hand the memory freed from other threads back to the system: each thread of the global worker
 /// pool collects what was freed in its own pages (an idle thread never would).
 pub(crate) fn return_freed_memory() {

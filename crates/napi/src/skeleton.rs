@@ -123,7 +123,9 @@ pub fn scan_tasks(
                 cancel: Some(cancel),
                 hierarchy,
             };
-            roo_state::scan_tasks(Path::new(&tasks_dir), &opts).map_err(|e| match e {
+            let result = roo_state::scan_tasks(Path::new(&tasks_dir), &opts);
+            crate::return_own_freed_memory();
+            result.map_err(|e| match e {
                 ScanError::Empty => CodedError::new(ErrorCode::InvalidArgument, e.to_string()),
                 ScanError::NotFound(_) | ScanError::NotADirectory(_) => {
                     CodedError::new(ErrorCode::InvalidPath, e.to_string())
