@@ -25,23 +25,6 @@ struct Reader<'a> {
     pos: usize,
 }
 
-/// The next backslash at or after `from`, eight bytes at a time (the escapes of these texts are
-/// a dozen bytes apart, too close for a vectorised search to pay for its start).
-fn next_backslash(bytes: &[u8], mut from: usize) -> Option<usize> {
-    const ONES: u64 = u64::MAX / 255;
-    const LOW7: u64 = ONES * 0x7f;
-    while let Some(word) = bytes.get(from..).and_then(<[u8]>::first_chunk::<8>) {
-        let x = u64::from_le_bytes(*word) ^ (ONES * u64::from(b'\\'));
-        let zero = !(((x & LOW7) + LOW7) | x | LOW7);
-        if zero != 0 {
-            return Some(from + zero.trailing_zeros() as usize / 8);
-        }
-        from += 8;
-    }
-    let tail = bytes.get(from..)?;
-    tail.iter().position(|&b| b == b'\\').map(|i| from + i)
-}
-
 /// The character an outer escape `\c` stands for (`c` one of `" \ / b f n r t`).
 fn outer_escape(c: u8) -> Option<u8> {
     Some(match c {
@@ -90,7 +73,7 @@ impl<'a> Reader<'a> {
         }
         self.pos += 2;
         loop {
-            let run_start = next_backslash(self.raw, self.pos)?;
+            let run_start = crate::string_scan::find_backslash(self.raw, self.pos)?;
             let run = 1 + self.raw[run_start + 1..]
                 .iter()
                 .take_while(|&&b| b == b'\\')

@@ -317,7 +317,7 @@ fn unescape(inner: &str, first: usize) -> Option<String> {
         let (c, len) = escape_at(bytes, at)?;
         out.push(c);
         from = at + len;
-        match find_backslash(bytes, from) {
+        match crate::string_scan::find_backslash(bytes, from) {
             Some(next) => at = next,
             None => {
                 out.push_str(inner.get(from..)?);
@@ -325,24 +325,6 @@ fn unescape(inner: &str, first: usize) -> Option<String> {
             }
         }
     }
-}
-
-/// The next backslash at or after `from`, eight bytes at a time: escapes are a dozen bytes
-/// apart in these texts, too close for a vectorised search to pay for its start.
-fn find_backslash(bytes: &[u8], mut from: usize) -> Option<usize> {
-    const ONES: u64 = u64::MAX / 255;
-    const LOW7: u64 = ONES * 0x7f;
-    while let Some(word) = bytes.get(from..).and_then(<[u8]>::first_chunk::<8>) {
-        let x = u64::from_le_bytes(*word) ^ (ONES * u64::from(b'\\'));
-        // The high bit of each zero byte of `x`, exactly.
-        let zero = !(((x & LOW7) + LOW7) | x | LOW7);
-        if zero != 0 {
-            return Some(from + zero.trailing_zeros() as usize / 8);
-        }
-        from += 8;
-    }
-    let tail = bytes.get(from..)?;
-    tail.iter().position(|&b| b == b'\\').map(|i| from + i)
 }
 
 /// The character of the escape whose backslash is at `at`, and the escape's length.
