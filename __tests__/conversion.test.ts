@@ -73,4 +73,27 @@ describe('result conversion', () => {
     }
     fs.rmSync(dir, { recursive: true, force: true })
   })
+
+  it('gives two long strings of one length and one hash each its own text', async () => {
+    // Long strings are shared by content across the whole result, found by their length and a
+    // hash of their bytes: these two collide (the Rust test of the hasher checks that they do),
+    // and each task must still get its own instruction, and the task repeating the first one the
+    // same text again.
+    const [first, second] = JSON.parse(
+      fs.readFileSync(path.join(repoRoot, '__tests__', 'golden', 'word-hash-collision.json'), 'utf8'),
+    ) as [string, string]
+    const dir = tempDir('collision-')
+    const texts = [first, second, first, second]
+    texts.forEach((text, i) => {
+      const task = path.join(dir, `task-${i}`)
+      fs.mkdirSync(task)
+      const ui = [{ ts: 1_700_000_000_000 + i, type: 'say', say: 'text', text }]
+      fs.writeFileSync(path.join(task, 'ui_messages.json'), JSON.stringify(ui))
+    })
+    const scan = await core.scanTasks(dir, {})
+    const byId = new Map(scan.skeletons.map((s) => [s.taskId, s.instruction]))
+    expect(byId.size).toBe(texts.length)
+    texts.forEach((text, i) => expect(byId.get(`task-${i}`)).toBe(text))
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
 })

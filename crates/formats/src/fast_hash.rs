@@ -57,4 +57,26 @@ mod tests {
         }
         assert!((0..1000).all(|i| map.get(&format!("instruction {i}")) == Some(&i)));
     }
+
+    /// Two texts of one length with one hash, made by choosing the second's first two words so
+    /// that the state after them is the first's. `__tests__/conversion.test.ts` scans tasks
+    /// holding both, to check that the binding, which shares long strings found by length and
+    /// hash, still gives each its own text: if the hasher changes, make a new pair.
+    #[test]
+    fn the_binding_tests_collision_pair_collides() {
+        let pair: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../__tests__/golden/word-hash-collision.json"
+        ))
+        .expect("the pair file is JSON");
+        let text = |i: usize| pair[i].as_str().expect("two strings").as_bytes();
+        let hash = |b: &[u8]| {
+            let mut h = WordHasher::default();
+            h.write(b);
+            h.finish()
+        };
+        assert_ne!(text(0), text(1));
+        assert_eq!(text(0).len(), text(1).len());
+        assert!(text(0).len() > 96, "long enough to be shared by content");
+        assert_eq!(hash(text(0)), hash(text(1)));
+    }
 }

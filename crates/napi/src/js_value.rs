@@ -16,7 +16,9 @@
 //!   for that shape rather than field by field ([`shapes`]).
 //! - A short string met again under the same field (a host name, a mode, a workspace, the id of
 //!   a child listed by many parents) is created once and the same JavaScript string given each
-//!   time, which no program can tell from a fresh copy ([`FieldTexts`]).
+//!   time, which no program can tell from a fresh copy ([`FieldTexts`]). A long string met again
+//!   under any field (a subtask's instruction is also its parent's `childTasks` message, its
+//!   prefix also the parent's `childTaskInstructionPrefixes` entry) is shared too ([`LongTexts`]).
 //!
 //! The rest is the usual serde data model in JavaScript: structs and maps are objects (a map key
 //! that is not a string becomes a property name as JavaScript converts it), sequences and tuples
@@ -27,8 +29,10 @@
 
 use napi::sys::{self, napi_env, napi_status, napi_value};
 use napi::{Env, Unknown};
-use roo_formats::fast_hash::FastMap;
+use roo_formats::fast_hash::{FastMap, WordHasher};
 use serde::ser::{self, Serialize};
+use std::collections::hash_map::Entry;
+use std::hash::Hasher;
 use std::marker::PhantomData;
 use std::ptr;
 
@@ -54,10 +58,12 @@ pub(crate) struct JsWriter<'e> {
     field: Option<(usize, usize)>,
     /// The strings written under each field, while they repeat.
     texts: ByAddress<(usize, usize), FieldTexts>,
+    long: LongTexts,
     _env: PhantomData<&'e Env>,
 }
 
-/// Strings longer than this (in bytes) are always created afresh.
+/// Strings up to this length (in bytes) are shared by field ([`FieldTexts`]), longer ones by
+/// content across fields ([`LongTexts`]).
 const MAX_SHARED_TEXT: usize = 96;
 
 /// Lookups a field gets before its strings are judged: when fewer than one in four found a
@@ -74,6 +80,57 @@ struct FieldTexts {
     off: bool,
 }
 
+/// The strings longer than [`MAX_SHARED_TEXT`] written so far, under any field, by their length
+/// and a hash of their bytes. The texts themselves are not kept in Rust: a string found by its
+/// key is read back from JavaScript and compared byte for byte before it is given again, so two
+/// texts with the same key are never confused (the second is then created afresh).
+#[derive(Default)]
+struct LongTexts {
+    known: FastMap<(usize, u64), napi_value>,
+    /// Where a candidate is read back into (its length plus the terminator N-API writes).
+    back: Vec<u8>,
+}
+
+impl LongTexts {
+    fn text(&mut self, env: napi_env, text: &str) -> Result<napi_value> {
+        let mut hasher = WordHasher::default();
+        hasher.write(text.as_bytes());
+        let key = (text.len(), hasher.finish());
+        match self.known.entry(key) {
+            Entry::Occupied(found) => {
+                let value = *found.get();
+                if same_text(env, value, text, &mut self.back)? {
+                    Ok(value)
+                } else {
+                    new_string(env, text)
+                }
+            }
+            Entry::Vacant(slot) => Ok(*slot.insert(new_string(env, text)?)),
+        }
+    }
+}
+
+/// Whether the JavaScript string `value` is `text`, read back as UTF-8 into `back`.
+fn same_text(env: napi_env, value: napi_value, text: &str, back: &mut Vec<u8>) -> Result<bool> {
+    back.clear();
+    back.resize(text.len() + 1, 0);
+    let mut written = 0usize;
+    // SAFETY: `back` holds `back.len()` writable bytes; N-API writes at most that many (the text,
+    // cut to fit, and a terminator) and the count of text bytes to `written`.
+    check(unsafe {
+        sys::napi_get_value_string_utf8(
+            env,
+            value,
+            back.as_mut_ptr().cast(),
+            back.len(),
+            &mut written,
+        )
+    })?;
+    // Every string kept was made from a text of `text.len()` bytes, so a full-length read is all
+    // of it.
+    Ok(back.get(..written) == Some(text.as_bytes()))
+}
+
 impl<'e> JsWriter<'e> {
     pub(crate) fn new(env: &'e Env) -> Self {
         JsWriter {
@@ -82,6 +139,7 @@ impl<'e> JsWriter<'e> {
             shapes: shapes::Shapes::default(),
             field: None,
             texts: FastMap::default(),
+            long: LongTexts::default(),
             _env: PhantomData,
         }
     }
@@ -110,7 +168,10 @@ impl<'e> JsWriter<'e> {
 
     /// A string value: the one written before under the same field when there is one.
     fn text(&mut self, text: &str) -> Result<napi_value> {
-        let Some(field) = self.field.filter(|_| text.len() <= MAX_SHARED_TEXT) else {
+        if text.len() > MAX_SHARED_TEXT {
+            return self.long.text(self.env, text);
+        }
+        let Some(field) = self.field else {
             return self.string(text);
         };
         let texts = self.texts.entry(field).or_default();
