@@ -15,7 +15,7 @@
 
 use crate::api::{ApiMessage, Block, Content, Role};
 use crate::extract::ChildSource;
-use crate::json_cursor::{decode_literal, Cursor};
+use crate::json_cursor::{decode_literal, with_decoded_literal, Cursor};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -38,6 +38,19 @@ impl<'a> LazyText<'a> {
         match self {
             LazyText::Json(raw) => decode_str(raw),
             LazyText::Text(t) => t.clone(),
+        }
+    }
+
+    /// `use_text` on the text, decoded (when it has escapes) into a buffer the thread reuses: for
+    /// a text only looked at, not kept. A literal that cannot be decoded is the empty text, as
+    /// with [`LazyText::get`].
+    pub fn with<R>(&self, use_text: impl FnOnce(&str) -> R) -> R {
+        match self {
+            LazyText::Json(raw) => match with_decoded_literal(raw, use_text) {
+                Ok(out) => out,
+                Err(use_text) => use_text(""),
+            },
+            LazyText::Text(t) => use_text(t),
         }
     }
 
@@ -433,7 +446,7 @@ fn push_result<'a>(head: &mut ApiHead<'a>, id: Option<&str>, raw: &'a str) {
 
 #[cfg(test)]
 mod tests {
-    use super::decode_str;
+    use super::{decode_str, LazyText};
     use std::borrow::Cow;
 
     #[test]
@@ -443,6 +456,28 @@ mod tests {
             Cow::Borrowed("plain é text")
         ));
         assert!(matches!(decode_str(r#""""#), Cow::Borrowed("")));
+    }
+
+    #[test]
+    fn a_text_looked_at_in_place_is_the_text_decoded() {
+        // Decoded into the thread's buffer or borrowed: what `with` shows is what `get` returns,
+        // for a longer text after a shorter one and back (the buffer is reused), and for literals
+        // that cannot be decoded.
+        let long = format!(r#""{}\n<new_task>\u00e9""#, "x".repeat(5000));
+        for raw in [
+            r#""plain""#,
+            &long,
+            r#""a\"b\nc\u0041\\""#,
+            r#""\ud83d\ude00""#,
+            r#""\ud800""#,
+            "42",
+            r#""""#,
+        ] {
+            let text = LazyText::Json(raw);
+            assert_eq!(text.with(str::to_owned), text.get(), "{raw}");
+        }
+        let owned = LazyText::Text(Cow::Owned("owned text".to_owned()));
+        assert_eq!(owned.with(str::to_owned), "owned text");
     }
 
     #[test]

@@ -8,12 +8,14 @@
 
 use crate::api::{ApiMessage, Block, Role};
 use crate::api_head::{ApiHead, HeadBlock};
-use crate::fast_hash::FastMap;
 use crate::text;
 use crate::ui::{ApiReqInfo, Ask, ClineMessage, MessageKind, Payload, Say, UnreadText};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
+
+mod merge;
+use merge::merge_sightings;
 
 /// Where a `newTask` call was seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
@@ -378,7 +380,7 @@ impl Extractor {
         if assistant {
             for t in &head.texts {
                 if t.may_contain("<new_task>") {
-                    self.xml_text(ts, &t.get());
+                    t.with(|t| self.xml_text(ts, t));
                 }
             }
         }
@@ -396,7 +398,7 @@ impl Extractor {
         if user_like {
             for t in &head.texts {
                 if t.may_contain("[new_task in ") {
-                    self.result_header(ts, &t.get());
+                    t.with(|t| self.result_header(ts, t));
                 }
             }
         }
@@ -570,105 +572,6 @@ fn merge_request(start: &mut ApiRequest, finish: &ApiRequest) {
     over!(cost);
     over!(protocol);
     over!(cancel_reason);
-}
-
-fn merge_sightings(
-    sightings: Vec<Sighting>,
-    own_key: Option<&str>,
-    subtask_results: &[i64],
-) -> Vec<NewTaskInstruction> {
-    // Each distinct message normalised once: a subtask is usually sighted in several records
-    // (the UI ask, the API call, a partial) with the same text.
-    let keys: Vec<String> = {
-        let mut normalised: FastMap<&str, String> = FastMap::default();
-        sightings
-            .iter()
-            .map(|s| {
-                normalised
-                    .entry(s.message.as_str())
-                    .or_insert_with(|| text::normalize_instruction(&s.message))
-                    .clone()
-            })
-            .collect()
-    };
-    // Per normalised message: the sightings of each source, in order.
-    let mut order: Vec<String> = Vec::new();
-    let mut by_key: FastMap<String, HashMap<ChildSource, Vec<Sighting>>> = FastMap::default();
-    for (s, key) in sightings.into_iter().zip(keys) {
-        if key.is_empty() || Some(key.as_str()) == own_key {
-            continue;
-        }
-        let entry = match by_key.entry(key) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                order.push(e.key().clone());
-                e.insert(HashMap::new())
-            }
-        };
-        entry.entry(s.source).or_default().push(s);
-    }
-    let mut out = Vec::new();
-    for key in order {
-        let Some(mut sources) = by_key.remove(&key) else {
-            continue;
-        };
-        // A partial ask is only its own call when no completed record of that text exists.
-        if sources.contains_key(&ChildSource::UiPartialAsk) && sources.len() > 1 {
-            sources.remove(&ChildSource::UiPartialAsk);
-        }
-        let calls = sources.values().map(Vec::len).max().unwrap_or(0);
-        let mut kinds: Vec<ChildSource> = sources.keys().copied().collect();
-        kinds.sort();
-        for n in 0..calls {
-            let mut child = NewTaskInstruction {
-                ts: None,
-                mode: None,
-                message: String::new(),
-                todos: None,
-                sources: Vec::new(),
-                child_task_id: None,
-                completed_ts: None,
-            };
-            let mut slug: Option<String> = None;
-            let mut display: Option<String> = None;
-            for kind in &kinds {
-                let Some(s) = sources.get(kind).and_then(|v| v.get(n)) else {
-                    continue;
-                };
-                child.sources.push(*kind);
-                // The UI ask's time is when the call was shown; prefer it, then the API's.
-                if child.ts.is_none() || *kind == ChildSource::UiAsk {
-                    child.ts = s.ts.or(child.ts);
-                }
-                if child.message.is_empty()
-                    || matches!(
-                        kind,
-                        ChildSource::UiAsk | ChildSource::ToolUse | ChildSource::ToolCall
-                    )
-                {
-                    child.message = s.message.clone();
-                }
-                if child.todos.is_none() {
-                    child.todos = s.todos.clone();
-                }
-                if child.child_task_id.is_none() {
-                    child.child_task_id = s.child_task_id.clone();
-                }
-                match (&s.mode, s.mode_is_slug) {
-                    (Some(m), true) if slug.is_none() => slug = Some(m.clone()),
-                    (Some(m), false) if display.is_none() => display = Some(m.clone()),
-                    _ => {}
-                }
-            }
-            child.mode = slug.or_else(|| display.map(|d| mode_slug(&d)));
-            child.completed_ts = child
-                .ts
-                .and_then(|t| subtask_results.iter().copied().filter(|r| *r > t).min());
-            out.push(child);
-        }
-    }
-    out.sort_by_key(|c| c.ts.unwrap_or(i64::MAX));
-    out
 }
 
 /// The slug of one of the extension's default modes from its display name (`💻 Code` → `code`);

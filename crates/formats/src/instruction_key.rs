@@ -38,56 +38,142 @@ pub fn compute_instruction_prefix(raw: &str, k: usize) -> String {
     if raw.is_empty() {
         return String::new();
     }
+    with_pipe(|pipe| key_through(pipe, raw, k))
+}
+
+/// The steps of [`compute_instruction_prefix`] on a non-empty text, each writing the whole text
+/// again into the pipe's other buffer (or leaving it as it is when it changes nothing).
+fn key_through(pipe: &mut Pipe, raw: &str, k: usize) -> String {
     // 1. BOM
-    let s = raw.strip_prefix('\u{FEFF}').unwrap_or(raw);
-    // 2. literal escapes
-    let s = unescape_literals(s);
+    pipe.start(raw.strip_prefix('\u{FEFF}').unwrap_or(raw));
+    // 2. literal escapes, one global pass each, in this order
+    if pipe.text.contains('\\') {
+        for (from, to) in LITERAL_ESCAPES {
+            pipe.apply(|s, out| replace_into(s, from, to, out));
+        }
+    }
     // 3. numeric character references
-    let mut s = if s.contains("&#") {
-        decode_numeric_references(&s)
-    } else {
-        s
-    };
+    if pipe.text.contains("&#") {
+        pipe.apply(|s, out| {
+            out.push_str(&decode_numeric_references(s));
+            true
+        });
+    }
     // 4. <task> blocks are moved to the end
-    let task_blocks = find_blocks(&s, "task");
+    let task_blocks = find_blocks(&pipe.text, "task");
     let parent_instr: Vec<String> = task_blocks
         .iter()
-        .map(|b| clean_capture(&s[b.inner.clone()]))
+        .map(|b| clean_capture(&pipe.text[b.inner.clone()]))
         .filter(|c| !c.is_empty())
         .collect();
     if !parent_instr.is_empty() {
-        s = replace_spans(&s, task_blocks.iter().map(|b| b.outer.clone()));
+        pipe.apply(|s, out| {
+            replace_spans_into(s, task_blocks.iter().map(|b| b.outer.clone()), out);
+            true
+        });
     }
     // 5. <message> blocks are duplicated
-    let msg_contents: Vec<String> = find_blocks(&s, "message")
+    let msg_contents: Vec<String> = find_blocks(&pipe.text, "message")
         .iter()
-        .map(|b| clean_capture(&s[b.inner.clone()]))
+        .map(|b| clean_capture(&pipe.text[b.inner.clone()]))
         .filter(|c| !c.is_empty())
         .collect();
     // 6. `content:` prefix and a trailing quote
-    let mut s = strip_content_prefix(&s).to_owned();
-    if s.ends_with(['"', '\'']) {
-        s.pop();
+    let prefix = pipe.text.len() - strip_content_prefix(&pipe.text).len();
+    pipe.text.replace_range(..prefix, "");
+    if pipe.text.ends_with(['"', '\'']) {
+        pipe.text.pop();
     }
     // 7. task / new_task tags
-    let s = replace_tags(&s, |t, p| match_simple_tag(t, p, "task", false));
-    let s = replace_tags(&s, |t, p| match_simple_tag(t, p, "task", true));
-    let s = replace_tags(&s, match_new_task_open);
-    let s = replace_tags(&s, |t, p| match_simple_tag(t, p, "new_task", true));
+    pipe.apply(|s, out| replace_tags_into(s, |t, p| match_simple_tag(t, p, "task", false), out));
+    pipe.apply(|s, out| replace_tags_into(s, |t, p| match_simple_tag(t, p, "task", true), out));
+    pipe.apply(|s, out| replace_tags_into(s, match_new_task_open, out));
+    pipe.apply(|s, out| replace_tags_into(s, |t, p| match_simple_tag(t, p, "new_task", true), out));
     // 8. any other tag
-    let mut s = replace_tags(&s, match_any_tag);
+    pipe.apply(|s, out| replace_tags_into(s, match_any_tag, out));
     // 9. re-inject the collected contents
     if !parent_instr.is_empty() || !msg_contents.is_empty() {
-        s.push(' ');
+        pipe.text.push(' ');
         let all: Vec<&str> = parent_instr
             .iter()
             .chain(msg_contents.iter())
             .map(String::as_str)
             .collect();
-        s.push_str(&all.join(" "));
+        pipe.text.push_str(&all.join(" "));
     }
     // 10 and 11.
-    lower_collapse_cut(&s, k)
+    lower_collapse_cut(&pipe.text, k)
+}
+
+/// Step 2's literal escapes, in the order they are replaced.
+const LITERAL_ESCAPES: [(&str, &str); 6] = [
+    ("\\r\\n", "\n"),
+    ("\\n", "\n"),
+    ("\\t", "\t"),
+    ("\\\\", "\\"),
+    ("\\\"", "\""),
+    ("\\'", "'"),
+];
+
+/// The text of an instruction key in the making, in one of two buffers: a step writes the next
+/// text into the other one. Both are kept by the thread between keys (up to
+/// [`MAX_KEPT_PIPE`] bytes each), so the keys of a scan's long instructions, each written again
+/// by every step, do not allocate and free a buffer of the instruction's size each time.
+#[derive(Default)]
+struct Pipe {
+    text: String,
+    spare: String,
+}
+
+impl Pipe {
+    fn start(&mut self, text: &str) {
+        self.text.clear();
+        self.text.push_str(text);
+    }
+
+    /// One step: `step` writes the new text into its second argument and says whether it
+    /// changed anything (when not, what it wrote is ignored).
+    fn apply(&mut self, step: impl FnOnce(&str, &mut String) -> bool) {
+        self.spare.clear();
+        if step(&self.text, &mut self.spare) {
+            std::mem::swap(&mut self.text, &mut self.spare);
+        }
+    }
+}
+
+/// The largest buffer a thread keeps for its next key.
+const MAX_KEPT_PIPE: usize = 1 << 20;
+
+thread_local! {
+    static PIPE: std::cell::Cell<Pipe> = std::cell::Cell::new(Pipe::default());
+}
+
+fn with_pipe<R>(use_pipe: impl FnOnce(&mut Pipe) -> R) -> R {
+    // Taken out while in use, so a nested key (none today) would get buffers of its own.
+    let mut pipe = PIPE.with(std::cell::Cell::take);
+    let out = use_pipe(&mut pipe);
+    for buffer in [&mut pipe.text, &mut pipe.spare] {
+        if buffer.capacity() > MAX_KEPT_PIPE {
+            *buffer = String::new();
+        }
+    }
+    PIPE.with(|kept| kept.set(pipe));
+    out
+}
+
+/// `s.replace(from, to)` written into `out`; false (and `out` untouched) when `from` is not in `s`.
+fn replace_into(s: &str, from: &str, to: &str, out: &mut String) -> bool {
+    let mut last = 0;
+    for at in memchr::memmem::find_iter(s.as_bytes(), from.as_bytes()) {
+        out.push_str(&s[last..at]);
+        out.push_str(to);
+        last = at + from.len();
+    }
+    if last == 0 {
+        return false;
+    }
+    out.push_str(&s[last..]);
+    true
 }
 
 /// Steps 10 and 11: the text lower-cased, its JS white-space runs made one space, trimmed, cut to
@@ -123,19 +209,6 @@ fn lower_collapse_cut(s: &str, k: usize) -> String {
         }
     }
     js_trim_end(&utf16_prefix(&out, k)).to_owned()
-}
-
-/// Step 2: `\r\n`, `\n`, `\t`, `\\`, `\"`, `\'` (each a literal backslash sequence), one global pass each.
-fn unescape_literals(s: &str) -> String {
-    if !s.contains('\\') {
-        return s.to_owned();
-    }
-    s.replace("\\r\\n", "\n")
-        .replace("\\n", "\n")
-        .replace("\\t", "\t")
-        .replace("\\\\", "\\")
-        .replace("\\\"", "\"")
-        .replace("\\'", "'")
 }
 
 /// Step 3 on UTF-16 code units, so that two references forming a surrogate pair combine as in JS;
@@ -306,9 +379,13 @@ fn clean_capture(c: &str) -> String {
     js_trim(&collapse_js_space(&untagged)).to_owned()
 }
 
-/// Replaces the given (sorted, disjoint) byte ranges with a single space each.
-fn replace_spans(s: &str, spans: impl Iterator<Item = std::ops::Range<usize>>) -> String {
-    let mut out = String::with_capacity(s.len());
+/// Writes `s` into `out` with the given (sorted, disjoint) byte ranges replaced by a single space
+/// each.
+fn replace_spans_into(
+    s: &str,
+    spans: impl Iterator<Item = std::ops::Range<usize>>,
+    out: &mut String,
+) {
     let mut last = 0;
     for r in spans {
         out.push_str(&s[last..r.start]);
@@ -316,27 +393,43 @@ fn replace_spans(s: &str, spans: impl Iterator<Item = std::ops::Range<usize>>) -
         last = r.end;
     }
     out.push_str(&s[last..]);
-    out
 }
 
 /// A global `replace(re, ' ')` where `matcher(s, p)` says whether the pattern matches at the `<` at `p`.
 fn replace_tags(s: &str, matcher: impl Fn(&str, usize) -> Option<usize>) -> String {
-    let mut out = String::with_capacity(s.len());
+    let mut out = String::new();
+    if replace_tags_into(s, matcher, &mut out) {
+        out
+    } else {
+        s.to_owned()
+    }
+}
+
+/// [`replace_tags`] written into `out`; false (and `out` untouched) when nothing matches.
+fn replace_tags_into(
+    s: &str,
+    matcher: impl Fn(&str, usize) -> Option<usize>,
+    out: &mut String,
+) -> bool {
     let mut last = 0;
     let mut pos = 0;
-    while let Some(rel) = s[pos..].find('<') {
+    let mut matched = false;
+    while let Some(rel) = memchr::memchr(b'<', &s.as_bytes()[pos..]) {
         let p = pos + rel;
         if let Some(end) = matcher(s, p) {
             out.push_str(&s[last..p]);
             out.push(' ');
             last = end;
             pos = end;
+            matched = true;
         } else {
             pos = p + 1;
         }
     }
-    out.push_str(&s[last..]);
-    out
+    if matched {
+        out.push_str(&s[last..]);
+    }
+    matched
 }
 
 /// Step 6: `/^["']?content["']?\s*:\s*["']?/i`.

@@ -302,14 +302,52 @@ pub(crate) fn decode_literal(raw: &str) -> Option<Cow<'_, str>> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     match memchr::memchr(b'\\', inner.as_bytes()) {
         None => Some(Cow::Borrowed(inner)),
-        Some(first) => unescape(inner, first).map(Cow::Owned),
+        Some(first) => {
+            let mut out = String::with_capacity(inner.len());
+            unescape_into(inner, first, &mut out)?;
+            Some(Cow::Owned(out))
+        }
     }
 }
 
-/// The inside of a checked literal with its escapes decoded, the first at `first`.
-fn unescape(inner: &str, first: usize) -> Option<String> {
+/// [`decode_literal`] handed to `use_text`; a literal with escapes is decoded into a buffer the
+/// thread keeps between texts (up to [`MAX_KEPT_DECODED`] bytes), for texts that are only looked
+/// at. `use_text` comes back unused when `raw` is not a literal that can be decoded.
+pub(crate) fn with_decoded_literal<R, F: FnOnce(&str) -> R>(
+    raw: &str,
+    use_text: F,
+) -> Result<R, F> {
+    let Some(inner) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) else {
+        return Err(use_text);
+    };
+    let Some(first) = memchr::memchr(b'\\', inner.as_bytes()) else {
+        return Ok(use_text(inner));
+    };
+    // Taken out while in use, so a nested decode gets a buffer of its own.
+    let mut buffer = DECODED.with(std::cell::Cell::take);
+    buffer.clear();
+    let out = match unescape_into(inner, first, &mut buffer) {
+        Some(()) => Ok(use_text(&buffer)),
+        None => Err(use_text),
+    };
+    if buffer.capacity() <= MAX_KEPT_DECODED {
+        DECODED.with(|kept| kept.set(buffer));
+    }
+    out
+}
+
+/// The largest decoding buffer a thread keeps for its next text.
+const MAX_KEPT_DECODED: usize = 1 << 20;
+
+thread_local! {
+    static DECODED: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+}
+
+/// The inside of a checked literal with its escapes decoded (the first at `first`), appended to
+/// `out`.
+fn unescape_into(inner: &str, first: usize, out: &mut String) -> Option<()> {
     let bytes = inner.as_bytes();
-    let mut out = String::with_capacity(inner.len());
+    out.reserve(inner.len());
     let mut from = 0usize;
     let mut at = first;
     loop {
@@ -321,7 +359,7 @@ fn unescape(inner: &str, first: usize) -> Option<String> {
             Some(next) => at = next,
             None => {
                 out.push_str(inner.get(from..)?);
-                return Some(out);
+                return Some(());
             }
         }
     }

@@ -6,8 +6,8 @@
 pub fn tag_content<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
     let open = format!("<{tag}>");
     let close = format!("</{tag}>");
-    let start = text.find(&open)? + open.len();
-    let end = text[start..].find(&close)? + start;
+    let start = find(text, &open)? + open.len();
+    let end = find(&text[start..], &close)? + start;
     Some(&text[start..end])
 }
 
@@ -154,10 +154,10 @@ pub struct XmlNewTask {
 pub fn xml_new_tasks(text: &str) -> Vec<XmlNewTask> {
     let mut out = Vec::new();
     let mut pos = 0usize;
-    while let Some(found) = text[pos..].find("<new_task>") {
+    while let Some(found) = find(&text[pos..], "<new_task>") {
         let start = pos + found;
         let body_start = start + "<new_task>".len();
-        let (body, next) = match text[body_start..].find("</new_task>") {
+        let (body, next) = match find(&text[body_start..], "</new_task>") {
             Some(end) => (
                 &text[body_start..body_start + end],
                 body_start + end + "</new_task>".len(),
@@ -180,14 +180,20 @@ pub fn xml_new_tasks(text: &str) -> Vec<XmlNewTask> {
     out
 }
 
+/// Where `needle` first starts in `text`: `str::find` with memchr's vectorised search, for needles
+/// looked for in every long message (a needle is whole UTF-8, so the offset is a char boundary).
+fn find(text: &str, needle: &str) -> Option<usize> {
+    memchr::memmem::find(text.as_bytes(), needle.as_bytes())
+}
+
 /// `[new_task in <mode name> mode: '<message>'] Result:` — the XML era's tool result header.
 /// Returns `(mode name, message)`. The message ends at the last `'] Result:` of the text, so a
 /// message quoting `']` is kept whole.
 pub fn new_task_result_header(text: &str) -> Option<(&str, &str)> {
     const HEAD: &str = "[new_task in ";
-    let start = text.find(HEAD)? + HEAD.len();
+    let start = find(text, HEAD)? + HEAD.len();
     let rest = &text[start..];
-    let mode_end = rest.find(" mode: '")?;
+    let mode_end = find(rest, " mode: '")?;
     let mode = &rest[..mode_end];
     let msg_start = mode_end + " mode: '".len();
     let tail = &rest[msg_start..];
@@ -243,9 +249,17 @@ fn decode_entity(entity: &str) -> Option<char> {
 /// run of Unicode whitespace to one space. Differences that the extension itself introduces between
 /// what the parent wrote and what the child shows therefore vanish.
 pub fn normalize_instruction(text: &str) -> String {
+    let mut out = String::new();
+    normalize_instruction_into(text, &mut out);
+    out
+}
+
+/// [`normalize_instruction`] appended to `out` (which keeps what it held before).
+pub fn normalize_instruction_into(text: &str, out: &mut String) {
     let text = unwrap_user_text(text);
     let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
+    out.reserve(text.len());
+    let start = out.len();
     let mut pending_space = false;
     let mut i = 0usize;
     while i < bytes.len() {
@@ -298,7 +312,7 @@ pub fn normalize_instruction(text: &str) -> String {
         };
         i += len;
         if c.is_whitespace() {
-            pending_space = !out.is_empty();
+            pending_space = out.len() > start;
             continue;
         }
         if pending_space {
@@ -311,7 +325,6 @@ pub fn normalize_instruction(text: &str) -> String {
             out.extend(c.to_lowercase());
         }
     }
-    out
 }
 
 /// ASCII bytes [`normalize_instruction`] copies as they are (lower-cased): everything but
