@@ -321,9 +321,22 @@ pub fn normalize_instruction_into(text: &str, out: &mut String) {
         }
         if c.is_ascii() {
             out.push(c.to_ascii_lowercase());
+        } else if let Some(lower) = latin1_lowercase(c) {
+            out.push(lower);
         } else {
             out.extend(c.to_lowercase());
         }
+    }
+}
+
+/// The lower case of a Latin-1 letter or sign (U+0080 to U+00FF), without a table search: the
+/// capitals U+00C0 to U+00DE but `×` are their small letter 0x20 further, the rest are their own
+/// lower case. `None` above U+00FF. (French, Spanish or German instructions meet these often.)
+fn latin1_lowercase(c: char) -> Option<char> {
+    match c {
+        '\u{C0}'..='\u{DE}' if c != '\u{D7}' => char::from_u32(c as u32 + 0x20),
+        '\u{80}'..='\u{FF}' => Some(c),
+        _ => None,
     }
 }
 
@@ -413,6 +426,20 @@ pub fn parse_iso_ms(text: &str) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn latin1_lower_case_is_unicode_lower_case() {
+        for c in '\u{80}'..='\u{FF}' {
+            let unicode: String = c.to_lowercase().collect();
+            assert_eq!(
+                super::latin1_lowercase(c).map(String::from),
+                Some(unicode),
+                "{c:?}"
+            );
+        }
+        assert_eq!(super::latin1_lowercase('\u{100}'), None);
+        assert_eq!(super::latin1_lowercase('Σ'), None);
+    }
+
     use super::*;
     use proptest::prelude::*;
 
