@@ -63,38 +63,11 @@ impl<'a> LazyText<'a> {
             .any(|c| matches!(c, '"' | '\\' | '/') || c.is_control()));
         match self {
             LazyText::Json(raw) => {
-                with_finder(marker, |f| f.find(raw.as_bytes()).is_some())
-                    || with_finder("\\u", |f| f.find(raw.as_bytes()).is_some())
+                crate::text::find(raw, marker).is_some() || crate::text::find(raw, "\\u").is_some()
             }
             LazyText::Text(t) => t.contains(marker),
         }
     }
-}
-
-thread_local! {
-    /// The substring searchers of the few markers the readers look for, built once per thread
-    /// (building one costs more than searching a short text).
-    static FINDERS: std::cell::RefCell<Vec<memchr::memmem::Finder<'static>>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
-
-const MAX_KEPT_FINDERS: usize = 16;
-
-fn with_finder<R>(needle: &str, f: impl FnOnce(&memchr::memmem::Finder<'static>) -> R) -> R {
-    FINDERS.with(|cell| {
-        let mut finders = cell.borrow_mut();
-        match finders.iter().position(|x| x.needle() == needle.as_bytes()) {
-            Some(at) => f(&finders[at]),
-            // Any other needle is searched for without being kept.
-            None if finders.len() >= MAX_KEPT_FINDERS => {
-                f(&memchr::memmem::Finder::new(needle.as_bytes()).into_owned())
-            }
-            None => {
-                finders.push(memchr::memmem::Finder::new(needle.as_bytes()).into_owned());
-                f(&finders[finders.len() - 1])
-            }
-        }
-    })
 }
 
 /// A JSON value kept raw until needed.

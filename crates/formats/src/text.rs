@@ -182,8 +182,36 @@ pub fn xml_new_tasks(text: &str) -> Vec<XmlNewTask> {
 
 /// Where `needle` first starts in `text`: `str::find` with memchr's vectorised search, for needles
 /// looked for in every long message (a needle is whole UTF-8, so the offset is a char boundary).
-fn find(text: &str, needle: &str) -> Option<usize> {
-    memchr::memmem::find(text.as_bytes(), needle.as_bytes())
+/// The searcher of each needle is built once per thread ([`with_finder`]).
+pub(crate) fn find(text: &str, needle: &str) -> Option<usize> {
+    with_finder(needle, |f| f.find(text.as_bytes()))
+}
+
+thread_local! {
+    /// The substring searchers of the markers and tags looked for in every message, built once
+    /// per thread (building one costs more than searching a short text); the first
+    /// [`MAX_KEPT_FINDERS`] needles are kept.
+    static FINDERS: std::cell::RefCell<Vec<memchr::memmem::Finder<'static>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+const MAX_KEPT_FINDERS: usize = 16;
+
+fn with_finder<R>(needle: &str, f: impl FnOnce(&memchr::memmem::Finder<'static>) -> R) -> R {
+    FINDERS.with(|cell| {
+        let mut finders = cell.borrow_mut();
+        match finders.iter().position(|x| x.needle() == needle.as_bytes()) {
+            Some(at) => f(&finders[at]),
+            // Any other needle is searched for without being kept.
+            None if finders.len() >= MAX_KEPT_FINDERS => {
+                f(&memchr::memmem::Finder::new(needle.as_bytes()).into_owned())
+            }
+            None => {
+                finders.push(memchr::memmem::Finder::new(needle.as_bytes()).into_owned());
+                f(&finders[finders.len() - 1])
+            }
+        }
+    })
 }
 
 /// `[new_task in <mode name> mode: '<message>'] Result:` — the XML era's tool result header.
