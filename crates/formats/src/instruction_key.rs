@@ -38,7 +38,7 @@ pub fn compute_instruction_prefix(raw: &str, k: usize) -> String {
     if raw.is_empty() {
         return String::new();
     }
-    with_pipe(|pipe| key_through(pipe, raw, k))
+    crate::kept::with_kept(&PIPE, MAX_KEPT_PIPE, |pipe| key_through(pipe, raw, k))
 }
 
 /// The steps of [`compute_instruction_prefix`] on a non-empty text, each writing the whole text
@@ -116,13 +116,19 @@ const LITERAL_ESCAPES: [(&str, &str); 6] = [
 ];
 
 /// The text of an instruction key in the making, in one of two buffers: a step writes the next
-/// text into the other one. Both are kept by the thread between keys (up to
-/// [`MAX_KEPT_PIPE`] bytes each), so the keys of a scan's long instructions, each written again
+/// text into the other one. Both are kept by the thread between keys (while neither is over
+/// [`MAX_KEPT_PIPE`] bytes), so the keys of a scan's long instructions, each written again
 /// by every step, do not allocate and free a buffer of the instruction's size each time.
 #[derive(Default)]
 struct Pipe {
     text: String,
     spare: String,
+}
+
+impl crate::kept::Kept for Pipe {
+    fn kept_bytes(&self) -> usize {
+        self.text.capacity().max(self.spare.capacity())
+    }
 }
 
 impl Pipe {
@@ -141,24 +147,11 @@ impl Pipe {
     }
 }
 
-/// The largest buffer a thread keeps for its next key.
+/// The largest buffer a thread keeps for its next key (a pipe with a larger one is freed).
 const MAX_KEPT_PIPE: usize = 1 << 20;
 
 thread_local! {
     static PIPE: std::cell::Cell<Pipe> = std::cell::Cell::new(Pipe::default());
-}
-
-fn with_pipe<R>(use_pipe: impl FnOnce(&mut Pipe) -> R) -> R {
-    // Taken out while in use, so a nested key (none today) would get buffers of its own.
-    let mut pipe = PIPE.with(std::cell::Cell::take);
-    let out = use_pipe(&mut pipe);
-    for buffer in [&mut pipe.text, &mut pipe.spare] {
-        if buffer.capacity() > MAX_KEPT_PIPE {
-            *buffer = String::new();
-        }
-    }
-    PIPE.with(|kept| kept.set(pipe));
-    out
 }
 
 /// `s.replace(from, to)` written into `out`; false (and `out` untouched) when `from` is not in `s`.

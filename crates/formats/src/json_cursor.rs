@@ -323,17 +323,13 @@ pub(crate) fn with_decoded_literal<R, F: FnOnce(&str) -> R>(
     let Some(first) = memchr::memchr(b'\\', inner.as_bytes()) else {
         return Ok(use_text(inner));
     };
-    // Taken out while in use, so a nested decode gets a buffer of its own.
-    let mut buffer = DECODED.with(std::cell::Cell::take);
-    buffer.clear();
-    let out = match unescape_into(inner, first, &mut buffer) {
-        Some(()) => Ok(use_text(&buffer)),
-        None => Err(use_text),
-    };
-    if buffer.capacity() <= MAX_KEPT_DECODED {
-        DECODED.with(|kept| kept.set(buffer));
-    }
-    out
+    crate::kept::with_kept(&DECODED, MAX_KEPT_DECODED, |buffer| {
+        buffer.clear();
+        match unescape_into(inner, first, buffer) {
+            Some(()) => Ok(use_text(buffer)),
+            None => Err(use_text),
+        }
+    })
 }
 
 /// The largest decoding buffer a thread keeps for its next text.

@@ -17,6 +17,7 @@ pub mod host;
 pub mod instruction_key;
 pub mod json;
 mod json_cursor;
+mod kept;
 pub mod read;
 mod string_scan;
 pub mod text;

@@ -39,26 +39,21 @@ fn with_text<R>(
     diags: &mut Diags,
     use_text: impl FnOnce(&str, &mut Diags) -> R,
 ) -> Option<R> {
-    // Taken out while in use, so a nested read on the same thread gets a buffer of its own.
-    let mut buffer = READ_BUFFER.with(std::cell::Cell::take);
-    let out = match read_into(path, &mut buffer) {
-        Ok(true) => {
-            let mut local = Diags::for_file(diags.file());
-            let text = decode_json_in_place(&mut buffer, &mut local);
-            diags.extend(local.into_vec());
-            Some(use_text(&text, diags))
+    crate::kept::with_kept(&READ_BUFFER, MAX_KEPT_BUFFER, |buffer| {
+        match read_into(path, buffer) {
+            Ok(true) => {
+                let mut local = Diags::for_file(diags.file());
+                let text = decode_json_in_place(buffer, &mut local);
+                diags.extend(local.into_vec());
+                Some(use_text(&text, diags))
+            }
+            Ok(false) => None,
+            Err(d) => {
+                diags.extend([d]);
+                None
+            }
         }
-        Ok(false) => None,
-        Err(d) => {
-            diags.extend([d]);
-            None
-        }
-    };
-    if buffer.capacity() <= MAX_KEPT_BUFFER {
-        buffer.clear();
-        READ_BUFFER.with(|kept| kept.set(buffer));
-    }
-    out
+    })
 }
 
 /// The largest read buffer a thread keeps for its next file; a larger file's buffer is freed

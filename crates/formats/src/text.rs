@@ -454,22 +454,22 @@ pub fn parse_iso_ms(text: &str) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
     #[test]
     fn latin1_lower_case_is_unicode_lower_case() {
         for c in '\u{80}'..='\u{FF}' {
             let unicode: String = c.to_lowercase().collect();
             assert_eq!(
-                super::latin1_lowercase(c).map(String::from),
+                latin1_lowercase(c).map(String::from),
                 Some(unicode),
                 "{c:?}"
             );
         }
-        assert_eq!(super::latin1_lowercase('\u{100}'), None);
-        assert_eq!(super::latin1_lowercase('Σ'), None);
+        assert_eq!(latin1_lowercase('\u{100}'), None);
+        assert_eq!(latin1_lowercase('Σ'), None);
     }
-
-    use super::*;
-    use proptest::prelude::*;
 
     /// The straightforward character-by-character version the fast one must agree with.
     fn normalize_reference(text: &str) -> String {

@@ -15,42 +15,42 @@ use std::collections::HashMap;
 /// the other into one buffer the thread keeps, so no long text is allocated or copied to serve as
 /// a key.
 fn sighting_keys(sightings: &[Sighting], own_key: Option<&str>) -> Vec<Option<usize>> {
-    let mut keys = NORMALISED.with(std::cell::Cell::take);
-    keys.clear();
-    let mut normalised: Vec<std::ops::Range<usize>> = Vec::new();
-    let message_key: Vec<usize> = {
-        let mut by_message: FastMap<&str, usize> = FastMap::default();
-        sightings
-            .iter()
-            .map(|s| {
-                *by_message.entry(s.message.as_str()).or_insert_with(|| {
-                    let start = keys.len();
-                    text::normalize_instruction_into(&s.message, &mut keys);
-                    normalised.push(start..keys.len());
-                    normalised.len() - 1
+    crate::kept::with_kept(&NORMALISED, MAX_KEPT_KEYS, |keys| {
+        keys.clear();
+        let mut normalised: Vec<std::ops::Range<usize>> = Vec::new();
+        let message_key: Vec<usize> = {
+            let mut by_message: FastMap<&str, usize> = FastMap::default();
+            sightings
+                .iter()
+                .map(|s| {
+                    *by_message.entry(s.message.as_str()).or_insert_with(|| {
+                        let start = keys.len();
+                        text::normalize_instruction_into(&s.message, keys);
+                        normalised.push(start..keys.len());
+                        normalised.len() - 1
+                    })
                 })
-            })
+                .collect()
+        };
+        // Two messages can normalise alike: each normalised text stands for the first of its
+        // equals.
+        let canonical: Vec<Option<usize>> = {
+            let mut first: FastMap<&str, usize> = FastMap::default();
+            normalised
+                .iter()
+                .enumerate()
+                .map(|(i, range)| {
+                    let key = &keys[range.clone()];
+                    (!key.is_empty() && Some(key) != own_key)
+                        .then(|| *first.entry(key).or_insert(i))
+                })
+                .collect()
+        };
+        message_key
+            .into_iter()
+            .map(|i| canonical.get(i).copied().flatten())
             .collect()
-    };
-    // Two messages can normalise alike: each normalised text stands for the first of its equals.
-    let canonical: Vec<Option<usize>> = {
-        let mut first: FastMap<&str, usize> = FastMap::default();
-        normalised
-            .iter()
-            .enumerate()
-            .map(|(i, range)| {
-                let key = &keys[range.clone()];
-                (!key.is_empty() && Some(key) != own_key).then(|| *first.entry(key).or_insert(i))
-            })
-            .collect()
-    };
-    if keys.capacity() <= MAX_KEPT_KEYS {
-        NORMALISED.with(|kept| kept.set(keys));
-    }
-    message_key
-        .into_iter()
-        .map(|i| canonical.get(i).copied().flatten())
-        .collect()
+    })
 }
 
 /// The largest buffer of normalised messages a thread keeps for its next task.
@@ -73,14 +73,15 @@ pub(super) fn merge_sightings(
         let Some(key) = key else {
             continue;
         };
-        let entry = match by_key.entry(key) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => {
+        by_key
+            .entry(key)
+            .or_insert_with(|| {
                 order.push(key);
-                e.insert(HashMap::new())
-            }
-        };
-        entry.entry(s.source).or_default().push(s);
+                HashMap::new()
+            })
+            .entry(s.source)
+            .or_default()
+            .push(s);
     }
     let mut out = Vec::new();
     for key in order {
