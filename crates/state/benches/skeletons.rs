@@ -2,7 +2,9 @@
 //! `serde_json` parse of the same bytes, measured in the same run; and a cold scan with the
 //! hierarchy (as the binding's `scanTasks` with `hierarchy`) of a generated store of every era
 //! against a raw read of the same files: one file after the other (as `cat`, the read the
-//! throughput goal is stated against) and in parallel on the scan's thread pool.
+//! throughput goal is stated against) and in parallel on the scan's thread pool; and against
+//! the least any reader must do with those bytes, reading them and checking each file is one JSON
+//! value (`roo_formats::json::is_one_json_value`) on the same pool.
 //!
 //! The fixture cases need the legacy fixtures of `../shared`: without them they are skipped with
 //! a line on stderr saying why (a failure with `ROO_STATE_REQUIRE_SHARED=1`, see
@@ -138,6 +140,15 @@ fn raw_read_parallel(files: &[PathBuf]) -> usize {
         .sum()
 }
 
+/// The least any reader must do with the store's bytes, on the scan's thread pool: read each
+/// file and check it is one JSON value, as the strict readers check what they step over.
+fn read_and_check_parallel(files: &[PathBuf]) -> usize {
+    files
+        .par_iter()
+        .filter(|f| std::fs::read(f).is_ok_and(|b| roo_formats::json::is_one_json_value(&b)))
+        .count()
+}
+
 fn cold_scan(tasks: &Path) -> usize {
     let opts = ScanOptions {
         analyze: AnalyzeOptions {
@@ -173,6 +184,9 @@ fn bench_store(c: &mut Criterion, tasks: &Path) {
     });
     g.bench_function("raw read (parallel)", |b| {
         b.iter(|| black_box(raw_read_parallel(&files)))
+    });
+    g.bench_function("read + JSON check (parallel)", |b| {
+        b.iter(|| black_box(read_and_check_parallel(&files)))
     });
     g.bench_function("scan + hierarchy", |b| {
         b.iter(|| black_box(cold_scan(tasks)))
@@ -223,6 +237,7 @@ fn store_ratios(tasks: &Path) {
     let mib = read_all(&files) as f64 / (1024.0 * 1024.0);
     let raw = median_secs(|| read_all(&files), 11);
     let raw_parallel = median_secs(|| raw_read_parallel(&files), 11);
+    let floor = median_secs(|| read_and_check_parallel(&files), 11);
     let scan = median_secs(|| cold_scan(tasks), 11);
     println!("\ngenerated store of every era: {mib:.1} MiB (median of 11 runs, page cache warm)");
     println!("  raw read (one thread)    {:8.1} MiB/s", mib / raw);
@@ -230,6 +245,7 @@ fn store_ratios(tasks: &Path) {
         "  raw read (parallel)      {:8.1} MiB/s",
         mib / raw_parallel
     );
+    println!("  read + JSON check (par.) {:8.1} MiB/s", mib / floor);
     println!("  scan + hierarchy         {:8.1} MiB/s", mib / scan);
     println!(
         "  ratio scan / raw read (one thread)   {:6.2}x the time",
@@ -238,6 +254,14 @@ fn store_ratios(tasks: &Path) {
     println!(
         "  ratio scan / raw read (parallel)     {:6.2}x the time",
         scan / raw_parallel
+    );
+    println!(
+        "  ratio read + JSON check / raw read (one thread) {:6.2}x the time",
+        floor / raw
+    );
+    println!(
+        "  ratio scan / read + JSON check       {:6.2}x the time",
+        scan / floor
     );
 }
 
