@@ -71,8 +71,9 @@ impl<'de, F: FnMut(usize, &RawValue)> Visitor<'de> for EachElement<'_, F> {
 /// elements and reported nothing), or `Err(k)` after handing over `k` elements: the caller then
 /// reads the text with [`read_array`], skipping the first `k` (the wrapped array's elements are
 /// numbered as [`read_array`] numbers them, so the skip holds). A wrapper is taken only when the
-/// whole text is one object that [`read_array`] would take as a wrapper; anything else is left to
-/// it (`Err(0)`).
+/// whole text is one object that [`read_array`] would take as a wrapper ([`CursorWrapper`] steps
+/// over it once to make sure, before `read` reads its array); anything else is left to it
+/// (`Err(0)`).
 pub(crate) fn read_strict_in<'de>(
     text: &'de str,
     wrapper_keys: &[&str],
@@ -85,15 +86,15 @@ pub(crate) fn read_strict_in<'de>(
     if !trimmed.starts_with('{') {
         return Err(0);
     }
-    // One object and nothing after it, read as a wrapper: what `read_array` requires, in one pass.
-    let Ok(wrapper) = serde_json::from_str::<Wrapper<'de>>(trimmed) else {
+    // One object and nothing after it, read as a wrapper: what `read_array` requires.
+    let Some(wrapper) = CursorWrapper::read(trimmed) else {
         return Err(0);
     };
     let Some((key, inner)) = wrapper.array(wrapper_keys) else {
         return Err(0);
     };
     let version = wrapper.version();
-    read(inner.get()).map(|n| {
+    read(inner).map(|n| {
         (
             n,
             Shape::Wrapper {
@@ -148,6 +149,72 @@ fn stream_array<F: FnMut(usize, &RawValue)>(
     }
 }
 
+/// The members of an object that may wrap the array, as [`Wrapper`] reads them (each as its JSON
+/// text), found by the JSON cursor, which steps over the wrapped array about twice as fast as
+/// serde_json. `None` when the cursor does not take the text: not exactly one object, a member
+/// of [`Wrapper`] named twice (which serde refuses too), or nested deeper than the cursor
+/// follows (serde then decides, in the tolerant read). Every text it takes, serde reads as a
+/// [`Wrapper`] with the same members.
+struct CursorWrapper<'a> {
+    version: Option<&'a str>,
+    messages: Option<&'a str>,
+    entries: Option<&'a str>,
+}
+
+impl<'a> CursorWrapper<'a> {
+    fn read(text: &'a str) -> Option<Self> {
+        let mut wrapper = CursorWrapper {
+            version: None,
+            messages: None,
+            entries: None,
+        };
+        let mut cursor = crate::json_cursor::Cursor::new(text);
+        cursor.object(|c, key| {
+            let value = c.value(MAX_STEP_NESTING - 1)?;
+            let slot = match key.as_ref() {
+                "version" => &mut wrapper.version,
+                "messages" => &mut wrapper.messages,
+                "entries" => &mut wrapper.entries,
+                _ => return Some(()),
+            };
+            // `null` is a member all the same: serde refuses it named twice too.
+            slot.replace(value).is_none().then_some(())
+        })?;
+        cursor.at_end().then_some(wrapper)
+    }
+
+    /// [`Wrapper::array`] (`null` is not an array, as serde reads it into an absent member).
+    fn array<'k>(&self, wrapper_keys: &[&'k str]) -> Option<(&'k str, &'a str)> {
+        first_array(wrapper_keys, self.messages, self.entries, |raw| {
+            raw.starts_with('[')
+        })
+    }
+
+    /// [`Wrapper::version`].
+    fn version(&self) -> Option<i64> {
+        self.version
+            .and_then(|raw| serde_json::from_str::<Value>(raw).ok())
+            .and_then(|v| v.as_i64())
+    }
+}
+
+/// The first of `wrapper_keys` whose member (`messages` or `entries`) is an array, with it.
+fn first_array<'k, T: Copy>(
+    wrapper_keys: &[&'k str],
+    messages: Option<T>,
+    entries: Option<T>,
+    is_array: impl Fn(T) -> bool,
+) -> Option<(&'k str, T)> {
+    wrapper_keys.iter().find_map(|key| {
+        let inner = match *key {
+            "messages" => messages,
+            "entries" => entries,
+            _ => None,
+        }?;
+        is_array(inner).then_some((*key, inner))
+    })
+}
+
 #[derive(Deserialize)]
 struct Wrapper<'a> {
     #[serde(default)]
@@ -161,17 +228,8 @@ struct Wrapper<'a> {
 impl<'a> Wrapper<'a> {
     /// The first of `wrapper_keys` whose value is an array, with that array.
     fn array<'k>(&self, wrapper_keys: &[&'k str]) -> Option<(&'k str, &'a RawValue)> {
-        wrapper_keys.iter().find_map(|key| {
-            let inner = match *key {
-                "messages" => self.messages,
-                "entries" => self.entries,
-                _ => None,
-            }?;
-            inner
-                .get()
-                .trim_start()
-                .starts_with('[')
-                .then_some((*key, inner))
+        first_array(wrapper_keys, self.messages, self.entries, |raw| {
+            raw.get().trim_start().starts_with('[')
         })
     }
 
@@ -559,6 +617,69 @@ pub fn is_one_json_value(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Wrapper objects: members of the names a wrapper reads (one of them written with an
+    /// escape), named twice at times, with values of every kind; sometimes damaged.
+    fn arb_wrapper_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let name = prop_oneof![
+            Just("version"),
+            Just("messages"),
+            Just("entries"),
+            Just("other"),
+            Just("mess\\u0061ges"),
+        ];
+        let value = prop_oneof![
+            Just("null"),
+            Just("[]"),
+            Just("[1,{\"a\":\"b\\n\"}]"),
+            Just("2"),
+            Just("-3"),
+            Just("2.5"),
+            Just("18446744073709551616"),
+            Just("\"x\""),
+            Just("{\"k\":[1]}"),
+            Just("[[[]]]"),
+            Just("[01]"),
+        ];
+        let object = proptest::collection::vec((name, value), 0..5).prop_map(|members| {
+            let members: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("\"{k}\": {v}"))
+                .collect();
+            format!("{{{}}}", members.join(", "))
+        });
+        (object, 0u8..8).prop_map(|(o, damage)| match damage {
+            0 => format!("{o} x"),
+            1 => format!("{o}\n "),
+            2 => o[..o.len() / 2].to_owned(),
+            3 => o.replacen('}', ",}", 1),
+            _ => o,
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// The cursor takes a wrapper exactly when serde does, and finds the same array and
+        /// version.
+        #[test]
+        fn cursor_wrapper_is_serdes(text in arb_wrapper_text()) {
+            let ours = CursorWrapper::read(&text);
+            let theirs = serde_json::from_str::<Wrapper>(&text).ok();
+            proptest::prop_assert_eq!(ours.is_some(), theirs.is_some(), "{}", text);
+            if let (Some(ours), Some(theirs)) = (ours, theirs) {
+                for keys in [&["messages"][..], &["entries"], &["messages", "entries"]] {
+                    proptest::prop_assert_eq!(
+                        ours.array(keys),
+                        theirs.array(keys).map(|(k, raw)| (k, raw.get())),
+                        "{}", text
+                    );
+                }
+                proptest::prop_assert_eq!(ours.version(), theirs.version(), "{}", text);
+            }
+        }
+    }
 
     #[test]
     fn one_json_value_is_what_serde_json_accepts() {
