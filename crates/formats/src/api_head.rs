@@ -15,14 +15,9 @@
 
 use crate::api::{ApiMessage, Block, Content, Role};
 use crate::extract::ChildSource;
-use crate::json_cursor::{decode_literal, with_decoded_literal, Cursor};
+use crate::json_cursor::{decode_literal, with_decoded_literal, Cursor, MAX_NESTING};
 use serde_json::Value;
 use std::borrow::Cow;
-
-/// Raw values nested deeper than this make the strict reader give up (the tolerant reader builds
-/// values with `serde_json`'s limit of 128 levels; with the enclosing message, content array and
-/// block this stays far below it).
-const MAX_RAW_NESTING: usize = 64;
 
 /// A text of a message: its JSON string literal (decoded on demand) or the text itself.
 #[derive(Debug, Clone, PartialEq)]
@@ -221,7 +216,7 @@ fn is_bool_or_null(raw: Option<&str>) -> bool {
 
 /// Any value, as long as it nests no deeper than the tolerant reader can read.
 fn raw_value<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
-    cursor.value(MAX_RAW_NESTING)
+    cursor.value(MAX_NESTING)
 }
 
 /// One message object: the fields a header uses, each other field checked as the tolerant reader

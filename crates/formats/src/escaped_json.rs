@@ -12,10 +12,8 @@
 //! stands for when it is odd. Anything else, or anything this reader is unsure of, is refused,
 //! and the caller decodes the text and reads it the usual way.
 
+use crate::json_cursor::MAX_NESTING;
 use std::borrow::Cow;
-
-/// Values of the inner object nested deeper than this are left to the usual reading.
-const MAX_NESTING: usize = 64;
 
 /// A position in the inside of an outer literal (between its quotes).
 struct Reader<'a> {

@@ -7,6 +7,7 @@
 //! A truncated or broken array keeps every element that was complete before the break.
 
 use crate::diag::{DiagCode, Diags, Severity};
+use crate::json_cursor::MAX_NESTING;
 use serde::de::{Deserializer as _, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -170,7 +171,7 @@ impl<'a> CursorWrapper<'a> {
         };
         let mut cursor = crate::json_cursor::Cursor::new(text);
         cursor.object(|c, key| {
-            let value = c.value(MAX_STEP_NESTING - 1)?;
+            let value = c.value(MAX_NESTING - 1)?;
             let slot = match key.as_ref() {
                 "version" => &mut wrapper.version,
                 "messages" => &mut wrapper.messages,
@@ -599,9 +600,6 @@ fn null_out_of_range_numbers(raw: &str) -> (String, usize) {
     (out, count)
 }
 
-/// How deep [`is_one_json_value`] follows nested arrays and objects (as the strict readers do).
-const MAX_STEP_NESTING: usize = 64;
-
 /// Whether `bytes` are UTF-8 holding exactly one JSON value (white space around it allowed) that
 /// `serde_json` would accept, nested at most 64 deep: checked as the strict readers check the
 /// values they step over, building nothing. It is the least any reader of these files must do
@@ -611,7 +609,7 @@ pub fn is_one_json_value(bytes: &[u8]) -> bool {
         return false;
     };
     let mut cursor = crate::json_cursor::Cursor::new(text);
-    cursor.value(MAX_STEP_NESTING).is_some() && cursor.at_end()
+    cursor.value(MAX_NESTING).is_some() && cursor.at_end()
 }
 
 #[cfg(test)]

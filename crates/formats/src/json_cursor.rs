@@ -226,12 +226,14 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Values stepped over by [`peek_members`] nested deeper than this are left to serde.
-const MAX_PEEK_NESTING: usize = 64;
+/// How deep the strict readers follow nested arrays and objects: a value nested deeper makes them
+/// give up, and the text goes to the tolerant reader, which builds values with serde_json's limit
+/// of 128 levels (a strict reader's enclosing records stay far below it).
+pub(crate) const MAX_NESTING: usize = 64;
 
 /// The raw literals of the members `names` of the JSON object that is the whole of `text` (each
 /// `None` when absent), the other members stepped over. `None` when the text is not exactly one
-/// object, names one of `names` twice, or nests a value deeper than [`MAX_PEEK_NESTING`]: the
+/// object, names one of `names` twice, or nests a value deeper than [`MAX_NESTING`]: the
 /// caller then reads it with serde, so a refusal only costs time.
 pub(crate) fn peek_members<'a, const N: usize>(
     text: &'a str,
@@ -240,7 +242,7 @@ pub(crate) fn peek_members<'a, const N: usize>(
     let mut c = Cursor::new(text);
     let mut found = [None; N];
     c.object(|c, key| {
-        let raw = c.value(MAX_PEEK_NESTING)?;
+        let raw = c.value(MAX_NESTING)?;
         if let Some(i) = names.iter().position(|name| *name == key) {
             if found[i].replace(raw).is_some() {
                 return None;

@@ -7,17 +7,13 @@
 
 use super::{condense_from, truncation_from, Ask, ClineMessage, MessageKind, Say};
 use crate::diag::Diags;
-use crate::json_cursor::Cursor;
+use crate::json_cursor::{Cursor, MAX_NESTING};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 /// Which records' texts a reader decodes: the others' are checked as JSON strings and stepped
 /// over, and the record is handed over with `text: None` (and the text's literal beside it).
 pub type WantedTexts<'p> = &'p dyn Fn(&MessageKind) -> bool;
-
-/// Values kept whole (checkpoints, condensation records, unknown fields) nested deeper than this
-/// are left to the tolerant reader, which builds values with serde_json's limit of 128 levels.
-const MAX_VALUE_NESTING: usize = 64;
 
 /// A record read strictly: the message, and its text when that text was stepped over rather than
 /// decoded (`message.text` is then `None`).
@@ -90,7 +86,7 @@ fn opt_bool(c: &mut Cursor<'_>) -> Option<Option<bool>> {
 
 /// Any value, built; `null` as `None`.
 fn opt_value(c: &mut Cursor<'_>) -> Option<Option<Value>> {
-    let raw = c.value(MAX_VALUE_NESTING)?;
+    let raw = c.value(MAX_NESTING)?;
     match serde_json::from_str::<Value>(raw).ok()? {
         Value::Null => Some(None),
         v => Some(Some(v)),
@@ -194,7 +190,7 @@ pub(crate) fn read_record<'a>(
             "apiProtocol" => m.api_protocol = opt_string(c)?,
             "isAnswered" => m.is_answered = opt_bool(c)?,
             other => {
-                let raw = c.value(MAX_VALUE_NESTING)?;
+                let raw = c.value(MAX_NESTING)?;
                 let value = serde_json::from_str::<Value>(raw).ok()?;
                 m.extra.insert(other.to_owned(), value);
             }
