@@ -7,7 +7,9 @@
  */
 const { currentMode } = require('../services/compat-mode.js')
 
-const fsp = () => require('fs/promises')
+const io = require('../io.js')
+
+const fsp = () => io.mod('fs/promises')
 
 /** Text of a file's bytes in fixed mode: UTF-16 by its BOM, else UTF-8 without BOM. */
 function decodeTolerant(bytes) {
