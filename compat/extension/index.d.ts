@@ -180,10 +180,10 @@ export interface ContextManagementOptions<M extends ApiMessage = ApiMessage> {
   currentProfileId: string
   metadata?: ApiHandlerCreateMessageMetadata
   environmentDetails?: string
-  /** Accepted; the files are not folded (see `foldedFileContext`). */
+  /** Folded by the caller's `generateFoldedFileContext` beside its condense module when one is known (docs/compat-extension.md); otherwise not folded (see `foldedFileContext`). */
   filesReadByRoo?: string[]
   cwd?: string
-  /** Accepted and not used. */
+  /** Handed to the caller's `generateFoldedFileContext`; not used otherwise. */
   rooIgnoreController?: unknown
   /** This package's extra: folded file context already rendered, one `<system-reminder>` section each. */
   foldedFileContext?: string[]
@@ -300,6 +300,7 @@ export interface ParsedApiReqStartedTextType {
   apiProtocol?: 'anthropic' | 'openai'
 }
 
+/** In `legacy` mode `contextTokens` is the extension's JavaScript sum, a string when a record's counts are strings. */
 export declare function getApiMetrics(messages: ClineMessage[]): TokenUsage
 export declare function consolidateTokenUsage(messages: ClineMessage[]): TokenUsage
 export declare function hasTokenUsageChanged(current: TokenUsage, snapshot?: TokenUsage): boolean

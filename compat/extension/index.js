@@ -22,12 +22,20 @@
  * the caller's own array and objects again (the extension's `result.messages !== history` test
  * works), binding-only fields (`errorKey`, `thresholdWarning`) are left out of results, an invalid
  * profile threshold is reported with `console.warn` as the extension does, and `getApiMetrics`
- * always carries the two cache keys.
+ * always carries the two cache keys. Under a module runner, the extension's collaborators are
+ * called through the caller's modules (host.js); `legacy` mode gives the extension's JavaScript
+ * values on malformed records (legacy.js).
  */
 
 const fs = require('node:fs/promises')
 const path = require('node:path')
 const core = require('../../index.js')
+const { getMode } = require('../mode.js')
+const host = require('./host.js')
+const legacy = require('./legacy.js')
+
+/** The extension's module whose collaborators compat/extension calls through the caller's copy. */
+const CONDENSE_MODULE = 'core/condense/index'
 
 // ------------------------------------------------------------------ constants
 
@@ -159,10 +167,26 @@ function willManageContext(options) {
 /**
  * `manageContext(options)`: async. Uses `options.apiHandler` (`createMessage` to summarise,
  * `countTokens` for every count, `getModel().info.supportsImages`).
+ *
+ * The summary is asked of `summarizeConversation` as the extension's context-management module
+ * reaches it: through the caller's condense module when there is one (host.js), else through this
+ * module's exports, so a spy or stub put on either is what summarises. When neither exists nor was
+ * replaced, the whole call runs natively.
  */
 async function manageContext(options) {
+  const condense = host.callerModule(CONDENSE_MODULE)
+  const summarize = condense ? condense.exports.summarizeConversation : module.exports.summarizeConversation
+  const messages = options && options.messages
+  if ((!condense && summarize === summarizeConversation) || typeof summarize !== 'function' || !Array.isArray(messages) || messages.length === 0) {
+    return manageNatively(options, true)
+  }
+  return manageThrough(summarize, options)
+}
+
+/** The native `manageContext`, its result in the extension's shape and with the caller's objects. */
+async function manageNatively(options, warn) {
   const r = await core.manageContext(options)
-  if (r.thresholdWarning) console.warn(r.thresholdWarning)
+  if (warn && r.thresholdWarning) console.warn(r.thresholdWarning)
   if (!Array.isArray(options.messages)) return extensionShape(r)
   const input = options.messages
   let messages = input
@@ -174,19 +198,122 @@ async function manageContext(options) {
   return { ...extensionShape(r), messages }
 }
 
+/**
+ * `manageContext` with the summary asked of `summarize`: the newest message counted by the
+ * handler, the native decision, the call, and on failure the native truncation when the context is
+ * over the limit.
+ */
+async function manageThrough(summarize, options) {
+  const { messages, apiHandler } = options
+  const content = messages[messages.length - 1] ? messages[messages.length - 1].content : undefined
+  const lastMessageTokens = await estimateTokenCount(Array.isArray(content) ? content : [{ type: 'text', text: content }], apiHandler)
+  const decision = core.decideContext({ ...options, lastMessageTokens })
+  const warning = decision.effectiveThreshold && decision.effectiveThreshold.warning
+  if (warning) console.warn(warning)
+  const prevContextTokens = decision.prevContextTokens
+  let failed = { cost: 0, error: undefined, errorDetails: undefined }
+  if (decision.action === 'summarize') {
+    const r = await summarize(
+      summarize === summarizeConversation
+        ? { ...options, isAutomaticTrigger: true, prevContextTokens }
+        : extensionSummarizeOptions(options),
+    )
+    if (!r.error) return { ...r, prevContextTokens }
+    failed = { cost: r.cost, error: r.error, errorDetails: r.errorDetails }
+  }
+  if (decision.truncateOnFailure) {
+    const t = await manageNatively({ ...options, autoCondenseContext: false, lastMessageTokens }, false)
+    return { ...t, summary: '', ...failed, prevContextTokens }
+  }
+  return { messages, summary: '', ...failed, prevContextTokens }
+}
+
+/** The option object the extension's `manageContext` hands to `summarizeConversation`. */
+function extensionSummarizeOptions(o) {
+  return {
+    messages: o.messages,
+    apiHandler: o.apiHandler,
+    systemPrompt: o.systemPrompt,
+    taskId: o.taskId,
+    isAutomaticTrigger: true,
+    customCondensingPrompt: o.customCondensingPrompt,
+    metadata: o.metadata,
+    environmentDetails: o.environmentDetails,
+    filesReadByRoo: o.filesReadByRoo,
+    cwd: o.cwd,
+    rooIgnoreController: o.rooIgnoreController,
+  }
+}
+
 // ------------------------------------------------------------------ condensation
 
 /**
  * `summarizeConversation(options)`: async, the extension's option object. Uses
  * `options.apiHandler.createMessage(systemPrompt, messages, metadata)`, `countTokens` and
- * `getModel()`; `filesReadByRoo`/`cwd` are not folded (pass rendered `foldedFileContext` instead).
+ * `getModel()`. With a caller's condense module (host.js), the extension's collaborators beside it
+ * take part as in the extension: telemetry's `captureContextCondensed` first, the caller's
+ * `maybeRemoveImageBlocks` on the request, and `generateFoldedFileContext(filesReadByRoo, {cwd,
+ * rooIgnoreController})` for the folded file sections; without one, `filesReadByRoo` is not folded
+ * (pass rendered sections as `foldedFileContext`).
  */
 async function summarizeConversation(options) {
-  const r = await core.summarizeConversation(options)
+  const condense = options ? host.callerModule(CONDENSE_MODULE) : null
+  const r = await core.summarizeConversation(condense ? await withCallerCollaborators(condense, options) : options)
+  if (r.errorKey === 'condense_handler_invalid') console.error('API handler is invalid for condensing. Cannot proceed.')
   if (!Array.isArray(options.messages)) return extensionShape(r)
   const input = options.messages
   const messages = r.error ? input : isHeadEra(options) ? reuseAfterSummary(input, r.messages) : r.messages
   return { ...extensionShape(r), messages }
+}
+
+/** `options` with the caller's collaborators applied (telemetry reported, images, folded files). */
+async function withCallerCollaborators(condense, options) {
+  const telemetry = await host.importBeside(condense, '@roo-code/telemetry')
+  if (telemetry && telemetry.TelemetryService) {
+    const prompt = options.customCondensingPrompt
+    telemetry.TelemetryService.instance.captureContextCondensed(
+      options.taskId,
+      options.isAutomaticTrigger ?? false,
+      typeof prompt === 'string' && prompt.trim() !== '',
+    )
+  }
+  const out = { ...options }
+  const images = await host.importBeside(condense, '../../api/transform/image-cleaning')
+  if (images && typeof images.maybeRemoveImageBlocks === 'function') {
+    out.apiHandler = withCallerImageRule(options.apiHandler, images.maybeRemoveImageBlocks)
+  }
+  const files = options.filesReadByRoo
+  if (out.foldedFileContext === undefined && Array.isArray(files) && files.length > 0 && options.cwd) {
+    const folding = await host.importBeside(condense, './foldedFileContext')
+    if (folding && typeof folding.generateFoldedFileContext === 'function') {
+      try {
+        const folded = await folding.generateFoldedFileContext(files, { cwd: options.cwd, rooIgnoreController: options.rooIgnoreController })
+        out.foldedFileContext = folded.sections.filter((section) => section.trim())
+      } catch (error) {
+        console.error('[summarizeConversation] Failed to generate folded file context:', error)
+      }
+    }
+  }
+  return out
+}
+
+/**
+ * The handler as the native summary sees it when the caller's `maybeRemoveImageBlocks` decides
+ * about images: the request reaches `createMessage` through that function (given the caller's
+ * handler), and the native request keeps image blocks for it to convert.
+ */
+function withCallerImageRule(apiHandler, maybeRemoveImageBlocks) {
+  if (!apiHandler || typeof apiHandler.createMessage !== 'function') return apiHandler
+  return {
+    createMessage: (systemPrompt, messages, metadata) =>
+      apiHandler.createMessage(
+        systemPrompt,
+        maybeRemoveImageBlocks(messages, apiHandler).map(({ role, content }) => ({ role, content })),
+        metadata,
+      ),
+    countTokens: typeof apiHandler.countTokens === 'function' ? (content) => apiHandler.countTokens(content) : undefined,
+    getModel: () => ({ id: 'caller', info: { supportsImages: true } }),
+  }
 }
 
 /** `getMessagesSinceLastSummary(messages)`: sync; the input array itself when there is no summary. */
@@ -266,7 +393,11 @@ function parseApiPrice(price) {
 
 // ------------------------------------------------------------------ metrics (src/shared/getApiMetrics.ts)
 
-/** `getApiMetrics(messages)` / `consolidateTokenUsage(messages)`: sync. */
+/**
+ * `getApiMetrics(messages)` / `consolidateTokenUsage(messages)`: sync. In `legacy` mode
+ * `contextTokens` is the extension's JavaScript sum (string counts concatenate); `fixed` counts
+ * anything but a number as 0.
+ */
 function getApiMetrics(messages) {
   const r = core.getApiMetrics(array('messages', messages))
   return {
@@ -275,7 +406,7 @@ function getApiMetrics(messages) {
     totalCacheWrites: r.totalCacheWrites,
     totalCacheReads: r.totalCacheReads,
     totalCost: r.totalCost,
-    contextTokens: r.contextTokens,
+    contextTokens: getMode() === 'legacy' && Array.isArray(messages) ? legacy.contextTokens(messages) : r.contextTokens,
   }
 }
 
@@ -305,7 +436,18 @@ function combineCommandSequences(messages) {
   return core.combineCommandSequences(array('messages', messages))
 }
 
+/**
+ * `combineApiRequests(messages)`: sync; the caller's array itself when it holds one message or no
+ * request record. In `legacy` mode a record whose JSON is a string or an array is spread into the
+ * merged object as the extension does (numbered keys); `fixed` ignores it.
+ */
 function combineApiRequests(messages) {
+  if (Array.isArray(messages) && messages.length > 0) {
+    const unchanged = messages.length === 1 || !messages.some((m) => m && m.type === 'say' && (m.say === 'api_req_started' || m.say === 'api_req_finished'))
+    if (unchanged) return messages
+    const spread = getMode() === 'legacy' ? legacy.combineApiRequestsSpreading(messages) : null
+    if (spread) return spread
+  }
   return core.combineApiRequests(array('messages', messages))
 }
 

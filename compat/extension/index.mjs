@@ -2,10 +2,14 @@
 // entries share one set of function objects (also under bundlers and test runners that would
 // otherwise load index.js a second time). The list must name every export of index.js; the
 // test "the ESM entry exports the same functions as the CommonJS one" checks it.
+//
+// The entry also hands its own `import()` to host.js: when a module runner (Vitest) evaluates this
+// file, that import runs in the runner, so the caller's modules it loads are the test's doubles.
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
 const ext = require('./index.js')
+require('./host.js').useEntryImport((specifier) => import(specifier))
 
 export const {
   TOKEN_BUFFER_PERCENTAGE,

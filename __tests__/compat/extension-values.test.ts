@@ -1,0 +1,112 @@
+/**
+ * compat/extension's values in each compat mode (`legacy`: the extension's, quirks included;
+ * `fixed`: the same shapes with the native rules' values), its log lines, and `manageContext`
+ * asking this module's own export for the summary (no caller's modules here: see
+ * extension-host.test.ts for those).
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createRequire } from 'node:module'
+import type { ClineMessage, SummarizeResponse } from '../../compat/extension/index.js'
+import { contextOptions, ext, makeHandler, SYSTEM_PROMPT, turns, user } from './extension-fixtures'
+
+const { setMode } = createRequire(import.meta.url)('../../compat/mode.js') as typeof import('../../compat/mode.js')
+
+afterEach(() => {
+  setMode(null)
+  vi.restoreAllMocks()
+})
+
+const started = (text: string, ts = 1): ClineMessage => ({ type: 'say', say: 'api_req_started', text, ts })
+const finished = (text: string, ts = 2): ClineMessage => ({ type: 'say', say: 'api_req_finished', text, ts })
+
+describe('getApiMetrics contextTokens per mode', () => {
+  const records = [
+    started('{"tokensIn":100,"tokensOut":50}', 1),
+    started('{"tokensIn":"12","tokensOut":"34","cost":0.5}', 2),
+  ]
+
+  it('legacy: JavaScript’s sum of the newest record, strings concatenated, true counted 1', () => {
+    setMode('legacy')
+    expect(ext.getApiMetrics(records).contextTokens).toBe('1234')
+    expect(ext.getApiMetrics([started('{"tokensIn":true,"tokensOut":2}')]).contextTokens).toBe(3)
+    expect(ext.getApiMetrics([...records, started('null', 3)]).contextTokens).toBe('1234')
+    expect(ext.getApiMetrics(records)).toMatchObject({ totalTokensIn: 100, totalTokensOut: 50, totalCost: 0.5 })
+  })
+
+  it('fixed: non-numbers count 0, so the newest record with a size decides', () => {
+    setMode('fixed')
+    expect(ext.getApiMetrics(records).contextTokens).toBe(150)
+    expect(ext.getApiMetrics([started('{"tokensIn":true,"tokensOut":2}')]).contextTokens).toBe(2)
+  })
+
+  it('both modes agree on numeric records and condense events', () => {
+    const msgs: ClineMessage[] = [
+      started('{"tokensIn":100,"tokensOut":50}', 1),
+      { type: 'say', say: 'condense_context', ts: 2, contextCondense: { cost: 0.1, prevContextTokens: 150, newContextTokens: 40, summary: 's' } },
+    ]
+    for (const mode of ['legacy', 'fixed'] as const) {
+      setMode(mode)
+      expect(ext.getApiMetrics(msgs).contextTokens).toBe(40)
+      expect(ext.getApiMetrics(msgs.slice(0, 1)).contextTokens).toBe(150)
+    }
+  })
+})
+
+describe('combineApiRequests', () => {
+  it('hands back the caller’s array when there is no request record or one message', () => {
+    for (const mode of ['legacy', 'fixed'] as const) {
+      setMode(mode)
+      const none: ClineMessage[] = [
+        { type: 'say', say: 'text', text: 'a', ts: 1 },
+        { type: 'ask', ask: 'followup', text: 'b', ts: 2 },
+      ]
+      expect(ext.combineApiRequests(none)).toBe(none)
+      const one = [started('{"a":1}')]
+      expect(ext.combineApiRequests(one)).toBe(one)
+      expect(ext.combineApiRequests([])).toEqual([])
+    }
+  })
+
+  it('legacy: a string or array record is spread into numbered keys, as object spread does', () => {
+    setMode('legacy')
+    const a = ext.combineApiRequests([started('"ab"'), finished('{"cost":0.5}')])
+    expect(a).toHaveLength(1)
+    expect(a[0].text).toBe('{"0":"a","1":"b","cost":0.5}')
+    const b = ext.combineApiRequests([started('{"request":"x"}'), finished('[7]')])
+    expect(b[0].text).toBe('{"0":7,"request":"x"}')
+    const other = { type: 'say', say: 'text', text: 'kept', ts: 3 } as ClineMessage
+    const c = ext.combineApiRequests([started('"z"'), other, finished('{}')])
+    expect(c[1]).toBe(other)
+  })
+
+  it('fixed: such a record counts as no fields', () => {
+    setMode('fixed')
+    const a = ext.combineApiRequests([started('"ab"'), finished('{"cost":0.5}')])
+    expect(JSON.parse(String(a[0].text))).toEqual({ cost: 0.5 })
+    const b = ext.combineApiRequests([started('{"request":"x"}'), finished('[7]')])
+    expect(JSON.parse(String(b[0].text))).toEqual({ request: 'x' })
+  })
+})
+
+describe('log lines of the extension', () => {
+  it('an invalid handler is reported on console.error, as the extension does', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const r = await ext.summarizeConversation({ messages: turns(5), apiHandler: {} as never, systemPrompt: SYSTEM_PROMPT, taskId: 't' })
+    expect(r.error).toBeTruthy()
+    expect(error).toHaveBeenCalledWith('API handler is invalid for condensing. Cannot proceed.')
+  })
+})
+
+describe('manageContext through this module’s exports', () => {
+  it('a stub put on the CommonJS export of summarizeConversation is what summarises', async () => {
+    const response: SummarizeResponse = { messages: [user('summary', 9, { isSummary: true })], summary: 'summary', cost: 0.2, newContextTokens: 10 }
+    const spy = vi.spyOn(ext, 'summarizeConversation').mockResolvedValue(response)
+    const m = makeHandler({ count: 0 })
+    const messages = [...turns(4), user('')]
+    const r = await ext.manageContext(contextOptions(70001, m.handler, { messages, autoCondenseContext: true }))
+    expect(spy).toHaveBeenCalledTimes(1)
+    expect(spy.mock.calls[0][0]).toMatchObject({ messages, apiHandler: m.handler, isAutomaticTrigger: true, taskId: 'task-1' })
+    expect(r).toEqual({ ...response, prevContextTokens: 70001 })
+    expect(m.calls).toHaveLength(0)
+  })
+})

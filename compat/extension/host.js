@@ -1,0 +1,82 @@
+'use strict'
+/**
+ * The caller's modules that stand for the extension's own after the one-line swap
+ * (`export * from "roo-state-core/compat/extension"` in `src/core/condense/index.ts`, …), and the
+ * collaborators the extension's modules import next to them.
+ *
+ * In the extension, `manageContext` calls `summarizeConversation` through the condense module, and
+ * `summarizeConversation` calls `maybeRemoveImageBlocks` (`../../api/transform/image-cleaning`),
+ * `generateFoldedFileContext` (`./foldedFileContext`) and `TelemetryService`
+ * (`@roo-code/telemetry`). A test replaces those with `vi.spyOn(condenseModule, …)` or `vi.mock(…)`.
+ * When a Vite module runner (Vitest) evaluates this package's ESM entry, the runner's module graph
+ * names the modules that import it; the one whose path ends with the extension's module path is the
+ * caller's module, and its collaborators are imported through the same runner, from beside it, so
+ * that the test's doubles are what compat/extension calls. Anywhere else (a bundle, plain Node, this
+ * package loaded from `node_modules` and so not evaluated by the runner) no caller's module is known
+ * and compat/extension uses its own rules for each step.
+ */
+
+const path = require('node:path')
+const { createRequire } = require('node:module')
+
+/** The ESM entry, as the runner's graph names its file. */
+const ENTRY = path.join(__dirname, 'index.mjs')
+/** A source file's extension, dropped before comparing paths. */
+const SOURCE_EXTENSION = /\.[cm]?[jt]sx?$/
+
+/** `(specifier) => import(specifier)` evaluated in the ESM entry, so that it runs in the runner. */
+let entryImport = null
+
+/** Called once by the ESM entry with its own `import()`. */
+function useEntryImport(importer) {
+  entryImport = typeof importer === 'function' ? importer : null
+}
+
+/** The module graph of the Vitest worker running this code, if any. */
+function runnerGraph() {
+  const worker = globalThis.__vitest_worker__
+  const graph = worker && worker.evaluatedModules
+  if (!graph || !(graph.fileToModulesMap instanceof Map) || typeof graph.getModuleById !== 'function') return null
+  return graph
+}
+
+/**
+ * The caller's module standing for the extension's `modulePath` (e.g. `core/condense/index`): an
+ * evaluated module that imports this package's ESM entry and whose file, without its extension,
+ * ends with `/<modulePath>`. `{file, exports}` (`exports` is the live namespace a test spies on),
+ * or `null`.
+ */
+function callerModule(modulePath) {
+  if (!entryImport) return null
+  const graph = runnerGraph()
+  const entries = graph && graph.fileToModulesMap.get(ENTRY)
+  if (!entries) return null
+  const tail = `/${modulePath}`
+  for (const entry of entries) {
+    for (const id of entry.importers || []) {
+      const m = graph.getModuleById(id)
+      const file = m && typeof m.file === 'string' ? m.file.split(path.sep).join('/') : ''
+      if (m && m.exports && file.replace(SOURCE_EXTENSION, '').endsWith(tail)) return { file: m.file, exports: m.exports }
+    }
+  }
+  return null
+}
+
+/**
+ * The module `specifier` as the caller's module would import it (a relative path from its folder,
+ * a package from its `node_modules`), imported through the runner; `null` when it cannot be found
+ * or fails to load.
+ */
+async function importBeside(caller, specifier) {
+  if (!caller || !entryImport) return null
+  try {
+    const target = specifier.startsWith('.')
+      ? path.resolve(path.dirname(caller.file), specifier)
+      : createRequire(caller.file).resolve(specifier)
+    return (await entryImport(target)) || null
+  } catch {
+    return null
+  }
+}
+
+module.exports = { useEntryImport, callerModule, importBeside }
