@@ -6,10 +6,12 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 import { repoRoot, tempDir } from '../helpers'
 
-// compat/services: XmlExporterService (XML checked by xmllint against schemas/*.xsd),
-// ExportConfigManager and SkeletonCacheService, row by row of docs/compat-services.md §2–4.
+// compat/services: XmlExporterService (the legacy XML text), ExportConfigManager,
+// SkeletonCacheService and JsonCsvExporter, row by row of docs/compat-services.md §2–5, with the
+// caller's modules handed over as its replacement files do (docs/drop-in.md).
 
 const require = createRequire(import.meta.url)
+const io = require('../../compat/io.js')
 const { XmlExporterService } = require('../../compat/services/XmlExporterService.js')
 const { ExportConfigManager } = require('../../compat/services/ExportConfigManager.js')
 const { SkeletonCacheService } = require('../../compat/services/skeleton-cache.service.js')
@@ -25,16 +27,52 @@ afterEach(() => {
   delete process.env.ROO_STATE_COMPAT_MODE
 })
 
-function validate(xml: string, schema: 'task' | 'conversation' | 'project'): void {
+// The caller's modules as its replacement files hand them over (docs/drop-in.md): one importer
+// that answers the specifiers the legacy services imported, relative to its src/services/.
+function wire(modules: Record<string, object>) {
+  const importer = vi.fn(async (specifier: string) => {
+    if (specifier in modules) return modules[specifier]
+    throw new Error(`Cannot find module '${specifier}'`)
+  })
+  io.use({ servicesImport: importer })
+  return importer
+}
+
+// The caller's own error classes (its src/types/errors.ts), distinct from compat's.
+class TheirStateManagerError extends Error {
+  constructor(
+    message: string,
+    public code: string,
+    public service: string,
+    public details?: unknown,
+    public cause?: Error,
+  ) {
+    super(message)
+    this.name = 'StateManagerError'
+  }
+}
+class TheirExportConfigManagerError extends TheirStateManagerError {
+  constructor(message: string, code: string, details?: unknown, cause?: Error) {
+    super(message, code, 'ExportConfigManager', details, cause)
+    this.name = 'ExportConfigManagerError'
+  }
+}
+const theirErrors = { StateManagerError: TheirStateManagerError, ExportConfigManagerError: TheirExportConfigManagerError }
+
+afterEach(() => {
+  io.use({ servicesImport: false, fs, 'fs/promises': fsp })
+})
+
+function wellFormed(xml: string): void {
   const dir = tempDir('roo-compat-xml-')
   const file = path.join(dir, 'doc.xml')
   fs.writeFileSync(file, xml)
   try {
-    execFileSync('xmllint', ['--noout', '--schema', path.join(repoRoot, 'schemas', `${schema}.xsd`), file], { stdio: 'pipe' })
+    execFileSync('xmllint', ['--noout', file], { stdio: 'pipe' })
   } catch (e) {
     const err = e as { code?: string; stderr?: Buffer }
     if (err.code === 'ENOENT') throw new Error('xmllint is missing: apt-get install -y libxml2-utils')
-    throw new Error(`${schema}.xsd rejects the export: ${err.stderr?.toString() ?? e}`)
+    throw new Error(`xmllint rejects the export: ${err.stderr?.toString() ?? e}`)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
@@ -43,32 +81,17 @@ function validate(xml: string, schema: 'task' | 'conversation' | 'project'): voi
 function skel(taskId: string, extra: Skel = {}, meta: Skel = {}): Skel {
   return {
     taskId,
-    isCompleted: false,
-    childTaskInstructionPrefixes: [],
     metadata: {
-      title: `Task ${taskId} <&>`,
+      title: `Task ${taskId}`,
       createdAt: '2025-05-01T10:00:00.000Z',
       lastActivity: '2025-05-01T11:00:00.000Z',
       mode: 'code',
       messageCount: 2,
       actionCount: 1,
-      totalSize: 1234,
-      workspace: '/home/me/project',
-      dataSource: `/store/tasks/${taskId}`,
+      totalSize: 100,
       ...meta,
     },
-    sequence: [
-      { role: 'user', content: 'Fix the "parser" & add <tests> '.repeat(10), timestamp: '2025-05-01T10:00:00.000Z', isTruncated: false },
-      {
-        type: 'tool',
-        name: 'write_to_file',
-        parameters: { path: 'src/a.ts', content: 'line1\nline2' },
-        status: 'success',
-        timestamp: '2025-05-01T10:01:00.000Z',
-        file_path: 'src/a.ts',
-      },
-      { role: 'assistant', content: 'Done.', timestamp: '2025-05-01T10:02:00.000Z', isTruncated: false },
-    ],
+    sequence: [],
     ...extra,
   }
 }
@@ -77,95 +100,143 @@ const count = (xml: string, re: RegExp) => (xml.match(re) ?? []).length
 
 describe('XmlExporterService', () => {
   const x = new XmlExporterService()
+  // A skeleton that reaches every branch of the legacy writer: escaped title, empty date,
+  // a preview cut at 100 characters, action attributes (a 0 count is left out), parameters,
+  // an action without parameters, a message with empty content.
+  const full: Skel = {
+    taskId: 't1',
+    parentTaskId: 'p0',
+    metadata: {
+      title: 'Fix <parser> & "tests" &amp; more',
+      createdAt: '2025-05-01T10:00:00.000Z',
+      lastActivity: '',
+      mode: 'code',
+      messageCount: 2,
+      actionCount: 1,
+      totalSize: 1234,
+    },
+    sequence: [
+      { role: 'user', content: `${'x'.repeat(95)} <&> tail`, timestamp: '2025-05-01T10:00:00.000Z', isTruncated: true },
+      {
+        type: 'tool',
+        name: 'write_to_file',
+        parameters: { path: 'a "b".ts' },
+        status: 'success',
+        timestamp: '2025-05-01T10:01:00.000Z',
+        file_path: 'src/a.ts',
+        line_count: 3,
+        content_size: 0,
+      },
+      { type: 'command', name: 'ls', parameters: {}, status: 'failure', timestamp: '2025-05-01T10:02:00.000Z' },
+      { role: 'assistant', content: '', timestamp: '2025-05-01T10:03:00.000Z', isTruncated: false },
+    ],
+  }
+  const preview = `${'x'.repeat(95)} &lt;&amp;&gt; ...`
+  const params = '{"path":"a \\"b\\".ts"}'
 
-  it('generateTaskXml: a string valid against task.xsd; content previewed unless includeContent', () => {
-    const xml = x.generateTaskXml(skel('t1', { parentTaskId: 'p0' }))
-    expect(typeof xml).toBe('string')
-    validate(xml, 'task')
-    expect(xml).toContain('<task taskId="t1" parentTaskId="p0">')
-    expect(xml).toContain('<title>Task t1 &lt;&amp;&gt;</title>')
-    expect(xml).toContain('<messageCount>2</messageCount>')
-    expect(xml).toContain('isTruncated="true"')
-    expect(count(xml, /<message /g)).toBe(2)
-    expect(count(xml, /<action /g)).toBe(1)
-    const full = x.generateTaskXml(skel('t1'), { includeContent: true, prettyPrint: false })
-    validate(full, 'task')
-    expect(full).not.toContain('isTruncated="true"')
-    expect(full).not.toContain('\n  <metadata>')
+  it('generateTaskXml: the legacy text, pretty (two-space indent, empty elements closed) and compact', () => {
+    expect(x.generateTaskXml(full)).toBe(
+      [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<task taskId="t1" parentTaskId="p0">',
+        '  <metadata>',
+        '    <title>Fix &lt;parser&gt; &amp; "tests" &amp; more</title>',
+        '    <lastActivity/>',
+        '    <createdAt>2025-05-01T10:00:00.000Z</createdAt>',
+        '    <mode>code</mode>',
+        '    <messageCount>2</messageCount>',
+        '    <actionCount>1</actionCount>',
+        '    <totalSize>1234</totalSize>',
+        '  </metadata>',
+        '  <sequence>',
+        `    <message role="user" timestamp="2025-05-01T10:00:00.000Z" isTruncated="true">${preview}</message>`,
+        '    <action type="tool" name="write_to_file" status="success" timestamp="2025-05-01T10:01:00.000Z" filePath="src/a.ts" lineCount="3">',
+        `      <parameters>${params}</parameters>`,
+        '    </action>',
+        '    <action type="command" name="ls" status="failure" timestamp="2025-05-01T10:02:00.000Z"/>',
+        '    <message role="assistant" timestamp="2025-05-01T10:03:00.000Z"/>',
+        '  </sequence>',
+        '</task>',
+      ].join('\n'),
+    )
+    expect(x.generateTaskXml(full, { prettyPrint: false })).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><task taskId="t1" parentTaskId="p0"><metadata>' +
+        '<title>Fix &lt;parser&gt; &amp; "tests" &amp; more</title><lastActivity></lastActivity>' +
+        '<createdAt>2025-05-01T10:00:00.000Z</createdAt><mode>code</mode><messageCount>2</messageCount>' +
+        '<actionCount>1</actionCount><totalSize>1234</totalSize></metadata><sequence>' +
+        `<message role="user" timestamp="2025-05-01T10:00:00.000Z" isTruncated="true">${preview}</message>` +
+        '<action type="tool" name="write_to_file" status="success" timestamp="2025-05-01T10:01:00.000Z" filePath="src/a.ts" lineCount="3">' +
+        `<parameters>${params}</parameters></action>` +
+        '<action type="command" name="ls" status="failure" timestamp="2025-05-01T10:02:00.000Z"/>' +
+        '<message role="assistant" timestamp="2025-05-01T10:03:00.000Z"></message></sequence></task>',
+    )
+    const whole = x.generateTaskXml(full, { includeContent: true })
+    expect(whole).toContain(`>${'x'.repeat(95)} &lt;&amp;&gt; tail</message>`)
+    const { sequence: _s, ...bare } = full
+    expect(x.generateTaskXml(bare)).toContain('\n  <sequence/>\n')
   })
 
-  it('generateTaskXml: no sequence gives an empty <sequence/>', () => {
-    const { sequence: _s, ...bare } = skel('t2')
-    const xml = x.generateTaskXml(bare)
-    validate(xml, 'task')
-    expect(xml).toContain('<sequence/>')
-  })
-
-  it('legacy mode: missing numeric metadata throws a TypeError; fixed mode writes 0', () => {
-    const s = skel('t3')
-    delete s.metadata.messageCount
-    expect(() => x.generateTaskXml(s)).toThrow(TypeError)
+  it('legacy mode keeps the legacy errors and entity-shaped text; fixed mode writes well-formed XML', () => {
+    const s = skel('t3', { sequence: [{ role: 'user', content: 'a &nbsp; b \u0001 c', timestamp: 't', isTruncated: false }] })
+    expect(x.generateTaskXml(s)).toContain('>a &nbsp; b \u0001 c</message>')
+    const noCount = skel('t4')
+    delete noCount.metadata.messageCount
+    expect(() => x.generateTaskXml(noCount)).toThrow(TypeError)
     process.env.ROO_STATE_COMPAT_MODE = 'fixed'
-    const xml = x.generateTaskXml(s)
-    validate(xml, 'task')
-    expect(xml).toContain('<messageCount>0</messageCount>')
+    const fixed = x.generateTaskXml(s)
+    expect(fixed).toContain('>a &amp;nbsp; b  c</message>')
+    wellFormed(fixed)
+    expect(x.generateTaskXml(noCount)).toContain('<messageCount>0</messageCount>')
   })
 
-  it('generateConversationXml: children nested by parentTaskId, maxDepth counts levels from the root', () => {
+  it('generateConversationXml: <rootTask> holds the root, children nested by parentTaskId, maxDepth levels from the root', () => {
     const root = skel('r')
-    const kids = [skel('c1', { parentTaskId: 'r' }), skel('c2', { parentTaskId: 'r' }), skel('g1', { parentTaskId: 'c1' })]
+    const kids = [skel('c1', { parentTaskId: 'r' }), skel('c2', { parentTaskId: 'r' }), skel('g1', { parentTaskId: 'c1' }), skel('o', { parentTaskId: 'x' })]
     const xml = x.generateConversationXml(root, kids)
-    validate(xml, 'conversation')
-    expect(xml).toContain('conversationId="r"')
-    expect(count(xml, /<task /g)).toBe(3)
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<conversation conversationId="r" exportTimestamp="[^"]+">\n {2}<rootTask>\n {4}<task taskId="r">\n/)
+    expect(count(xml, /<task /g)).toBe(4)
     expect(count(xml, /<children>/g)).toBe(2)
-    const shallow = x.generateConversationXml(root, kids, { maxDepth: 2 })
-    validate(shallow, 'conversation')
-    expect(count(shallow, /<task /g)).toBe(2)
+    expect(xml).toContain('\n            <task taskId="g1" parentTaskId="c1">\n')
+    expect(count(x.generateConversationXml(root, kids, { maxDepth: 2 }), /<task /g)).toBe(3)
+    expect(count(x.generateConversationXml(root, kids, { maxDepth: 1 }), /<task /g)).toBe(1)
+    wellFormed(xml)
   })
 
-  it('generateProjectXml: one conversation per root, taskCount of the tree, date filter', () => {
+  it('generateProjectXml: summary, date filters on lastActivity, taskCount (legacy: root + direct children; fixed: the tree)', () => {
     const all = [
-      skel('r1'),
-      skel('k1', { parentTaskId: 'r1' }),
-      skel('r2', {}, { createdAt: '2024-01-01T00:00:00.000Z', lastActivity: '2024-01-02T00:00:00.000Z' }),
-      skel('other', {}, { workspace: '/elsewhere' }),
+      skel('r1', {}, { title: 'Root "one"', totalSize: 300 }),
+      skel('k1', { parentTaskId: 'r1' }, { totalSize: 200 }),
+      skel('g1', { parentTaskId: 'k1' }, { totalSize: 100 }),
+      skel('old', {}, { lastActivity: '2024-01-02T00:00:00.000Z', totalSize: 50 }),
     ]
     const xml = x.generateProjectXml(all, '/home/me/project')
-    validate(xml, 'project')
+    expect(xml).toContain('<projectPath>/home/me/project</projectPath>')
     expect(xml).toContain('<conversationCount>2</conversationCount>')
-    expect(xml).toContain('<totalTasks>3</totalTasks>')
-    expect(xml).toMatch(/rootTaskId="r1"[^>]*taskCount="2"/)
-    const recent = x.generateProjectXml(all, '/home/me/project', { startDate: '2025-01-01T00:00:00.000Z' })
-    validate(recent, 'project')
-    expect(recent).toContain('<conversationCount>1</conversationCount>')
-    expect(() => x.generateProjectXml(all, '/home/me/project', { startDate: 'last tuesday' })).toThrow(
-      expect.objectContaining({ name: 'StateManagerError', code: 'XML_GENERATION_FAILED' }),
-    )
-    const none = x.generateProjectXml([], '/nowhere')
-    validate(none, 'project')
-    expect(none).toContain('<conversationCount>0</conversationCount>')
+    expect(xml).toContain('<totalTasks>4</totalTasks>')
+    expect(xml).toContain('<totalSize>650</totalSize>')
+    expect(xml).toContain('<dateRange start="2024-01-02T00:00:00.000Z" end="2025-05-01T11:00:00.000Z"/>')
+    expect(xml).toContain('<conversation rootTaskId="r1" title="Root &quot;one&quot;" taskCount="2" lastActivity="2025-05-01T11:00:00.000Z"/>')
+    const recent = x.generateProjectXml(all, '/p', { startDate: '2025-01-01T00:00:00Z' })
+    expect(recent).not.toContain('rootTaskId="old"')
+    expect(recent).toContain('rootTaskId="r1"')
+    const before = x.generateProjectXml(all, '/p', { endDate: '2024-12-31T00:00:00Z' })
+    expect(before).toContain('rootTaskId="old"')
+    expect(before).not.toContain('rootTaskId="r1"')
+    const broken = [...all, skel('bad', {}, { lastActivity: 'not a date' })]
+    expect(() => x.generateProjectXml(broken, '/p')).toThrow(RangeError)
+    process.env.ROO_STATE_COMPAT_MODE = 'fixed'
+    expect(x.generateProjectXml(all, '/p')).toContain('rootTaskId="r1" title="Root &quot;one&quot;" taskCount="3"')
+    expect(x.generateProjectXml(broken, '/p')).toContain('<dateRange start="2024-01-02T00:00:00.000Z" end="2025-05-01T11:00:00.000Z"/>')
   })
 
   describe('saveXmlToFile', () => {
-    let dir = ''
-    let cwd = ''
-    beforeAll(() => {
-      dir = tempDir('roo-compat-save-')
-      cwd = process.cwd()
-      process.chdir(dir)
-    })
-    afterAll(() => {
-      process.chdir(cwd)
-      fs.rmSync(dir, { recursive: true, force: true })
-    })
-
-    it.each(['../escape.xml', 'a/../../b.xml', '/etc/x.xml', '\\\\server\\x.xml', 'C:\\out\\x.xml', 'a|b.xml', 'q?.xml'])(
+    it.each(['../escape.xml', '/etc/x.xml', '\\etc\\x.xml', 'C:\\out\\x.xml', 'a|b.xml', 'q?.xml', 'a"b.xml', 's*.xml'])(
       'rejects %s with PATH_TRAVERSAL_DETECTED',
       async (p) => {
         await expect(x.saveXmlToFile('<a/>', p)).rejects.toMatchObject({
           name: 'StateManagerError',
           code: 'PATH_TRAVERSAL_DETECTED',
+          service: 'XmlExporterService',
           message: `Unsafe file path: ${p}`,
         })
       },
@@ -176,39 +247,54 @@ describe('XmlExporterService', () => {
       await expect(x.saveXmlToFile('<a/>', p)).rejects.toMatchObject({ code: 'PATH_TOO_LONG', details: { length: p.length, maxLength: 260 } })
     })
 
-    it('creates parent folders and writes UTF-8 through fs/promises', async () => {
-      const write = vi.spyOn(fsp, 'writeFile')
+    it("errors are the caller's StateManagerError once its modules are handed over", async () => {
+      const importer = wire({ '../types/errors.js': theirErrors })
+      const svc = new XmlExporterService()
+      const err = await svc.saveXmlToFile('<a/>', '../x.xml').catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(TheirStateManagerError)
+      expect(err).toMatchObject({ code: 'PATH_TRAVERSAL_DETECTED', details: { filePath: '../x.xml', method: 'validateFilePath' } })
+      expect(() => svc.validateFilePath('a<b')).toThrow(TheirStateManagerError)
+      expect(importer).toHaveBeenCalledWith('../types/errors.js')
+    })
+
+    it('creates the parent folder and writes UTF-8 through the fs/promises module compat is handed', async () => {
+      const mkdir = vi.fn(async () => undefined)
+      const writeFile = vi.fn(async () => undefined)
+      io.use({ 'fs/promises': { mkdir, writeFile } })
       await x.saveXmlToFile('<a>é</a>', 'out/deep/t.xml')
-      expect(fs.readFileSync(path.join(dir, 'out', 'deep', 't.xml'), 'utf8')).toBe('<a>é</a>')
-      expect(write).toHaveBeenCalledWith('out/deep/t.xml', '<a>é</a>', 'utf-8')
+      expect(mkdir).toHaveBeenCalledWith('out/deep', { recursive: true })
+      expect(writeFile).toHaveBeenCalledWith('out/deep/t.xml', '<a>é</a>', 'utf-8')
     })
   })
 })
 
 describe('ExportConfigManager', () => {
-  let dir = ''
+  let root = ''
   beforeAll(() => {
-    dir = tempDir('roo-compat-config-')
-    process.env.ROO_STATE_CONFIG_DIR = dir
+    root = tempDir('roo-compat-config-')
+    fs.mkdirSync(path.join(root, 'storage', 'tasks'), { recursive: true })
   })
-  afterAll(() => {
-    delete process.env.ROO_STATE_CONFIG_DIR
-    fs.rmSync(dir, { recursive: true, force: true })
-  })
-  const file = () => path.join(dir, 'xml_export_config.json')
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
+  // The legacy file: beside the first storage location the detector reports.
+  const file = () => path.join(root, 'xml_export_config.json')
+  const detector = (locations: () => Promise<string[]>) =>
+    wire({ '../utils/roo-storage-detector.js': { RooStorageDetector: { detectStorageLocations: vi.fn(locations) } }, '../types/errors.js': theirErrors })
 
-  it('getConfig: a missing file gives the defaults and writes them in our config dir', async () => {
+  it('getConfig: a missing file gives the defaults and writes them beside the storage folder', async () => {
     quiet()
+    detector(async () => [path.join(root, 'storage')])
     fs.rmSync(file(), { force: true })
     const m = new ExportConfigManager()
     const c = await m.getConfig()
     expect(c).toEqual({ defaults: { prettyPrint: true, includeContent: false, compression: 'none' }, templates: {}, filters: {} })
+    expect(await m.getConfig()).toBe(c)
     expect(JSON.parse(fs.readFileSync(file(), 'utf8'))).toEqual(c)
     expect(await m.getConfigFilePath()).toBe(file())
   })
 
-  it('getConfig: a BOM-prefixed file is read; a corrupt one is replaced by the defaults', async () => {
+  it('getConfig: a BOM-prefixed file is read and merged; a corrupt one is replaced by the defaults', async () => {
     quiet()
+    detector(async () => [path.join(root, 'storage')])
     fs.writeFileSync(file(), '\uFEFF' + JSON.stringify({ defaults: { prettyPrint: false }, templates: { t: { format: 'xml', fields: ['a'] } } }))
     const c = await new ExportConfigManager().getConfig()
     expect(c.defaults).toEqual({ prettyPrint: false, includeContent: false, compression: 'none' })
@@ -219,16 +305,25 @@ describe('ExportConfigManager', () => {
     expect(JSON.parse(fs.readFileSync(file(), 'utf8')).defaults.prettyPrint).toBe(true)
   })
 
-  it('reads through fs/promises (a spy on readFile reaches the parser)', async () => {
+  it("reads and writes through fs/promises' default export as compat is handed it", async () => {
     quiet()
-    vi.spyOn(fsp, 'access').mockResolvedValue(undefined)
-    vi.spyOn(fsp, 'readFile').mockResolvedValue(JSON.stringify({ defaults: { compression: 'zip' } }) as never)
-    const c = await new ExportConfigManager().getConfig()
-    expect(c.defaults.compression).toBe('zip')
+    detector(async () => ['/mock/home/.vscode/tasks'])
+    const access = vi.fn(async () => undefined)
+    const readFile = vi.fn(async () => JSON.stringify({ defaults: { compression: 'zip' } }))
+    const writeFile = vi.fn(async () => undefined)
+    const mkdir = vi.fn(async () => undefined)
+    io.use({ 'fs/promises': { default: { access, readFile, writeFile, mkdir } } })
+    const m = new ExportConfigManager()
+    expect((await m.getConfig()).defaults.compression).toBe('zip')
+    expect(readFile).toHaveBeenCalledWith('/mock/home/.vscode/xml_export_config.json', 'utf-8')
+    await m.addTemplate('brief', { format: 'xml', fields: ['taskId'] })
+    expect(mkdir).toHaveBeenCalledWith('/mock/home/.vscode', { recursive: true })
+    expect(JSON.parse(writeFile.mock.calls[0][1] as string).templates.brief).toEqual({ format: 'xml', fields: ['taskId'] })
   })
 
   it('updateConfig merges section by section; templates and filters add and remove', async () => {
     quiet()
+    detector(async () => [path.join(root, 'storage')])
     fs.rmSync(file(), { force: true })
     const m = new ExportConfigManager()
     await m.updateConfig({ defaults: { includeContent: true } })
@@ -246,38 +341,50 @@ describe('ExportConfigManager', () => {
     expect(JSON.parse(fs.readFileSync(file(), 'utf8')).defaults.includeContent).toBe(false)
   })
 
-  it('a failed write rejects with CONFIG_SAVE_FAILED', async () => {
+  it("a failed write rejects the caller's ExportConfigManagerError CONFIG_SAVE_FAILED (cause only for an Error)", async () => {
     quiet()
+    detector(async () => [path.join(root, 'storage')])
     const m = new ExportConfigManager()
     await m.getConfig()
-    vi.spyOn(fsp, 'writeFile').mockRejectedValue(new Error('disk full'))
-    await expect(m.updateConfig({ defaults: { prettyPrint: false } })).rejects.toMatchObject({
-      name: 'ExportConfigManagerError',
-      code: 'CONFIG_SAVE_FAILED',
-      details: { configPath: file() },
-    })
+    const disk = new Error('disk full')
+    vi.spyOn(fsp, 'writeFile').mockRejectedValueOnce(disk).mockRejectedValueOnce('plain failure')
+    const first = await m.updateConfig({ defaults: { prettyPrint: false } }).catch((e: unknown) => e)
+    expect(first).toBeInstanceOf(TheirExportConfigManagerError)
+    expect(first).toMatchObject({ code: 'CONFIG_SAVE_FAILED', details: { configPath: file() }, cause: disk })
+    const second = await m.resetConfig().catch((e: unknown) => e)
+    expect(second).toMatchObject({ code: 'CONFIG_SAVE_FAILED', message: 'Impossible de sauvegarder la configuration: plain failure', cause: undefined })
   })
 
-  it('no config directory: getConfig gives a defaults copy, getConfigFilePath rejects NO_STORAGE_DETECTED', async () => {
+  it('no storage: getConfig gives a defaults copy, getConfigFilePath rejects NO_STORAGE_DETECTED; a failing detector is logged', async () => {
     quiet()
-    const saved = { c: process.env.ROO_STATE_CONFIG_DIR, h: process.env.HOME, x: process.env.XDG_CONFIG_HOME }
-    try {
-      delete process.env.ROO_STATE_CONFIG_DIR
-      process.env.HOME = ''
-      process.env.XDG_CONFIG_HOME = ''
-      const m = new ExportConfigManager()
-      expect((await m.getConfig()).defaults.compression).toBe('none')
-      await expect(m.getConfigFilePath()).rejects.toMatchObject({ code: 'NO_STORAGE_DETECTED' })
-    } finally {
-      process.env.ROO_STATE_CONFIG_DIR = saved.c
-      process.env.HOME = saved.h
-      if (saved.x === undefined) delete process.env.XDG_CONFIG_HOME
-      else process.env.XDG_CONFIG_HOME = saved.x
-    }
+    detector(async () => [])
+    const m = new ExportConfigManager()
+    expect((await m.getConfig()).defaults.compression).toBe('none')
+    await expect(m.getConfigFilePath()).rejects.toMatchObject({ name: 'ExportConfigManagerError', code: 'NO_STORAGE_DETECTED' })
+    detector(async () => {
+      throw new Error('detector crashed')
+    })
+    vi.mocked(console.error).mockClear()
+    await expect(new ExportConfigManager().getConfigFilePath()).rejects.toBeInstanceOf(TheirExportConfigManagerError)
+    expect(console.error).toHaveBeenCalledWith("Erreur lors de l'initialisation du chemin de configuration:", expect.any(Error))
+  })
+
+  it('validateConfig: the legacy checks, false when a getter throws', () => {
+    const m = new ExportConfigManager()
+    expect(m.validateConfig({ defaults: { prettyPrint: true, includeContent: false, compression: 'zip' }, templates: {}, filters: {} })).toBe(true)
+    expect(m.validateConfig({ defaults: { prettyPrint: true, includeContent: false, compression: 'gzip' }, templates: {}, filters: {} })).toBe(false)
+    expect(m.validateConfig({ defaults: { prettyPrint: true, includeContent: false, compression: 'none' }, templates: {} })).toBe(false)
+    const throwing = Object.defineProperty({}, 'defaults', {
+      get() {
+        throw new Error('boom')
+      },
+    })
+    expect(m.validateConfig(throwing)).toBe(false)
   })
 
   it('legacy mode shares the default sections (the legacy quirk); fixed mode copies them', async () => {
     quiet()
+    detector(async () => [path.join(root, 'storage')])
     const defaults = ExportConfigManager.DEFAULT_CONFIG
     const snapshot = JSON.stringify(defaults)
     try {
@@ -309,17 +416,19 @@ function listAll(dir: string): string[] {
 describe('SkeletonCacheService', () => {
   let storage = ''
   let cacheDir = ''
+  const skeletons = () => path.join(storage, 'tasks', '.skeletons')
   beforeAll(() => {
     storage = tempDir('roo-compat-storage-')
     cacheDir = tempDir('roo-compat-cache-')
     process.env.ROO_STATE_CACHE_DIR = cacheDir
     const tasks = path.join(storage, 'tasks')
-    fs.mkdirSync(path.join(tasks, '.skeletons'), { recursive: true })
+    fs.mkdirSync(skeletons(), { recursive: true })
     for (const id of ['a', 'b', 'fresh']) fs.mkdirSync(path.join(tasks, id))
-    fs.writeFileSync(path.join(tasks, '.skeletons', 'a.json'), '\uFEFF' + JSON.stringify({ taskId: 'a', metadata: { dataSource: 'x' } }))
-    fs.writeFileSync(path.join(tasks, '.skeletons', 'b.json'), JSON.stringify({ taskId: 'b', metadata: { dataSource: 'claude' } }))
-    fs.writeFileSync(path.join(tasks, '.skeletons', '_skeleton_index.json'), JSON.stringify({ version: 1, entries: [] }))
-    fs.writeFileSync(path.join(tasks, '.skeletons', 'broken.json'), '{')
+    fs.writeFileSync(path.join(tasks, 'notes.txt'), 'not a task')
+    fs.writeFileSync(path.join(skeletons(), 'a.json'), '\uFEFF' + JSON.stringify({ taskId: 'a', metadata: { dataSource: 'x' } }))
+    fs.writeFileSync(path.join(skeletons(), 'b.json'), JSON.stringify({ taskId: 'b', metadata: { dataSource: 'claude' } }))
+    fs.writeFileSync(path.join(skeletons(), 'no-id.json'), JSON.stringify({ metadata: {} }))
+    fs.writeFileSync(path.join(skeletons(), 'broken.json'), '{')
   })
   afterAll(() => {
     delete process.env.ROO_STATE_CACHE_DIR
@@ -328,17 +437,18 @@ describe('SkeletonCacheService', () => {
     fs.rmSync(cacheDir, { recursive: true, force: true })
   })
 
-  const fakeDetector = (locations: string[]) => {
-    const analyzeConversation = vi.fn(async (id: string) => ({ taskId: id, metadata: { dataSource: 'roo' } }))
-    vi.spyOn(SkeletonCacheService, 'storageDetector').mockReturnValue({
-      detectStorageLocations: async () => locations,
-      analyzeConversation,
-    })
+  // The caller's storage detector (and any other module of its src/services/), handed over.
+  const withDetector = (locations: string[], more: Record<string, object> = {}) => {
+    const analyzeConversation = vi.fn(async (id: string) => ({ taskId: id, metadata: { dataSource: 'roo' }, sequence: [] }))
+    const detectStorageLocations = vi.fn(async () => locations)
+    wire({ '../utils/roo-storage-detector.js': { RooStorageDetector: { detectStorageLocations, analyzeConversation } }, ...more })
     return analyzeConversation
   }
 
   it('getInstance is a singleton; reset drops it and the configuration', () => {
     SkeletonCacheService.configure({ enableClaudeTier: true })
+    SkeletonCacheService.configure({ enableArchiveTier: true })
+    expect(SkeletonCacheService.config).toEqual({ enableClaudeTier: true, enableArchiveTier: true })
     const a = SkeletonCacheService.getInstance()
     expect(SkeletonCacheService.getInstance()).toBe(a)
     SkeletonCacheService.reset()
@@ -346,38 +456,96 @@ describe('SkeletonCacheService', () => {
     expect(SkeletonCacheService.config).toEqual({})
   })
 
-  it('legacy mode: .skeletons files (BOM stripped, no taskId skipped, broken logged) + missing tasks analysed, written to our cache dir', async () => {
+  it('legacy mode: the storage .skeletons files (BOM stripped, no taskId skipped, broken logged), missing tasks built into .skeletons', async () => {
     quiet()
     SkeletonCacheService.reset()
-    const analyze = fakeDetector([storage])
+    const analyze = withDetector([storage])
     const svc = SkeletonCacheService.getInstance()
     const cache = await svc.getCache()
     expect([...cache.keys()].sort()).toEqual(['a', 'b', 'fresh'])
     expect(analyze).toHaveBeenCalledTimes(1)
-    expect(analyze.mock.calls[0][0]).toBe('fresh')
-    expect(fs.existsSync(path.join(cacheDir, 'compat-skeletons', 'fresh.json'))).toBe(true)
-    expect(fs.existsSync(path.join(storage, 'tasks', '.skeletons', 'fresh.json'))).toBe(false)
+    expect(analyze).toHaveBeenCalledWith('fresh', path.join(storage, 'tasks', 'fresh'))
+    expect(JSON.parse(fs.readFileSync(path.join(skeletons(), 'fresh.json'), 'utf8')).taskId).toBe('fresh')
     const stats = await svc.getCacheTierStats()
     expect(stats).toMatchObject({ tier1_roo: 2, tier2_claude: 1, tier3_archives: 0, total: 3, stale: false })
-    expect(stats.cacheAgeMs).toBeGreaterThanOrEqual(0)
     expect(await svc.has('a')).toBe(true)
     expect(await svc.getSkeleton('zzz')).toBeUndefined()
     expect(await svc.awaitFreshnessWithBudget(10)).toBe(true)
-    expect(svc.getCacheSize()).toBe(3)
-    fs.rmSync(path.join(cacheDir, 'compat-skeletons', 'fresh.json'))
     await svc.forceRefresh()
-    expect(analyze).toHaveBeenCalledTimes(2)
+    expect(analyze).toHaveBeenCalledTimes(1)
+    fs.rmSync(path.join(skeletons(), 'fresh.json'))
   })
 
-  it('fixed mode: the project skeleton cache of the store, nothing written into the store', async () => {
+  it('reads through the fs module compat is handed: its promises functions only (a missing mkdir stops the build)', async () => {
+    quiet()
+    SkeletonCacheService.reset()
+    const analyze = withDetector(['/mock/storage'])
+    const readdir = vi.fn(async () => ['t1.json', 'readme.txt', 't2.json'])
+    const readFile = vi.fn(async (p: string) => JSON.stringify({ taskId: path.basename(p, '.json') }))
+    const stat = vi.fn(async () => ({ isDirectory: () => true }))
+    io.use({ fs: { promises: { readdir, readFile, stat } } })
+    const svc = SkeletonCacheService.getInstance()
+    expect((await svc.getAllSkeletons()).map((s: Skel) => s.taskId)).toEqual(['t1', 't2'])
+    expect(readdir).toHaveBeenCalledTimes(1)
+    expect(readdir).toHaveBeenCalledWith(path.join('/mock/storage', 'tasks', '.skeletons'))
+    expect(readFile).toHaveBeenCalledTimes(2)
+    expect(analyze).not.toHaveBeenCalled()
+    await svc.getCache()
+    expect(readdir).toHaveBeenCalledTimes(1)
+  })
+
+  it('the Claude and archive tiers come from the caller, local tasks win collisions', async () => {
+    quiet()
+    SkeletonCacheService.reset()
+    const claude = {
+      detectStorageLocations: vi.fn(async () => [{ projectPath: '/p/alpha' }, { projectPath: '/p/empty' }, { projectPath: '/p/a' }]),
+      analyzeConversation: vi.fn(async (id: string) => ({ taskId: id, metadata: {}, sequence: id === 'claude-empty' ? [] : [{ role: 'user' }] })),
+    }
+    const archiver = {
+      listArchivedTaskFiles: vi.fn(async () => [
+        { taskId: 'a', filePath: '/arch/m1/a.json.gz' },
+        { taskId: 'arch-1', filePath: '/arch/m1/arch-1.json.gz' },
+        { taskId: 'ghost', filePath: '/arch/m2/ghost.json.gz' },
+      ]),
+      readArchivedTaskFromPath: vi.fn(async (p: string) => (p.includes('ghost') ? null : { taskId: 'arch-1', machineId: 'm1' })),
+    }
+    const archiveToSkeleton = vi.fn((a: Skel) => ({ taskId: a.taskId, metadata: { machineId: a.machineId }, sequence: [] }))
+    withDetector([storage], {
+      '../utils/claude-storage-detector.js': { ClaudeStorageDetector: claude },
+      './task-archiver/index.js': { TaskArchiver: archiver },
+      './archive-skeleton-builder.js': { archiveToSkeleton },
+    })
+    SkeletonCacheService.configure({ enableClaudeTier: true, enableArchiveTier: true })
+    const cache = await SkeletonCacheService.getInstance().getCache()
+    expect(claude.analyzeConversation).toHaveBeenCalledWith('claude-alpha', '/p/alpha')
+    expect(cache.get('claude-alpha').metadata).toEqual({ source: 'claude-code', dataSource: 'claude' })
+    expect(cache.has('claude-empty')).toBe(false)
+    expect(archiver.readArchivedTaskFromPath).toHaveBeenCalledTimes(2)
+    expect(cache.get('arch-1').metadata).toEqual({ machineId: 'm1', dataSource: 'gdrive-archive' })
+    expect(cache.get('a').metadata.dataSource).toBe('x')
+    expect(await SkeletonCacheService.getInstance().getCacheTierStats()).toMatchObject({ tier1_roo: 2, tier2_claude: 3, tier3_archives: 1, total: 6 })
+    fs.rmSync(path.join(skeletons(), 'fresh.json'), { force: true })
+  })
+
+  it('without the caller the tiers are skipped with a warning and the store still loads', async () => {
+    quiet()
+    SkeletonCacheService.reset()
+    withDetector([storage])
+    SkeletonCacheService.configure({ enableClaudeTier: true, enableArchiveTier: true })
+    const cache = await SkeletonCacheService.getInstance().getCache()
+    expect([...cache.keys()].sort()).toEqual(['a', 'b', 'fresh'])
+    expect(console.warn).toHaveBeenCalledWith('[SkeletonCacheService] Tier 2 (Claude): chargement non-bloquant a echoue:', expect.any(Error))
+    fs.rmSync(path.join(skeletons(), 'fresh.json'), { force: true })
+  })
+
+  it('fixed mode on an unobserved disk: the project skeleton cache of the store, nothing written into the store', async () => {
     quiet()
     process.env.ROO_STATE_COMPAT_MODE = 'fixed'
     SkeletonCacheService.reset()
     const store = path.join(repoRoot, 'fixtures', 'stores', STORE)
     const before = listAll(store)
-    const analyze = fakeDetector([store])
-    const svc = SkeletonCacheService.getInstance()
-    const all = await svc.getAllSkeletons()
+    const analyze = withDetector([store])
+    const all = await SkeletonCacheService.getInstance().getAllSkeletons()
     const dirs = fs.readdirSync(path.join(store, 'tasks'), { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith('.') && !d.name.startsWith('_'))
     expect(all.length).toBeGreaterThan(0)
     expect(all.length).toBeLessThanOrEqual(dirs.length)
@@ -387,29 +555,32 @@ describe('SkeletonCacheService', () => {
     expect(fs.readdirSync(cacheDir).length).toBeGreaterThan(0)
   })
 
-  it('no storage: warned, cache left as it was, stats say never refreshed', async () => {
+  it('no storage: warned, cache left as it was, stats say never refreshed, nothing to save', async () => {
     quiet()
     SkeletonCacheService.reset()
-    fakeDetector([])
+    withDetector([])
     const svc = SkeletonCacheService.getInstance()
     expect(await svc.getAllSkeletons()).toEqual([])
     expect(await svc.getCacheTierStats()).toMatchObject({ total: 0, cacheAgeMs: null, stale: true })
     expect(await svc.awaitFreshnessWithBudget(5)).toBe(false)
+    expect(await svc.saveSkeleton('z', { taskId: 'z' })).toBe(false)
   })
 
-  it('saveSkeleton / saveAllToDisk write only to our cache dir unless the caller opts in', async () => {
+  it('addOrUpdate writes <storage>/tasks/.skeletons/<id>.json and hands the skeleton to the caller dual-write', async () => {
     quiet()
     SkeletonCacheService.reset()
-    fakeDetector([storage])
+    const dualWriteConversationToStore = vi.fn(async () => {
+      throw new Error('store down')
+    })
+    withDetector([storage], { './unified-store/dual-write.js': { dualWriteConversationToStore } })
     const svc = SkeletonCacheService.getInstance()
     expect(await svc.saveSkeleton('nothing')).toBe(false)
-    await svc.addOrUpdate('z', { taskId: 'z', metadata: {} })
-    expect(fs.existsSync(path.join(cacheDir, 'compat-skeletons', 'z.json'))).toBe(true)
+    const z = { taskId: 'z', metadata: {} }
+    await svc.addOrUpdate('z', z)
+    expect(JSON.parse(fs.readFileSync(path.join(skeletons(), 'z.json'), 'utf8'))).toEqual(z)
+    await vi.waitFor(() => expect(dualWriteConversationToStore).toHaveBeenCalledWith('z', z))
     expect(await svc.saveAllToDisk()).toEqual({ saved: 1, errors: 0 })
-    SkeletonCacheService.configure({ writeToStorage: true })
-    expect(await svc.saveSkeleton('z')).toBe(true)
-    expect(fs.existsSync(path.join(storage, 'tasks', '.skeletons', 'z.json'))).toBe(true)
-    fs.rmSync(path.join(storage, 'tasks', '.skeletons', 'z.json'))
+    fs.rmSync(path.join(skeletons(), 'z.json'))
   })
 })
 

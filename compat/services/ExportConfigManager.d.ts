@@ -1,6 +1,7 @@
 /**
  * `ExportConfigManager` of roo-state-core/compat: the XML export configuration
- * (`xml_export_config.json` in this project's config directory). See docs/compat-services.md §3.
+ * (`xml_export_config.json` beside the first storage location, as the legacy manager kept it).
+ * See docs/compat-services.md §3.
  */
 import { StateManagerError } from './XmlExporterService.js'
 

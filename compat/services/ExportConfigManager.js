@@ -1,34 +1,20 @@
 'use strict'
-// ExportConfigManager of the compat layer: the legacy manager's methods, results and error codes
-// over the XML export configuration file of this project (`xml_export_config.json` in our config
-// directory: `$ROO_STATE_CONFIG_DIR`, else the platform's config dir + `roo-state-core`; the same
-// file `configureXmlExport` and the CLI use). The legacy manager kept that file beside the
-// extension's task store; this one never writes into the extension's folders.
-// The file is read and written through `fs/promises`, looked up at call time (mocks see it).
+// ExportConfigManager of the compat layer: the legacy manager's methods, results, error codes and
+// file (docs/compat-services.md §3). The file is `xml_export_config.json` in the parent folder of
+// the first storage location the storage detector reports, as the legacy manager had it; it is
+// read and written through `fs/promises` (the module's default export, looked up at call time, so
+// mocks see it). The detector and the error classes are the caller's when its replacement file
+// handed over its modules (compat/services/caller-services.js), else compat's.
 // Modes: `legacy` hands out shallow copies of the defaults, so adding a template or filter to a
 // defaults-derived configuration also changes the module's defaults, as the legacy manager did;
 // `fixed` copies them deeply.
 
-const path = require('path')
-const fsp = require('fs/promises')
-const { StateManagerError } = require('./XmlExporterService.js')
+const io = require('../io.js')
 const { currentMode } = require('./compat-mode.js')
+const { errorClasses, storageDetector } = require('./caller-services.js')
+const { ExportConfigManagerError, ExportConfigManagerErrorCode } = require('./errors.js')
 
 const CONFIG_FILE_NAME = 'xml_export_config.json'
-
-const ExportConfigManagerErrorCode = {
-  CONFIG_PATH_NOT_FOUND: 'CONFIG_PATH_NOT_FOUND',
-  CONFIG_LOAD_FAILED: 'CONFIG_LOAD_FAILED',
-  CONFIG_SAVE_FAILED: 'CONFIG_SAVE_FAILED',
-  NO_STORAGE_DETECTED: 'NO_STORAGE_DETECTED',
-}
-
-class ExportConfigManagerError extends StateManagerError {
-  constructor(message, code, details, cause) {
-    super(message, code, 'ExportConfigManager', details, cause)
-    this.name = 'ExportConfigManagerError'
-  }
-}
 
 const DEFAULT_CONFIG = {
   defaults: { prettyPrint: true, includeContent: false, compression: 'none' },
@@ -41,39 +27,32 @@ function defaultsCopy() {
   return JSON.parse(JSON.stringify(DEFAULT_CONFIG))
 }
 
-// Where the file is: what the native configuration reports (one definition of the directory).
-async function nativeConfigPath() {
-  const { configureXmlExport } = require('../../index.js')
-  const r = await configureXmlExport({ action: 'get' })
-  return r.path
-}
+const fsp = () => io.defaultOf('fs/promises')
+const path = () => io.mod('path')
 
 class ExportConfigManager {
   constructor() {
     this.configCache = null
     this.configPath = null
-    this.initializeConfigPath().catch(() => undefined)
+    this.initializeConfigPath()
   }
 
   async initializeConfigPath() {
     try {
-      this.configPath = await ExportConfigManager.resolveConfigPath()
+      const locations = await (await storageDetector()).detectStorageLocations()
+      if (locations.length > 0) {
+        this.configPath = path().join(path().dirname(locations[0]), ExportConfigManager.CONFIG_FILE_NAME)
+      }
     } catch (error) {
       console.error("Erreur lors de l'initialisation du chemin de configuration:", error)
     }
   }
 
-  // The directory of our configuration (overridable by tests through ROO_STATE_CONFIG_DIR).
-  static async resolveConfigPath() {
-    const dir = process.env.ROO_STATE_CONFIG_DIR
-    if (dir) return path.join(dir, CONFIG_FILE_NAME)
-    return nativeConfigPath()
-  }
-
   async getConfigPath() {
     if (!this.configPath) await this.initializeConfigPath()
     if (!this.configPath) {
-      throw new ExportConfigManagerError(
+      const { ExportConfigManagerError: Err } = await errorClasses()
+      throw new Err(
         "Impossible de déterminer l'emplacement du fichier de configuration. Aucun stockage Roo détecté.",
         ExportConfigManagerErrorCode.NO_STORAGE_DETECTED,
       )
@@ -86,8 +65,8 @@ class ExportConfigManager {
     try {
       const file = await this.getConfigPath()
       try {
-        await fsp.access(file)
-        const text = await fsp.readFile(file, 'utf-8')
+        await fsp().access(file)
+        const text = await fsp().readFile(file, 'utf-8')
         const clean = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
         this.configCache = this.mergeWithDefaults(JSON.parse(clean))
         return this.configCache
@@ -105,11 +84,10 @@ class ExportConfigManager {
 
   async updateConfig(partial) {
     const current = await this.getConfig()
-    const p = partial || {}
     const updated = {
-      defaults: { ...current.defaults, ...p.defaults },
-      templates: { ...current.templates, ...p.templates },
-      filters: { ...current.filters, ...p.filters },
+      defaults: { ...current.defaults, ...partial.defaults },
+      templates: { ...current.templates, ...partial.templates },
+      filters: { ...current.filters, ...partial.filters },
     }
     await this.saveConfig(updated)
     this.configCache = updated
@@ -125,10 +103,11 @@ class ExportConfigManager {
     let file
     try {
       file = await this.getConfigPath()
-      await fsp.mkdir(path.dirname(file), { recursive: true })
-      await fsp.writeFile(file, JSON.stringify(config, null, 2), 'utf-8')
+      await fsp().mkdir(path().dirname(file), { recursive: true })
+      await fsp().writeFile(file, JSON.stringify(config, null, 2), 'utf-8')
     } catch (error) {
-      throw new ExportConfigManagerError(
+      const { ExportConfigManagerError: Err } = await errorClasses()
+      throw new Err(
         `Impossible de sauvegarder la configuration: ${error instanceof Error ? error.message : String(error)}`,
         ExportConfigManagerErrorCode.CONFIG_SAVE_FAILED,
         { configPath: file || 'unknown' },
@@ -138,21 +117,25 @@ class ExportConfigManager {
   }
 
   mergeWithDefaults(config) {
-    const c = config || {}
     return {
-      defaults: { ...DEFAULT_CONFIG.defaults, ...c.defaults },
-      templates: { ...DEFAULT_CONFIG.templates, ...c.templates },
-      filters: { ...DEFAULT_CONFIG.filters, ...c.filters },
+      defaults: { ...DEFAULT_CONFIG.defaults, ...config.defaults },
+      templates: { ...DEFAULT_CONFIG.templates, ...config.templates },
+      filters: { ...DEFAULT_CONFIG.filters, ...config.filters },
     }
   }
 
   validateConfig(config) {
-    if (typeof config !== 'object' || config === null) return false
-    const d = config.defaults
-    if (!d || typeof d !== 'object') return false
-    if (typeof d.prettyPrint !== 'boolean' || typeof d.includeContent !== 'boolean') return false
-    if (!['none', 'zip'].includes(d.compression)) return false
-    return !!config.templates && typeof config.templates === 'object' && !!config.filters && typeof config.filters === 'object'
+    try {
+      if (typeof config !== 'object' || config === null) return false
+      if (!config.defaults || typeof config.defaults !== 'object') return false
+      const d = config.defaults
+      if (typeof d.prettyPrint !== 'boolean' || typeof d.includeContent !== 'boolean') return false
+      if (!['none', 'zip'].includes(d.compression)) return false
+      if (!config.templates || typeof config.templates !== 'object') return false
+      return !!config.filters && typeof config.filters === 'object'
+    } catch {
+      return false
+    }
   }
 
   async getConfigFilePath() {

@@ -1,6 +1,6 @@
 /**
- * `XmlExporterService` of roo-state-core/compat: XML text from legacy skeleton objects, written by
- * the core's XML writers (valid against schemas/*.xsd). See docs/compat-services.md §2.
+ * `XmlExporterService` of roo-state-core/compat: the legacy service's XML text from legacy skeleton
+ * objects (`fixed` mode: the same elements with corrected values). See docs/compat-services.md §2.
  */
 
 export interface XmlExportOptions {
@@ -34,8 +34,9 @@ export interface ExportableSkeleton {
   sequence?: unknown[]
 }
 
+/** Compat's own error class; once the caller handed over its modules, errors are its own class. */
 export declare class StateManagerError extends Error {
-  constructor(message: string, code: string, service: string, details?: unknown, cause?: Error)
+  constructor(message: string, code: string, service: string, details?: unknown, cause?: Error, category?: string)
   readonly code: string
   readonly service: string
   readonly details?: unknown
@@ -48,7 +49,7 @@ export declare class XmlExporterService {
   generateTaskXml(skeleton: ExportableSkeleton, options?: XmlExportOptions): string
   generateConversationXml(rootSkeleton: ExportableSkeleton, children: ExportableSkeleton[], options?: XmlExportOptions): string
   generateProjectXml(skeletons: ExportableSkeleton[], projectPath: string, options?: ProjectExportOptions): string
-  /** Rejects `StateManagerError` PATH_TRAVERSAL_DETECTED or PATH_TOO_LONG. */
+  /** Rejects `StateManagerError` PATH_TRAVERSAL_DETECTED or PATH_TOO_LONG (the caller's class once handed over). */
   saveXmlToFile(xmlContent: string, filePath: string): Promise<void>
   validateFilePath(filePath: string): void
 }

@@ -4,17 +4,25 @@
  */
 
 export interface SkeletonCacheServiceConfig {
+  /** Load one skeleton per Claude Code project (the caller's Claude storage detector). */
   enableClaudeTier?: boolean
+  /** Load the archived tasks of every machine (the caller's task archiver). */
   enableArchiveTier?: boolean
-  /** Write skeleton files to `<storage>/tasks/.skeletons` as the legacy service did (default: our cache dir). */
-  writeToStorage?: boolean
 }
 
-/** What the cache holds: legacy skeleton objects (fields beyond these are kept as they are). */
+/**
+ * What the cache holds: the skeleton objects read from the skeleton files, built by the storage
+ * detector or added by the caller, as they are (the caller's own skeleton type accepts them).
+ */
 export interface SkeletonLike {
   taskId: string
-  metadata?: { dataSource?: string; [key: string]: unknown }
-  [key: string]: unknown
+  parentTaskId?: string
+  metadata: any
+  sequence: any[]
+  childTaskInstructionPrefixes?: string[]
+  isCompleted?: boolean
+  truncatedInstruction?: string
+  [key: string]: any
 }
 
 /** What callers may add: any object with a `taskId`. */
@@ -37,11 +45,6 @@ export declare class SkeletonCacheService {
   static configure(config: SkeletonCacheServiceConfig): void
   static getInstance(): SkeletonCacheService
   static reset(): void
-  /** The storage detector used (tests may replace it). */
-  static storageDetector(): {
-    detectStorageLocations(): Promise<string[]>
-    analyzeConversation(taskId: string, taskPath: string): Promise<SkeletonLike | null>
-  }
   getCache(): Promise<Map<string, SkeletonLike>>
   getSkeleton(taskId: string): Promise<SkeletonLike | undefined>
   has(taskId: string): Promise<boolean>

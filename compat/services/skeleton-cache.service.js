@@ -1,46 +1,56 @@
 'use strict'
-// SkeletonCacheService of the compat layer: the legacy singleton's methods and results (a Map of
-// skeletons, 30 minutes of validity, one shared reload, tier statistics).
+// SkeletonCacheService of the compat layer: the legacy singleton's methods, results, files and
+// tiers (docs/compat-services.md §4): a Map of skeletons, 30 minutes of validity, one shared
+// reload, skeleton files in `<first storage>/tasks/.skeletons/<taskId>.json`, the Claude tier and
+// the archive tier on request, tier statistics.
 //
-// Where skeletons come from:
-//   - `legacy` mode: `<first storage>/tasks/.skeletons/*.json` read through `fs.promises` (BOM
-//     stripped, files without `taskId` skipped, unreadable ones logged), then every task folder
-//     without such a file analysed with `RooStorageDetector.analyzeConversation`;
-//   - `fixed` mode: the project's skeleton cache (`buildSkeletonCache` then `loadSkeletons` on the
-//     first storage's `tasks/`): only changed tasks are re-read, and the values are the core's.
-// Where skeletons are written (`saveSkeleton`, `saveAllToDisk`, `addOrUpdate`, and the skeletons
-// analysed for missing files): our cache directory (`$ROO_STATE_CACHE_DIR`, else the platform's
-// cache dir + `roo-state-core`), under `compat-skeletons/<taskId>.json`, never the extension's
-// folders. A caller that wants the legacy location (`<storage>/tasks/.skeletons/<id>.json`) opts in
-// with `SkeletonCacheService.configure({ writeToStorage: true })`.
+// Files go through `fs.promises` (looked up at call time, so mocks see every read and write). The
+// storage detector, the Claude detector, the task archiver, the archive converter and the
+// dual-write helper are the caller's modules when its replacement file handed them over
+// (compat/services/caller-services.js); without them, compat's own detector and no extra tiers.
+//
+// `fixed` mode, when nothing replaced the file functions (io.readsAreNative()): the skeletons of
+// the store come from the project's incremental skeleton cache (only changed tasks are re-read,
+// the values are the core's, nothing is written into the store); the tiers are added as in
+// `legacy`. Otherwise both modes read and write as the legacy service did.
 
-const path = require('path')
+const io = require('../io.js')
 const os = require('os')
-const fs = require('fs')
 const { currentMode } = require('./compat-mode.js')
+const { serviceModule, pick, storageDetector } = require('./caller-services.js')
 
 const SKELETON_CACHE_DIR_NAME = '.skeletons'
 const CACHE_VALIDITY_MS = 30 * 60 * 1000
+const ARCHIVE_CONCURRENCY = 20
 
-// The storage detector, looked up at each call through the class (tests replace it).
-function detector() {
-  return SkeletonCacheService.storageDetector()
+const fs = () => io.mod('fs').promises
+const path = () => io.mod('path')
+
+// Whether nothing replaced the file functions (a runner's factory mock may throw on a function it
+// does not define: then something did).
+function nativeReads() {
+  try {
+    return io.readsAreNative()
+  } catch {
+    return false
+  }
 }
 
 function binding() {
   return require('../../index.js')
 }
 
-// Our cache directory, as the binding defines it.
+// Our cache directory (the project's incremental skeleton cache), as the binding defines it.
 function ourCacheDir() {
   if (process.env.ROO_STATE_CACHE_DIR) return process.env.ROO_STATE_CACHE_DIR
   const home = os.homedir()
+  const p = require('path')
   if (process.platform === 'win32') {
-    return path.join(process.env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'roo-state-core')
+    return p.join(process.env.LOCALAPPDATA || p.join(home, 'AppData', 'Local'), 'roo-state-core')
   }
-  if (process.platform === 'darwin') return path.join(home, 'Library', 'Caches', 'roo-state-core')
+  if (process.platform === 'darwin') return p.join(home, 'Library', 'Caches', 'roo-state-core')
   const xdg = process.env.XDG_CACHE_HOME
-  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.cache'), 'roo-state-core')
+  return p.join(xdg && p.isAbsolute(xdg) ? xdg : p.join(home, '.cache'), 'roo-state-core')
 }
 
 class SkeletonCacheService {
@@ -49,10 +59,6 @@ class SkeletonCacheService {
     this.lastRefreshTime = 0
     this.loadPromise = null
     this.CACHE_VALIDITY_MS = CACHE_VALIDITY_MS
-  }
-
-  static storageDetector() {
-    return require('../utils/roo-storage-detector.js').RooStorageDetector
   }
 
   static configure(config) {
@@ -92,20 +98,13 @@ class SkeletonCacheService {
   async addOrUpdate(taskId, skeleton) {
     this.cache.set(taskId, skeleton)
     await this.saveSkeleton(taskId, skeleton)
+    this.dualWriteToStore(taskId, skeleton).catch(() => undefined)
   }
 
-  // The directory skeleton files are written to (see the header).
-  async getSkeletonDir() {
-    if (SkeletonCacheService.config.writeToStorage) {
-      try {
-        const locations = await detector().detectStorageLocations()
-        if (locations.length === 0) return null
-        return path.join(locations[0], 'tasks', SKELETON_CACHE_DIR_NAME)
-      } catch {
-        return null
-      }
-    }
-    return path.join(ourCacheDir(), 'compat-skeletons')
+  // The caller's best-effort copy to its own store (nothing when it handed over no such helper).
+  async dualWriteToStore(taskId, skeleton) {
+    const write = pick(await serviceModule('./unified-store/dual-write.js'), 'dualWriteConversationToStore')
+    if (typeof write === 'function') await write(taskId, skeleton)
   }
 
   async saveSkeleton(taskId, skeleton) {
@@ -114,13 +113,13 @@ class SkeletonCacheService {
     try {
       const dir = await this.getSkeletonDir()
       if (!dir) return false
-      await fs.promises.mkdir(dir, { recursive: true })
-      const file = path.join(dir, `${taskId}.json`)
+      await fs().mkdir(dir, { recursive: true })
+      const file = path().join(dir, `${taskId}.json`)
       const json = JSON.stringify(toSave, null, 2)
       for (let attempt = 1; attempt <= 3; attempt++) {
         try {
-          await fs.promises.writeFile(file, json)
-          const back = await fs.promises.readFile(file, 'utf-8')
+          await fs().writeFile(file, json)
+          const back = await fs().readFile(file, 'utf-8')
           if (back.length === json.length) return true
           console.warn(`[SkeletonCacheService] Write verification failed for ${taskId}, attempt ${attempt}`)
         } catch (err) {
@@ -187,50 +186,47 @@ class SkeletonCacheService {
     }
   }
 
-  async directoryExists(dir) {
-    try {
-      return (await fs.promises.stat(dir)).isDirectory()
-    } catch {
-      return false
-    }
-  }
-
   async loadSkeletonsFromDisk() {
     try {
-      const locations = await detector().detectStorageLocations()
+      const locations = await (await storageDetector()).detectStorageLocations()
       if (locations.length === 0) {
         console.warn('[SkeletonCacheService] Aucun storage Roo détecté')
         return
       }
-      const tasksDir = path.join(locations[0], 'tasks')
+      const tasksDir = path().join(locations[0], 'tasks')
+      const skeletonDir = path().join(tasksDir, SKELETON_CACHE_DIR_NAME)
       if (!(await this.directoryExists(tasksDir))) {
         console.warn(`[SkeletonCacheService] Répertoire tasks introuvable: ${tasksDir}`)
         return
       }
-      if (currentMode() === 'fixed') {
+      if (currentMode() === 'fixed' && nativeReads()) {
         await this.loadFromCore(tasksDir)
-        return
+      } else {
+        this.cache.clear()
+        await this.readSkeletonFiles(skeletonDir)
+        await this.buildMissingSkeletons(tasksDir, skeletonDir)
       }
-      this.cache.clear()
-      await this.readSkeletonFiles(path.join(tasksDir, SKELETON_CACHE_DIR_NAME))
-      const own = await this.getSkeletonDir()
-      if (own && own !== path.join(tasksDir, SKELETON_CACHE_DIR_NAME)) await this.readSkeletonFiles(own)
-      await this.buildMissingSkeletons(tasksDir)
+      if (SkeletonCacheService.config.enableClaudeTier) await this.loadClaudeSessionsFromDisk()
+      if (SkeletonCacheService.config.enableArchiveTier) await this.loadArchivedSkeletonsFromGDrive()
     } catch (error) {
       console.error('[SkeletonCacheService] Erreur lors du chargement des skeletons:', error)
     }
   }
 
-  async readSkeletonFiles(dir) {
-    if (!(await this.directoryExists(dir))) return 0
-    const files = (await fs.promises.readdir(dir)).filter((f) => f.endsWith('.json'))
+  async readSkeletonFiles(skeletonDir) {
+    if (!(await this.directoryExists(skeletonDir))) {
+      console.log('[SkeletonCacheService] Répertoire de squelettes inexistant, sera créé automatiquement')
+      return
+    }
+    const files = (await fs().readdir(skeletonDir)).filter((f) => f.endsWith('.json'))
+    console.log(`[SkeletonCacheService] Chargement de ${files.length} skeletons existants...`)
     let loaded = 0
     for (const file of files) {
       try {
-        let text = await fs.promises.readFile(path.join(dir, file), 'utf-8')
+        let text = await fs().readFile(path().join(skeletonDir, file), 'utf-8')
         if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
         const skeleton = JSON.parse(text)
-        if (skeleton && skeleton.taskId) {
+        if (skeleton.taskId) {
           this.cache.set(skeleton.taskId, skeleton)
           loaded++
         }
@@ -239,38 +235,144 @@ class SkeletonCacheService {
       }
     }
     console.log(`[SkeletonCacheService] ${loaded}/${files.length} skeletons chargés avec succès`)
-    return loaded
   }
 
-  // Task folders with no skeleton yet: analysed; written to the skeleton directory (ours unless
-  // the caller opted in to the storage's own `.skeletons`).
-  async buildMissingSkeletons(tasksDir) {
+  async getSkeletonDir() {
     try {
-      const entries = await fs.promises.readdir(tasksDir, { withFileTypes: true })
-      const dir = await this.getSkeletonDir()
+      const locations = await (await storageDetector()).detectStorageLocations()
+      if (locations.length === 0) return null
+      return path().join(locations[0], 'tasks', SKELETON_CACHE_DIR_NAME)
+    } catch {
+      return null
+    }
+  }
+
+  async directoryExists(dir) {
+    try {
+      return (await fs().stat(dir)).isDirectory()
+    } catch {
+      return false
+    }
+  }
+
+  // Task folders without a skeleton file: analysed with the storage detector, the file written.
+  async buildMissingSkeletons(tasksDir, skeletonDir) {
+    try {
+      await fs().mkdir(skeletonDir, { recursive: true })
+      const entries = await fs().readdir(tasksDir, { withFileTypes: true })
       let built = 0
-      for (const e of entries) {
-        if (!e.isDirectory() || e.name === SKELETON_CACHE_DIR_NAME || this.cache.has(e.name)) continue
+      let skipped = 0
+      for (const entry of entries) {
+        if (!entry.isDirectory() || entry.name === SKELETON_CACHE_DIR_NAME) continue
+        const id = entry.name
+        const file = path().join(skeletonDir, `${id}.json`)
         try {
-          const skeleton = await detector().analyzeConversation(e.name, path.join(tasksDir, e.name))
+          await fs().access(file)
+          skipped++
+          continue
+        } catch {
+          // no skeleton file yet: build it
+        }
+        try {
+          const detector = await storageDetector()
+          const skeleton = await detector.analyzeConversation(id, path().join(tasksDir, id))
           if (skeleton && skeleton.taskId) {
+            await fs().writeFile(file, JSON.stringify(skeleton, null, 2))
             this.cache.set(skeleton.taskId, skeleton)
-            if (dir) {
-              await fs.promises.mkdir(dir, { recursive: true })
-              await fs.promises.writeFile(path.join(dir, `${e.name}.json`), JSON.stringify(skeleton, null, 2))
-            }
             built++
+            console.log(`[SkeletonCacheService] Built missing skeleton for ${id}`)
           }
         } catch (error) {
-          console.error(`[SkeletonCacheService] Failed to build skeleton for ${e.name}:`, error)
+          console.error(`[SkeletonCacheService] Failed to build skeleton for ${id}:`, error)
         }
       }
-      if (built > 0) console.log(`[SkeletonCacheService] Built ${built} missing skeletons`)
+      if (built > 0) console.log(`[SkeletonCacheService] Built ${built} missing skeletons (${skipped} already existed)`)
     } catch (error) {
       console.error('[SkeletonCacheService] Error building missing skeletons:', error)
     }
   }
 
+  // Tier 2: one skeleton per Claude Code project (`claude-<folder name>`), a Roo task of the same
+  // id wins; skeletons without sequence are skipped.
+  async loadClaudeSessionsFromDisk() {
+    try {
+      const detector = pick(await serviceModule('../utils/claude-storage-detector.js'), 'ClaudeStorageDetector')
+      if (!detector) throw new Error('no Claude storage detector was handed over (servicesImport)')
+      const locations = await detector.detectStorageLocations()
+      if (locations.length === 0) {
+        console.log('[SkeletonCacheService] Tier 2 (Claude): aucun repertoire de projets trouve')
+        return
+      }
+      let loaded = 0
+      for (const location of locations) {
+        try {
+          const taskId = `claude-${path().basename(location.projectPath)}`
+          if (this.cache.has(taskId)) continue
+          const skeleton = await detector.analyzeConversation(taskId, location.projectPath)
+          if (skeleton && (skeleton.sequence ?? []).length > 0) {
+            if (!skeleton.metadata) skeleton.metadata = {}
+            skeleton.metadata.source = 'claude-code'
+            skeleton.metadata.dataSource = 'claude'
+            this.cache.set(taskId, skeleton)
+            loaded++
+          }
+        } catch (error) {
+          console.warn(`[SkeletonCacheService] Tier 2 (Claude): echec ${location.projectPath}:`, error)
+        }
+      }
+      console.log(`[SkeletonCacheService] Tier 2 (Claude): ${loaded} sessions chargees depuis ${locations.length} projets`)
+    } catch (error) {
+      console.warn('[SkeletonCacheService] Tier 2 (Claude): chargement non-bloquant a echoue:', error)
+    }
+  }
+
+  // Tier 3: archived tasks of every machine, read 20 at a time; a task already cached wins.
+  async loadArchivedSkeletonsFromGDrive() {
+    try {
+      const archiver = pick(await serviceModule('./task-archiver/index.js'), 'TaskArchiver')
+      const toSkeleton = pick(await serviceModule('./archive-skeleton-builder.js'), 'archiveToSkeleton')
+      if (!archiver || !toSkeleton) throw new Error('no task archiver was handed over (servicesImport)')
+      const files = await archiver.listArchivedTaskFiles()
+      if (files.length === 0) {
+        console.log('[SkeletonCacheService] Tier 3 (archives): aucune archive trouvee')
+        return
+      }
+      const queue = files.filter((f) => !this.cache.has(f.taskId)).map((f) => ({ taskId: f.taskId, filePath: f.filePath }))
+      const collisions = files.length - queue.length
+      let loaded = 0
+      let failed = 0
+      const one = async (item) => {
+        try {
+          const archive = await archiver.readArchivedTaskFromPath(item.filePath)
+          if (!archive) {
+            failed++
+            return
+          }
+          const skeleton = toSkeleton(archive)
+          if (!skeleton.metadata) skeleton.metadata = {}
+          skeleton.metadata.dataSource = 'gdrive-archive'
+          if (!this.cache.has(skeleton.taskId)) {
+            this.cache.set(skeleton.taskId, skeleton)
+            loaded++
+          }
+        } catch (error) {
+          failed++
+          if (failed <= 3) console.warn(`[SkeletonCacheService] Tier 3 (archives): echec lecture ${item.taskId}:`, error)
+        }
+      }
+      for (let i = 0; i < queue.length; i += ARCHIVE_CONCURRENCY) {
+        await Promise.all(queue.slice(i, i + ARCHIVE_CONCURRENCY).map(one))
+      }
+      console.log(
+        `[SkeletonCacheService] Tier 3 (archives): ${loaded} chargees, ` +
+          `${collisions} collisions ignorees (local prioritaire), ${failed} echecs sur ${files.length} total`,
+      )
+    } catch (error) {
+      console.warn('[SkeletonCacheService] Tier 3 (archives): chargement non-bloquant a echoue:', error)
+    }
+  }
+
+  // `fixed` mode on an unobserved disk: the project's incremental skeleton cache of the store.
   async loadFromCore(tasksDir) {
     const core = binding()
     const cacheDir = ourCacheDir()

@@ -9,12 +9,33 @@ export interface SummaryOptions {
   truncationChars: number
 }
 
-export type SummaryStatistics = Record<string, number>
+/** The statistics of a JSON summary (the caller's own type when it has one with these fields). */
+export interface SummaryStatistics {
+  totalSections: number
+  userMessages: number
+  assistantMessages: number
+  toolResults: number
+  userContentSize: number
+  assistantContentSize: number
+  toolResultsSize: number
+  totalContentSize: number
+  userSizePercentage: number
+  assistantSizePercentage: number
+  toolResultsSizePercentage: number
+  userMessagePercentage: number
+  assistantMessagePercentage: number
+  toolResultsMessagePercentage: number
+  compressionRatio?: number
+}
 
-export interface SummaryResult {
+/**
+ * A summary result. `S` is what the caller's `getEmptyStatistics` gives: a failure, and a CSV
+ * summary, carry that object; a JSON summary carries the statistics computed here.
+ */
+export interface SummaryResult<S = SummaryStatistics> {
   success: boolean
   content: string
-  statistics: SummaryStatistics
+  statistics: S | SummaryStatistics
   error?: string
 }
 
@@ -40,26 +61,26 @@ export interface JsonToolCall {
 
 export declare class JsonCsvExporter {
   constructor(classifier: ContentClassifierLike)
-  generateJsonSummary(
-    conversation: SummarySkeleton,
+  generateJsonSummary<C extends SummarySkeleton, S>(
+    conversation: C,
     options: SummaryOptions,
     helpers: {
       truncateContent: (content: string, maxChars: number) => string
       isContentTruncated: (content: string, maxChars: number) => boolean
-      getEmptyStatistics: () => SummaryStatistics
-      getOriginalContentSize: (conversation: SummarySkeleton) => number
+      getEmptyStatistics: () => S
+      getOriginalContentSize: (conversation: C) => number
       calculateCompressionRatio: (original: number, final: number) => number
     },
-  ): Promise<SummaryResult>
-  generateCsvSummary(
-    conversation: SummarySkeleton,
+  ): Promise<SummaryResult<S>>
+  generateCsvSummary<C extends SummarySkeleton, S>(
+    conversation: C,
     options: SummaryOptions,
     helpers: {
       isContentTruncated: (content: string, maxChars: number) => boolean
-      getEmptyStatistics: () => SummaryStatistics
+      getEmptyStatistics: () => S
       truncateText: (text: string, maxLength: number) => string
     },
-  ): Promise<SummaryResult>
+  ): Promise<SummaryResult<S>>
   extractToolCallsFromMessage(content: string): JsonToolCall[]
   escapeCsv(value: unknown): string
   truncateText(text: string, maxLength: number): string
