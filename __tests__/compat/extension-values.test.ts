@@ -88,6 +88,34 @@ describe('combineApiRequests', () => {
   })
 })
 
+describe('willManageContext and manageContext on incomplete options, per mode', () => {
+  const base = { contextWindow: 100000, autoCondenseContextPercent: 50, profileThresholds: {}, currentProfileId: 'default' }
+
+  it('legacy: a missing count makes NaN (false), a missing switch is off, a missing profile map throws', () => {
+    setMode('legacy')
+    expect(ext.willManageContext({ ...base, lastMessageTokens: 95000, autoCondenseContext: false } as never)).toBe(false)
+    expect(ext.willManageContext({ ...base, totalTokens: 60000, lastMessageTokens: 0 } as never)).toBe(false)
+    expect(() => ext.willManageContext({ totalTokens: 1, lastMessageTokens: 1, contextWindow: 100000, autoCondenseContext: true, autoCondenseContextPercent: 50 } as never)).toThrow(TypeError)
+    expect(ext.willManageContext({ ...base, totalTokens: 60000, lastMessageTokens: 0, autoCondenseContext: true })).toBe(true)
+  })
+
+  it('fixed: a missing count is 0, a missing switch is on, a missing profile map is empty', () => {
+    setMode('fixed')
+    expect(ext.willManageContext({ ...base, lastMessageTokens: 95000, autoCondenseContext: false } as never)).toBe(true)
+    expect(ext.willManageContext({ ...base, totalTokens: 60000, lastMessageTokens: 0 } as never)).toBe(true)
+    expect(ext.willManageContext({ totalTokens: 1, lastMessageTokens: 1, contextWindow: 100000, autoCondenseContext: true, autoCondenseContextPercent: 50 } as never)).toBe(false)
+  })
+
+  it('manageContext with no messages: legacy rejects as the extension does, fixed counts no message', async () => {
+    const options = contextOptions(5, makeHandler({ count: 0 }).handler, { messages: [] })
+    setMode('legacy')
+    await expect(ext.manageContext(options)).rejects.toThrow(new TypeError("Cannot read properties of undefined (reading 'content')"))
+    setMode('fixed')
+    const r = await ext.manageContext(options)
+    expect([r.messages, r.prevContextTokens]).toEqual([[], 5])
+  })
+})
+
 describe('log lines of the extension', () => {
   it('an invalid handler is reported on console.error, as the extension does', async () => {
     const error = vi.spyOn(console, 'error').mockImplementation(() => {})

@@ -159,8 +159,15 @@ function truncateConversation(messages, fracToRemove, taskId) {
   }
 }
 
-/** `willManageContext(options)`: sync, no side effects. */
+/**
+ * `willManageContext(options)`: sync, no side effects. In `legacy` mode, options the native rule
+ * would read differently (a count that is not a number, no `autoCondenseContext`, no profile map)
+ * get the extension's JavaScript result; `fixed` counts a missing number as 0.
+ */
 function willManageContext(options) {
+  if (getMode() === 'legacy' && !legacy.wellFormedWillManage(options)) {
+    return legacy.willManageContext(options, { TOKEN_BUFFER_PERCENTAGE, ANTHROPIC_DEFAULT_MAX_TOKENS, MIN_CONDENSE_THRESHOLD, MAX_CONDENSE_THRESHOLD })
+  }
   return core.willManageContext(options)
 }
 
@@ -174,6 +181,10 @@ function willManageContext(options) {
  * replaced, the whole call runs natively.
  */
 async function manageContext(options) {
+  if (getMode() === 'legacy' && options && Array.isArray(options.messages) && options.messages.length === 0) {
+    // the extension reads the newest message's content first
+    throw new TypeError("Cannot read properties of undefined (reading 'content')")
+  }
   const condense = host.callerModule(CONDENSE_MODULE)
   const summarize = condense ? condense.exports.summarizeConversation : module.exports.summarizeConversation
   const messages = options && options.messages

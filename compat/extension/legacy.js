@@ -72,4 +72,36 @@ function combineApiRequestsSpreading(messages) {
   return out
 }
 
-module.exports = { contextTokens, combineApiRequestsSpreading }
+/**
+ * Whether `willManageContext`'s options are what the native rule reads as the extension does:
+ * numbers where it does arithmetic, a boolean switch, a profile map and id when condensing.
+ */
+function wellFormedWillManage(o) {
+  if (!o || typeof o !== 'object') return false
+  const number = (v) => typeof v === 'number'
+  if (!number(o.totalTokens) || !number(o.lastMessageTokens) || !number(o.contextWindow)) return false
+  if (o.maxTokens !== undefined && o.maxTokens !== null && !number(o.maxTokens)) return false
+  if (typeof o.autoCondenseContext !== 'boolean') return false
+  if (!o.autoCondenseContext) return true
+  return number(o.autoCondenseContextPercent) && Boolean(o.profileThresholds) && typeof o.profileThresholds === 'object' && typeof o.currentProfileId === 'string'
+}
+
+/**
+ * `willManageContext` as the extension computes it, for options the native rule reads otherwise:
+ * JavaScript arithmetic (a missing count makes `NaN` and so `false`), a missing switch is off, and a
+ * missing profile map throws the extension's `TypeError`. `limits` are the module's constants.
+ */
+function willManageContext(o, limits) {
+  const { totalTokens, contextWindow, maxTokens, autoCondenseContext, autoCondenseContextPercent, profileThresholds, currentProfileId, lastMessageTokens } = o
+  const prevContextTokens = totalTokens + lastMessageTokens
+  const allowedTokens = contextWindow * (1 - limits.TOKEN_BUFFER_PERCENTAGE) - (maxTokens || limits.ANTHROPIC_DEFAULT_MAX_TOKENS)
+  if (!autoCondenseContext) return prevContextTokens > allowedTokens
+  let threshold = autoCondenseContextPercent
+  const profile = profileThresholds[currentProfileId]
+  if (profile !== undefined && profile !== -1 && profile >= limits.MIN_CONDENSE_THRESHOLD && profile <= limits.MAX_CONDENSE_THRESHOLD) {
+    threshold = profile
+  }
+  return (100 * prevContextTokens) / contextWindow >= threshold || prevContextTokens > allowedTokens
+}
+
+module.exports = { contextTokens, combineApiRequestsSpreading, wellFormedWillManage, willManageContext }
