@@ -123,14 +123,18 @@ describe('TaskInstructionIndex (native trie)', () => {
     expect(await index.getSize()).toBe(0)
     expect(index.searchExactPrefix('write the migration guide for the parser')).toEqual([])
   })
-  it('rebuilds from skeleton prefixes and keeps the temporary truncated instructions across clear()', () => {
+  it('rebuilds from skeleton prefixes on top of what it holds and keeps the temporary truncated instructions across clear()', () => {
     const index = new TaskInstructionIndex()
     expect(index.addParentTaskWithSubInstructions('P9', '')).toBe(0)
     const n = index.addParentTaskWithSubInstructions('P9', '- write the first chapter of the guide\n- write the second chapter of the guide')
     expect(n).toBe(2)
     expect(index.getTruncatedInstruction('P9')).toBe('write the first chapter of the guide')
     index.rebuildFromSkeletons(new Map([['T1', ['first prefix of a task', 'second prefix of a task']], ['T2', []]]))
-    expect(index.getStats().totalInstructions).toBe(2)
+    // The legacy rebuild adds; it does not clear first.
+    expect(index.getStats().totalInstructions).toBe(4)
+    expect(index.getInstructionsByParent('T1')).toEqual(['first prefix of a task', 'second prefix of a task'])
+    index.clear()
+    expect(index.getStats().totalInstructions).toBe(0)
     expect(index.getTruncatedInstruction('P9')).toBe('write the first chapter of the guide')
     expect(vi.mocked(console.log).mock.calls.flat().join('\n')).toMatch(/Reconstruction[\s\S]*Index reconstruit/)
   })
@@ -231,10 +235,10 @@ describe('RooStorageDetector.analyzeConversation', () => {
       throw Object.assign(new Error(`ENOENT: ${p}`), { code: 'ENOENT' })
     }
     vi.spyOn(fsp, 'stat').mockImplementation((async (p: fs.PathLike) => stat(String(p))) as unknown as typeof fsp.stat)
-    vi.spyOn(fsp, 'readFile').mockImplementation((async (p: fs.PathLike) => {
+    vi.spyOn(fsp, 'readFile').mockImplementation((async (p: fs.PathLike, encoding?: unknown) => {
       const key = String(p)
       if (!(key in files)) throw Object.assign(new Error(`ENOENT: ${key}`), { code: 'ENOENT' })
-      return Buffer.from(files[key])
+      return encoding ? files[key] : Buffer.from(files[key])
     }) as unknown as typeof fsp.readFile)
     setMode('legacy')
     const s = await RooStorageDetector.analyzeConversation('virtual-task', root)

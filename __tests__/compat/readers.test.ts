@@ -31,7 +31,7 @@ const MESSAGES: Msg[] = [
     ts: 1700000000500,
     type: 'say',
     say: 'api_req_started',
-    text: JSON.stringify({ request: '<task>\nPlan the parser release\n</task>\n<environment_details>Current Workspace Directory (/home/me/parser)</environment_details>', cost: 0.01 }),
+    text: JSON.stringify({ request: '<task>\nPlan the parser release\n</task>\n<environment_details>\n# Current Workspace Directory (/home/me/parser) Files\n</environment_details>', cost: 0.01 }),
   },
   { ts: 1700000001000, type: 'ask', ask: 'tool', text: JSON.stringify({ tool: 'newTask', mode: 'code', content: 'Write the streaming reader of the history files' }) },
   { ts: 1700000002000, type: 'ask', ask: 'tool', text: JSON.stringify({ tool: 'readFile', path: 'src/a.ts' }) },
@@ -159,14 +159,21 @@ describe('messageExtractionCoordinator', () => {
     expect(messageExtractionCoordinator.getAvailableExtractors()).toHaveLength(7)
   })
 
-  it('runs the chain over an array in memory and never throws on bad input', () => {
+  it('runs the chain over an array in memory and reports bad input as the legacy errors, without throwing', () => {
     const r = messageExtractionCoordinator.extractFromMessages(MESSAGES as unknown[])
     expect(r.processedMessages).toBe(7)
     expect(r.instructions.map((i) => i.message)).toContain('Write the streaming reader of the history files')
     expect(r.matchedPatterns).toContain('UI Ask/Tool Extractor')
     expect(r.errors).toEqual([])
-    expect(messageExtractionCoordinator.extractFromMessages(null as unknown as unknown[])).toEqual({ instructions: [], processedMessages: 0, matchedPatterns: [], errors: [] })
-    expect(messageExtractionCoordinator.extractFromMessages([null, 3, 'x']).instructions).toEqual([])
+    const none = messageExtractionCoordinator.extractFromMessages(null as unknown as unknown[])
+    expect(none.processedMessages).toBe(0)
+    expect(none.errors).toEqual([expect.stringMatching(/^Global extraction error: TypeError/)])
+    // A null message throws in every extractor's canHandle: seven errors, the walk goes on.
+    const bad = messageExtractionCoordinator.extractFromMessages([null, 3, 'x'])
+    expect(bad.instructions).toEqual([])
+    expect(bad.processedMessages).toBe(3)
+    expect(bad.errors).toHaveLength(7)
+    expect(bad.errors[0]).toMatch(/^API Content Extractor error: TypeError/)
   })
 
   it.skipIf(!sharedPresent)('the real child task: 10 raw instructions in legacy mode, its 6 children once each in fixed mode', () => {

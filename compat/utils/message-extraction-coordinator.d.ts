@@ -2,7 +2,7 @@
 import type { NewTaskInstruction } from './roo-storage-detector.js'
 
 export interface MessageExtractionOptions {
-  /** Only this one acts: a log line per call. */
+  /** Debug logs for this call (the coordinator's debug flag is set to it at each call). */
   enableDebug?: boolean
   maxLines?: number
   onlyJsonFormat?: boolean
@@ -21,6 +21,8 @@ export interface ExtractionResult {
 export declare const PATTERN_NAMES: readonly string[]
 
 export declare class MessageExtractionCoordinator {
+  private extractors
+  private debugEnabled
   setDebugEnabled(enabled: boolean): void
   getAvailableExtractors(): string[]
   extractFromMessages(messages: unknown[], options?: MessageExtractionOptions): ExtractionResult

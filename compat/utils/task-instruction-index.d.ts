@@ -46,9 +46,9 @@ export declare class TaskInstructionIndex {
   clearTempTruncatedInstructions(): void
   clear(): void
   /** @deprecated always `undefined` */
-  findPotentialParent(text?: string): undefined
+  findPotentialParent(childText?: string, excludeTaskId?: string): string | undefined
   /** @deprecated always `[]` */
-  findAllPotentialParents(text?: string): []
+  findAllPotentialParents(childText?: string): string[]
   testSimilarityAlgorithm(): void
 }
 

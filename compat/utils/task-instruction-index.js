@@ -3,12 +3,20 @@
  * `TaskInstructionIndex`, `computeInstructionPrefix` and `globalTaskInstructionIndex` of
  * roo-state-core/compat. The trie lives in Rust (`NativeInstructionIndex`, the legacy exact-trie
  * semantics: a key matches when it equals the query, or is a prefix of it at which the walk stops);
- * this class keeps the legacy method names, sync/async shapes and edge results.
+ * this class keeps the legacy method names, sync/async shapes, edge results and debug logs.
+ * The sub-instruction splitter is the caller's `sub-instruction-extractor` module when its
+ * replacement file hands it over (`use({ subInstructionExtractor })`, so a test's mock of it is
+ * seen), else ours (`extractSubInstructions` below).
  * Inventory: docs/compat.md §1.
  */
 const binding = require('../../index.js')
+const io = require('../io.js')
 
 const DEFAULT_K = 192
+
+function debugOn() {
+  return process.env.ROO_DEBUG_INSTRUCTIONS === '1'
+}
 
 /**
  * The legacy matching key of an instruction: lowercased, tags stripped, whitespace collapsed, cut at
@@ -19,7 +27,7 @@ function computeInstructionPrefix(raw, K = DEFAULT_K) {
   if (!raw) return ''
   const text = typeof raw === 'string' ? raw : String(raw)
   const k = Number.isFinite(K) && K >= 0 ? Math.floor(K) : DEFAULT_K
-  if (process.env.ROO_DEBUG_INSTRUCTIONS === '1') {
+  if (debugOn()) {
     const parent = /<task>([\s\S]*?)<\/task>/i.exec(text)
     if (parent) console.log(`SDDD: Extracted parent instruction: ${parent[1].slice(0, 80)}`)
     const context = /<message>([\s\S]*?)<\/message>/i.exec(text)
@@ -50,6 +58,13 @@ function extractSubInstructions(parentText) {
   return Array.from(new Set(found)).map((s) => s.trim()).filter((s) => s.length > 10)
 }
 
+/** The splitter in use: the caller's module when handed over, else ours. */
+function subInstructionsOf(text) {
+  const caller = io.mod('subInstructionExtractor')
+  const fn = caller && typeof caller.extractSubInstructions === 'function' ? caller.extractSubInstructions : extractSubInstructions
+  return fn(text)
+}
+
 const STOP_WORDS = new Set(['les', 'des', 'une', 'est', 'sont', 'avec', 'dans', 'pour', 'que', 'qui', 'sur', 'par', 'and', 'the', 'for', 'are', 'that', 'this', 'with'])
 
 function words(text) {
@@ -64,56 +79,129 @@ function words(text) {
   )
 }
 
+/** The search key the legacy lookup starts from: the text as given when it already looks normalised. */
+function searchKey(childText, K) {
+  const looksNormalised =
+    childText.includes('phase 3d hierarchy reconstruction execution sddd.') ||
+    childText.includes('sddd:') ||
+    (childText.length <= 192 && childText === childText.toLowerCase().trim())
+  return looksNormalised ? childText.substring(0, K) : computeInstructionPrefix(childText, K)
+}
+
+/** The lengths the legacy lookup tries, in order: K, then K down to 32 by 16, then 16. */
+function searchLengths(K) {
+  const lengths = [K]
+  for (let n = K; n >= 32; n -= 16) lengths.push(n)
+  lengths.push(16)
+  return lengths
+}
+
+/** Four texts of the legacy self-check of the similarity (pairs 1 to 3). */
+const SIMILARITY_CASES = [
+  ['Cas réel mission', '**mission debug critique : réparation du système hiérarchique...', '**mission corrective finale : validation et documentation...'],
+  ['Match évident', '**mission debug critique système réparation', '**mission debug critique réparation système'],
+  ['Pas de match', 'bonjour analyse git projet', 'mission powerpoint génération slides'],
+]
+
 class TaskInstructionIndex {
   constructor() {
     this.native = new binding.NativeInstructionIndex()
-    /** parent id → the first sub-instruction given through addParentTaskWithSubInstructions. */
+    /** parent id → the instruction kept for phase 2 by addParentTaskWithSubInstructions. */
     this.tempTruncatedInstructions = new Map()
-    /** normalised prefix → instructions given with `addInstruction(…, instruction)`. */
-    this.instructionsByPrefix = new Map()
+    /**
+     * Every `[parentTaskId, prefix, K]` added, in order; the keys of each parent
+     * (`getInstructionsByParent`) are computed from it when asked for, so that adding costs one
+     * native call.
+     */
+    this.added = []
+    /** How much of `added` `byParent` has taken in. */
+    this.byParentUpTo = 0
+    /** parent id → its distinct keys in the order they were first added. */
+    this.byParent = new Map()
   }
 
-  addInstruction(parentTaskId, instructionPrefix, instruction, K = DEFAULT_K) {
-    if (!instructionPrefix) return
+  addInstruction(parentTaskId, instructionPrefix, _instruction, K = DEFAULT_K) {
+    if (!instructionPrefix || instructionPrefix.length === 0) return
     const prefix = typeof instructionPrefix === 'string' ? instructionPrefix : String(instructionPrefix)
-    this.native.add(String(parentTaskId), prefix)
-    if (instruction !== undefined) {
-      const key = computeInstructionPrefix(prefix, K)
-      const list = this.instructionsByPrefix.get(key) ?? []
-      list.push({ mode: 'unknown', message: instruction, timestamp: Date.now() })
-      this.instructionsByPrefix.set(key, list)
-    }
+    // The native index keys at 192 units; another K is cut here first.
+    this.native.add(String(parentTaskId), K === DEFAULT_K ? prefix : computeInstructionPrefix(prefix, K))
+    this.added.push([parentTaskId, prefix, K])
   }
 
   addParentTaskWithSubInstructions(parentTaskId, fullText) {
     if (!fullText) return 0
-    const subs = extractSubInstructions(fullText)
-    if (subs.length === 0) {
-      this.addInstruction(parentTaskId, computeInstructionPrefix(fullText, DEFAULT_K), fullText)
-      return 1
+    const subs = subInstructionsOf(fullText)
+    let count = 0
+    for (const sub of subs) {
+      this.addInstruction(parentTaskId, sub, sub)
+      count++
     }
-    this.tempTruncatedInstructions.set(parentTaskId, subs[0])
-    for (const sub of subs) this.addInstruction(parentTaskId, sub, sub)
-    return subs.length
+    if (subs.length > 0 && subs[0]) {
+      if (!this.tempTruncatedInstructions) this.tempTruncatedInstructions = new Map()
+      this.tempTruncatedInstructions.set(parentTaskId, subs[0])
+      if (debugOn()) {
+        console.log(`[SDDD-CORRECTION] truncatedInstruction of ${parentTaskId} set to "${String(subs[0]).substring(0, 80)}..."`)
+      }
+    }
+    if (count === 0) {
+      const fallback = computeInstructionPrefix(fullText, DEFAULT_K)
+      this.addInstruction(parentTaskId, fallback, fullText)
+      count = 1
+      if (!this.tempTruncatedInstructions) this.tempTruncatedInstructions = new Map()
+      this.tempTruncatedInstructions.set(parentTaskId, fallback)
+    }
+    return count
   }
 
   searchExactPrefix(childText, K = DEFAULT_K) {
-    if (!childText) return []
+    if (!childText || childText.length === 0) return []
+    if (debugOn()) return this.searchExactPrefixLogged(String(childText), K)
     return this.native.searchExactPrefix(String(childText), K)
   }
 
+  /**
+   * `searchExactPrefix` under `ROO_DEBUG_INSTRUCTIONS=1`: the same lookup walked length by length
+   * over the index's keys, logging each length tried and the outcome.
+   */
+  searchExactPrefixLogged(childText, K) {
+    const full = searchKey(childText, K)
+    console.log(`[EXACT PREFIX SEARCH] SDDD: Starting search with full prefix: "${full}" (K=${K})`)
+    const entries = this.native.entries()
+    const keys = new Map(entries.map((e) => [e.prefix, e.parentTaskIds]))
+    const paths = new Set()
+    for (const key of keys.keys()) for (let i = 0; i <= key.length; i++) paths.add(key.substring(0, i))
+    for (const len of searchLengths(K)) {
+      const query = full.substring(0, len)
+      console.log(`[EXACT PREFIX SEARCH] SDDD: Trying prefix length ${len}: "${query}"`)
+      // The exact-trie walk stops at the longest start of the query that some key continues.
+      let stop = query.length
+      while (stop > 0 && !paths.has(query.substring(0, stop))) stop--
+      const key = query.substring(0, stop)
+      const parents = keys.get(key)
+      if (parents && key.length > 0) {
+        console.log(`[EXACT PREFIX SEARCH] SDDD: ✅ Found match with length ${len}: "${key}" → ${parents.length} parent(s)`)
+        return parents.map((taskId) => ({ taskId, prefix: key }))
+      }
+    }
+    console.log('[EXACT PREFIX SEARCH] SDDD: ❌ No match found for any prefix length')
+    return []
+  }
+
   async getParentsForInstruction(text) {
+    if (!text || text.length === 0) return []
+    console.log(`[TaskInstructionIndex] SDDD: getParentsForInstruction searching for: "${String(text).substring(0, 50)}..."`)
     const found = this.searchExactPrefix(text, DEFAULT_K)
-    console.log(`[TaskInstructionIndex] parents for instruction: ${found.length}`)
-    console.log(`[TaskInstructionIndex] ${found.map((m) => m.taskId).join(', ')}`)
+    console.log(`[TaskInstructionIndex] SDDD: getParentsForInstruction found ${found.length} parents`)
     return found
   }
 
   validateParentChildRelation(childText, parentId) {
+    if (!childText || !parentId) return false
     return this.searchExactPrefix(childText, DEFAULT_K).some((m) => m.taskId === parentId)
   }
 
   calculateSimilarity(a, b) {
+    if (!a || !b) return 0
     if (a === b) return 1
     const w1 = words(a)
     const w2 = words(b)
@@ -137,12 +225,16 @@ class TaskInstructionIndex {
     return out.sort((x, y) => y.similarity - x.similarity)
   }
 
+  /** Adds every prefix of every task (the index is not cleared first, as in the legacy index). */
   rebuildFromSkeletons(skeletonPrefixes) {
     console.log(`[TaskInstructionIndex] Reconstruction de l'index depuis ${skeletonPrefixes?.size ?? 0} squelettes`)
-    this.clear()
     const pairs = []
     for (const [taskId, prefixes] of skeletonPrefixes ?? []) {
-      for (const p of prefixes ?? []) if (p) pairs.push([String(taskId), String(p)])
+      for (const p of prefixes ?? []) {
+        if (!p || p.length === 0) continue
+        pairs.push([String(taskId), String(p)])
+        this.added.push([taskId, String(p), DEFAULT_K])
+      }
     }
     this.native.addMany(pairs)
     console.log(`[TaskInstructionIndex] Index reconstruit: ${this.native.size} préfixes`)
@@ -154,7 +246,7 @@ class TaskInstructionIndex {
     return {
       totalNodes: entries.length,
       totalInstructions: entries.length,
-      avgDepth: entries.length === 0 ? 0 : parents / entries.length,
+      avgDepth: parents > 0 ? parents / entries.length : 0,
     }
   }
 
@@ -169,17 +261,25 @@ class TaskInstructionIndex {
   }
 
   async searchByTaskId(taskId) {
-    return this.native
+    if (!taskId || String(taskId).trim() === '') return []
+    const found = this.native
       .entries()
       .filter((e) => e.parentTaskIds.includes(taskId))
       .map((e) => ({ taskId, prefix: e.prefix }))
+    console.log(`[TaskInstructionIndex] SDDD: searchByTaskId found ${found.length} results for taskId: ${taskId}`)
+    return found
   }
 
+  /** The keys `taskId` was registered under, each once, in the order they were first added for it. */
   getInstructionsByParent(taskId) {
-    return this.native
-      .entries()
-      .filter((e) => e.parentTaskIds.includes(taskId))
-      .map((e) => e.prefix)
+    for (; this.byParentUpTo < this.added.length; this.byParentUpTo++) {
+      const [parent, prefix, K] = this.added[this.byParentUpTo]
+      const key = computeInstructionPrefix(prefix, K)
+      const list = this.byParent.get(parent)
+      if (!list) this.byParent.set(parent, [key])
+      else if (!list.includes(key)) list.push(key)
+    }
+    return this.byParent.get(taskId) || []
   }
 
   getTruncatedInstruction(taskId) {
@@ -192,7 +292,9 @@ class TaskInstructionIndex {
 
   clear() {
     this.native.clear()
-    this.instructionsByPrefix.clear()
+    this.added = []
+    this.byParentUpTo = 0
+    this.byParent = new Map()
   }
 
   findPotentialParent() {
@@ -205,11 +307,27 @@ class TaskInstructionIndex {
     return []
   }
 
+  /**
+   * The legacy self-check of `calculateSimilarity` (called through the instance, so a replaced
+   * method is the one checked): three pairs, the first two expected above 0.2, the third not.
+   */
   testSimilarityAlgorithm() {
-    const ok =
-      this.calculateSimilarity('créer un fichier de configuration', 'créer un fichier de configuration') === 1 &&
-      this.calculateSimilarity('analyser le code source du projet', 'rédiger la documentation utilisateur') < 0.5
-    console.log(ok ? 'VALIDATION SDDD RÉUSSIE: similarity checks pass' : 'ÉCHEC VALIDATION: similarity checks failed')
+    console.log('\n🧪 === SIMILARITY SELF-CHECK ===')
+    const scores = SIMILARITY_CASES.map(([label, a, b], i) => {
+      const similarity = this.calculateSimilarity(a, b)
+      console.log(`\n🎯 TEST ${i + 1} (${label}):`)
+      console.log(`   A: "${a.substring(0, 50)}"`)
+      console.log(`   B: "${b.substring(0, 50)}"`)
+      console.log(`   Similarity: ${similarity.toFixed(3)} (threshold 0.2)`)
+      console.log(`   Outcome: ${similarity > 0.2 ? '✅ MATCH' : '❌ NO MATCH'}`)
+      return similarity
+    })
+    console.log('\n🧪 === END OF SELF-CHECK ===\n')
+    if (scores[0] > 0.2 && scores[1] > 0.2 && scores[2] <= 0.2) {
+      console.log('✅ 🎯 VALIDATION SDDD RÉUSSIE: the similarity behaves as expected')
+    } else {
+      console.log('❌ 🚨 ÉCHEC VALIDATION SDDD: the similarity needs adjusting')
+    }
   }
 }
 
