@@ -7,6 +7,8 @@
  * way the extension's own specs place them, and compat/extension must call them.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import type { ApiHandler, ApiMessage, ContentBlockParam, SummarizeResponse } from '../../compat/extension/index.js'
 import * as condense from './extension-host/core/condense/index'
 import * as contextManagement from './extension-host/core/context-management/index'
@@ -162,5 +164,32 @@ describe('summarizeConversation with the caller’s collaborators', () => {
     const r = await summarize({ messages: turns(5), apiHandler: makeHandler({ count: 10 }).handler, systemPrompt: SYSTEM_PROMPT, taskId: 't', filesReadByRoo: ['src/x.ts'], cwd: '/repo' })
     const blocks = r.messages[r.messages.length - 1].content as ContentBlockParam[]
     expect(blocks[1].text).toContain('(outline of /repo/src/x.ts)')
+  })
+})
+
+describe('the module graph of Vitest 3', () => {
+  it('finds the caller’s module among the importers of the entry in vite-node’s module cache', () => {
+    const host = createRequire(import.meta.url)('../../compat/extension/host.js') as {
+      callerModule(modulePath: string): { file: string; exports: object } | null
+    }
+    const entry = fileURLToPath(new URL('../../compat/extension/index.mjs', import.meta.url))
+    const caller = '/repo/src/core/condense/index.ts'
+    const exports = { summarizeConversation: () => 'theirs' }
+    const moduleCache = new Map<string, { importers?: Set<string>; exports?: object }>([
+      [entry, { importers: new Set(['/repo/src/core/context-management/index.ts', caller]), exports: {} }],
+      ['/repo/src/core/context-management/index.ts', { exports: {} }],
+      [caller, { exports }],
+    ])
+    const g = globalThis as { __vitest_worker__?: unknown }
+    const worker = g.__vitest_worker__
+    let found: ReturnType<typeof host.callerModule>
+    try {
+      g.__vitest_worker__ = { moduleCache }
+      found = host.callerModule('core/condense/index')
+    } finally {
+      g.__vitest_worker__ = worker
+    }
+    expect(found).toEqual({ file: caller, exports })
+    expect(found?.exports).toBe(exports)
   })
 })

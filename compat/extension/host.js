@@ -8,10 +8,10 @@
  * `summarizeConversation` calls `maybeRemoveImageBlocks` (`../../api/transform/image-cleaning`),
  * `generateFoldedFileContext` (`./foldedFileContext`) and `TelemetryService`
  * (`@roo-code/telemetry`). A test replaces those with `vi.spyOn(condenseModule, …)` or `vi.mock(…)`.
- * When a Vite module runner (Vitest) evaluates this package's ESM entry, the runner's module graph
- * names the modules that import it; the one whose path ends with the extension's module path is the
- * caller's module, and its collaborators are imported through the same runner, from beside it, so
- * that the test's doubles are what compat/extension calls. Anywhere else (a bundle, plain Node, this
+ * When Vitest (its Vite module runner, or vite-node in Vitest 3) evaluates this package's ESM
+ * entry, the runner's module graph names the modules that import it; the one whose path ends with
+ * the extension's module path is the caller's module, and its collaborators are imported through
+ * the same runner, from beside it, so that the test's doubles are what compat/extension calls. Anywhere else (a bundle, plain Node, this
  * package loaded from `node_modules` and so not evaluated by the runner) no caller's module is known
  * and compat/extension uses its own rules for each step.
  */
@@ -32,32 +32,47 @@ function useEntryImport(importer) {
   entryImport = typeof importer === 'function' ? importer : null
 }
 
-/** The module graph of the Vitest worker running this code, if any. */
-function runnerGraph() {
+/**
+ * The modules that import this package's ESM entry, as `{file, exports}`, from the module graph of
+ * the Vitest worker running this code: Vitest 4 keeps Vite's `evaluatedModules` (nodes with
+ * `importers`, `file`, `exports`), Vitest 3 its `moduleCache` (entries keyed by file with
+ * `importers` and `exports`). Empty anywhere else.
+ */
+function entryImporters() {
   const worker = globalThis.__vitest_worker__
-  const graph = worker && worker.evaluatedModules
-  if (!graph || !(graph.fileToModulesMap instanceof Map) || typeof graph.getModuleById !== 'function') return null
-  return graph
+  if (!worker) return []
+  const found = []
+  const graph = worker.evaluatedModules
+  if (graph && graph.fileToModulesMap instanceof Map && typeof graph.getModuleById === 'function') {
+    for (const entry of graph.fileToModulesMap.get(ENTRY) || []) {
+      for (const id of entry.importers || []) {
+        const m = graph.getModuleById(id)
+        if (m && m.exports && typeof m.file === 'string') found.push({ file: m.file, exports: m.exports })
+      }
+    }
+    return found
+  }
+  const cache = worker.moduleCache
+  if (cache instanceof Map) {
+    const entry = cache.get(ENTRY)
+    for (const id of (entry && entry.importers) || []) {
+      const m = cache.get(id)
+      if (m && m.exports) found.push({ file: id.replace(/[?#].*$/, ''), exports: m.exports })
+    }
+  }
+  return found
 }
 
 /**
- * The caller's module standing for the extension's `modulePath` (e.g. `core/condense/index`): an
- * evaluated module that imports this package's ESM entry and whose file, without its extension,
- * ends with `/<modulePath>`. `{file, exports}` (`exports` is the live namespace a test spies on),
- * or `null`.
+ * The caller's module standing for the extension's `modulePath` (e.g. `core/condense/index`): a
+ * module that imports this package's ESM entry and whose file, without its extension, ends with
+ * `/<modulePath>`. `{file, exports}` (`exports` is the live namespace a test spies on), or `null`.
  */
 function callerModule(modulePath) {
   if (!entryImport) return null
-  const graph = runnerGraph()
-  const entries = graph && graph.fileToModulesMap.get(ENTRY)
-  if (!entries) return null
   const tail = `/${modulePath}`
-  for (const entry of entries) {
-    for (const id of entry.importers || []) {
-      const m = graph.getModuleById(id)
-      const file = m && typeof m.file === 'string' ? m.file.split(path.sep).join('/') : ''
-      if (m && m.exports && file.replace(SOURCE_EXTENSION, '').endsWith(tail)) return { file: m.file, exports: m.exports }
-    }
+  for (const m of entryImporters()) {
+    if (m.file.split(path.sep).join('/').replace(SOURCE_EXTENSION, '').endsWith(tail)) return m
   }
   return null
 }
