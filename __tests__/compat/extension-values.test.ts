@@ -52,6 +52,56 @@ describe('getApiMetrics contextTokens per mode', () => {
   })
 })
 
+describe('legacy JavaScript and the native rules agree on well-formed input', () => {
+  /** A seeded generator (LCG), so that the cases are the same on every run. */
+  const seeded = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+  const legacyRules = createRequire(import.meta.url)('../../compat/extension/legacy.js') as {
+    contextTokens(m: ClineMessage[]): unknown
+    willManageContext(o: object, limits: object): boolean
+  }
+  const limits = {
+    TOKEN_BUFFER_PERCENTAGE: ext.TOKEN_BUFFER_PERCENTAGE,
+    ANTHROPIC_DEFAULT_MAX_TOKENS: ext.ANTHROPIC_DEFAULT_MAX_TOKENS,
+    MIN_CONDENSE_THRESHOLD: ext.MIN_CONDENSE_THRESHOLD,
+    MAX_CONDENSE_THRESHOLD: ext.MAX_CONDENSE_THRESHOLD,
+  }
+
+  it('contextTokens over 300 histories of numeric, missing, zero and unparsable records and condense events', () => {
+    const rnd = seeded(7)
+    const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]
+    for (let n = 0; n < 300; n++) {
+      const msgs: ClineMessage[] = Array.from({ length: 1 + Math.floor(rnd() * 6) }, (_, i) => {
+        const kind = pick(['record', 'record', 'zero', 'broken', 'condense', 'text'])
+        if (kind === 'condense') return { type: 'say', say: 'condense_context', ts: i, contextCondense: { cost: 0, prevContextTokens: 0, newContextTokens: pick([0, 40, 900]), summary: '' } }
+        if (kind === 'text') return { type: 'say', say: 'text', text: '{"tokensIn":5}', ts: i }
+        if (kind === 'broken') return started(pick(['', 'not json', '{"tokensIn":']), i)
+        const value = () => (kind === 'zero' ? 0 : pick([undefined, 0, Math.floor(rnd() * 5000)]))
+        return started(JSON.stringify({ tokensIn: value(), tokensOut: value(), cacheWrites: value(), apiProtocol: pick(['anthropic', 'openai', undefined]) }), i)
+      })
+      setMode('fixed')
+      expect(legacyRules.contextTokens(msgs)).toBe(ext.getApiMetrics(msgs).contextTokens)
+    }
+  })
+
+  it('willManageContext over 300 complete option sets', () => {
+    const rnd = seeded(11)
+    const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]
+    for (let n = 0; n < 300; n++) {
+      const o = {
+        totalTokens: Math.floor(rnd() * 120000),
+        lastMessageTokens: Math.floor(rnd() * 5000),
+        contextWindow: pick([8000, 100000, 200000]),
+        maxTokens: pick([undefined, null, 0, 4096, 30000]),
+        autoCondenseContext: rnd() < 0.7,
+        autoCondenseContextPercent: pick([5, 50, 75, 100]),
+        profileThresholds: pick([{}, { p: -1 }, { p: 3 }, { p: 60 }, { p: 150 }]),
+        currentProfileId: pick(['p', 'default']),
+      }
+      expect(legacyRules.willManageContext(o, limits)).toBe(ext.willManageContext(o as never))
+    }
+  })
+})
+
 describe('combineApiRequests', () => {
   it('hands back the caller’s array when there is no request record or one message', () => {
     for (const mode of ['legacy', 'fixed'] as const) {
