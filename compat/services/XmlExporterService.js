@@ -44,37 +44,43 @@ const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu
 // Legacy: an `&` that starts something entity-shaped (`&name;`, `&#123;`) is written as it is.
 const LEGACY_AMP = /&(?![A-Za-z]+;|#\d+;)/g
 
+const TEXT_SPECIAL = /[&<>]/
+const ATTR_SPECIAL = /[&<>"]/
+const ENTITY = { '<': '&lt;', '>': '&gt;', '"': '&quot;' }
+const entity = (c) => ENTITY[c]
+
 function escaper(fixed) {
-  const amp = (s) => (fixed ? s.replace(NOT_XML_CHAR, '').replace(/&/g, '&amp;') : s.replace(LEGACY_AMP, '&amp;'))
-  return {
-    text: (s) => amp(s).replace(/</g, '&lt;').replace(/>/g, '&gt;'),
-    attr: (s) => amp(s).replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+  const clean = fixed ? (s) => s.replace(NOT_XML_CHAR, '') : (s) => s
+  const amp = fixed ? (s) => s.replace(/&/g, '&amp;') : (s) => s.replace(LEGACY_AMP, '&amp;')
+  const escape = (special, others) => (raw) => {
+    const s = clean(raw)
+    return special.test(s) ? amp(s).replace(others, entity) : s
   }
+  return { text: escape(TEXT_SPECIAL, /[<>]/g), attr: escape(ATTR_SPECIAL, /[<>"]/g) }
 }
 
 function serialize(root, prettyPrint, fixed) {
   const esc = escaper(fixed)
   const nl = prettyPrint ? '\n' : ''
-  const parts = ['<?xml version="1.0" encoding="UTF-8"?>', nl]
-  const walk = (node, level) => {
-    const indent = prettyPrint ? '  '.repeat(level) : ''
-    let open = `${indent}<${node.name}`
-    for (const [k, v] of node.attrs) open += ` ${k}="${esc.attr(v)}"`
+  let out = '<?xml version="1.0" encoding="UTF-8"?>' + nl
+  const walk = (node, indent) => {
+    out += `${indent}<${node.name}`
+    for (const [k, v] of node.attrs) out += ` ${k}="${esc.attr(v)}"`
     if (node.text !== undefined) {
       // Pretty printing writes an element whose only text is empty as an empty element.
-      if (prettyPrint && node.text === '') parts.push(`${open}/>`, nl)
-      else parts.push(`${open}>${esc.text(node.text)}</${node.name}>`, nl)
+      if (prettyPrint && node.text === '') out += '/>' + nl
+      else out += `>${esc.text(node.text)}</${node.name}>${nl}`
     } else if (node.children.length === 0) {
-      parts.push(`${open}/>`, nl)
+      out += '/>' + nl
     } else {
-      parts.push(`${open}>`, nl)
-      for (const c of node.children) walk(c, level + 1)
-      parts.push(`${indent}</${node.name}>`, nl)
+      out += '>' + nl
+      const inner = prettyPrint ? indent + '  ' : ''
+      for (const c of node.children) walk(c, inner)
+      out += `${indent}</${node.name}>${nl}`
     }
   }
-  walk(root, 0)
-  if (prettyPrint) parts.pop()
-  return parts.join('')
+  walk(root, '')
+  return prettyPrint ? out.slice(0, -1) : out
 }
 
 // ---------------------------------------------------------------------------------------------
