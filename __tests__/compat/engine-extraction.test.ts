@@ -10,12 +10,15 @@ const require = createRequire(import.meta.url)
 const io = require('../../compat/io.js')
 const { TaskInstructionIndex, computeInstructionPrefix } = require('../../compat/utils/task-instruction-index.js')
 const { MessageExtractionCoordinator } = require('../../compat/utils/message-extraction-coordinator.js')
+const { HierarchyReconstructionEngine } = require('../../compat/utils/hierarchy-reconstruction-engine.js')
+const nodeFs = require('fs')
+const nodePath = require('path')
 
 const logLines = () => vi.mocked(console.log).mock.calls.map((c) => c.map(String).join(' '))
 
 afterEach(() => {
   vi.restoreAllMocks()
-  io.use({ subInstructionExtractor: { extractSubInstructions: undefined } })
+  io.use({ subInstructionExtractor: { extractSubInstructions: undefined }, fs: nodeFs, path: nodePath })
   delete process.env.ROO_DEBUG_INSTRUCTIONS
 })
 
@@ -149,5 +152,60 @@ describe('MessageExtractionCoordinator: what the legacy suites observe', () => {
       },
     })
     expect(c.extractFromMessages(bad).errors).toEqual(['Global extraction error: Error: no walk'])
+  })
+})
+
+describe('HierarchyReconstructionEngine: files through the fs and path modules handed to compat/io', () => {
+  /** An fs holding one ui_messages.json in memory, as a module mock of the caller would. */
+  function memoryFs(files: Record<string, string>) {
+    return {
+      existsSync: vi.fn((p: string) => p in files),
+      readFileSync: vi.fn((p: string) => {
+        if (!(p in files)) throw new Error(`ENOENT ${p}`)
+        return files[p]
+      }),
+      statSync: vi.fn(() => ({ size: 1000, mtime: new Date('2025-01-01T00:00:00Z') })),
+    }
+  }
+  const slashPath = { join: (...parts: string[]) => parts.join('/') }
+  const skeleton = (taskId: string) => ({ taskId, metadata: { createdAt: '2025-01-01T00:00:00Z', workspace: 'w', dataSource: `/mem/${taskId}` } })
+
+  it('phase 1 reads ui_messages.json through the handed fs, tool calls given as objects included', async () => {
+    vi.spyOn(console, 'log').mockImplementation(() => undefined)
+    const fs = memoryFs({
+      '/mem/p1/ui_messages.json': JSON.stringify([
+        { type: 'ask', ask: 'tool', ts: 1700000000, text: { tool: 'newTask', mode: 'code', content: 'Build the deployment pipeline for production' } },
+        { type: 'say', role: 'assistant', content: [{ type: 'text', text: 'a block' }] },
+      ]),
+    })
+    io.use({ fs, path: slashPath })
+    const engine = new HierarchyReconstructionEngine({ debugMode: false })
+    const [s] = engine.enhanceSkeletons([skeleton('p1')])
+    const r = await engine.executePhase1([s])
+    expect(fs.readFileSync).toHaveBeenCalledWith('/mem/p1/ui_messages.json', 'utf-8')
+    expect(r.totalInstructionsExtracted).toBe(1)
+    expect(s.parsedSubtaskInstructions.instructions[0]).toMatchObject({ mode: 'code', message: 'Build the deployment pipeline for production' })
+    expect(s.parsedSubtaskInstructions.sourceFiles.ui_messages).toMatchObject({ exists: true, size: 1000, path: '/mem/p1/ui_messages.json' })
+  })
+
+  it('a read error of the handed fs is the task\'s phase-1 error', async () => {
+    vi.spyOn(console, 'log').mockImplementation(() => undefined)
+    vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    const fs = memoryFs({})
+    fs.existsSync.mockReturnValue(true)
+    io.use({ fs, path: slashPath })
+    const engine = new HierarchyReconstructionEngine({ debugMode: false })
+    const [s] = engine.enhanceSkeletons([skeleton('p2')])
+    const r = await engine.executePhase1([s])
+    expect(r.errors).toEqual([{ taskId: 'p2', error: 'Error: ENOENT /mem/p2/ui_messages.json' }])
+    expect(s.processingState.phase1Completed).toBe(false)
+  })
+
+  it('calculateChecksums hashes the files the handed fs serves', async () => {
+    const fs = memoryFs({ '/mem/p3/ui_messages.json': '{"hello":"world"}', '/mem/p3/metadata.json': '{}' })
+    io.use({ fs, path: slashPath })
+    const sums = await new HierarchyReconstructionEngine({ debugMode: false }).calculateChecksums(skeleton('p3'))
+    expect(Object.keys(sums)).toEqual(['ui_messages', 'metadata'])
+    expect(sums.ui_messages).toMatch(/^[0-9a-f]{32}$/)
   })
 })

@@ -106,3 +106,19 @@ export async function roosyncSearch(args: { search_query: string; conversation_i
 /** The aggregate entry names the same classes. */
 export const sameDetector: typeof RooStorageDetector = compat.RooStorageDetector
 export const mode: 'legacy' | 'fixed' = compat.getMode()
+
+/** The server's validation scripts: its own skeleton type on the engine's result, the deprecated lookups with both arguments. */
+interface ServerSkeleton {
+  taskId: string
+  parentTaskId?: string
+  sequence: Array<{ role: 'user' | 'assistant'; content: string }>
+  metadata: { createdAt: string; workspace?: string }
+}
+export async function validateReconstruction(workspace: string): Promise<number> {
+  const seen = new Map<string, ServerSkeleton>()
+  const skeletons = await HierarchyReconstructionEngine.reconstructHierarchy(workspace, true)
+  skeletons.forEach((skeleton: ServerSkeleton) => seen.set(skeleton.taskId, skeleton))
+  const parent: string | undefined = globalTaskInstructionIndex.findPotentialParent('some child text', 'child-id')
+  const parents: string[] = globalTaskInstructionIndex.findAllPotentialParents('some child text')
+  return seen.size + (parent ? 1 : 0) + parents.length
+}

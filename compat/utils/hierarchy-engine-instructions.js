@@ -1,13 +1,12 @@
 'use strict'
 // The sub-task instructions of one task, as compat/utils/hierarchy-reconstruction-engine.js extracts
 // them in its phase 1 (the engine's own extractor, not the message extraction coordinator's): from
-// `<metadata.dataSource>/ui_messages.json`, read through Node's `fs` module looked up at call time
-// (so spies and mocks of `fs` reach it). Each `newTask` tool ask, `[new_task in …]` request text,
+// `<metadata.dataSource>/ui_messages.json`, read through the `fs` and `path` modules of compat/io.js
+// looked up at call time (so spies and mocks of `fs` reach it). Each `newTask` tool ask, `[new_task in …]` request text,
 // `<new_task>` or other mode/message XML block, `<task>` block and French delegation sentence gives
 // one instruction; with none, the XML and `<task>` blocks of all messages joined.
 
-const path = require('path')
-const fs = require('fs')
+const io = require('../io.js')
 
 const NEW_TASK_XML = /<\s*new_task\b[\s\S]*?<\/\s*new_task\s*>/gi
 const MODE_TAG = /<\s*mode\s*>([\s\S]*?)<\/\s*mode\s*>/i
@@ -22,7 +21,8 @@ const API_NEW_TASK_SRC = '\\[new_task in ([^:]+):\\s*[\'"](.+?)[\'"]\\]'
 // test replacing them is seen here).
 function extractSubtaskInstructions(engine, skeleton) {
   const out = []
-  const file = path.join(skeleton.metadata.dataSource || '', 'ui_messages.json')
+  const fs = io.mod('fs')
+  const file = io.mod('path').join(skeleton.metadata.dataSource || '', 'ui_messages.json')
   if (!fs.existsSync(file)) return out
   const data = JSON.parse(fs.readFileSync(file, 'utf-8'))
   const messages = Array.isArray(data) ? data : Array.isArray(data && data.messages) ? data.messages : []

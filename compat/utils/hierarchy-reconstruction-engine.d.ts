@@ -110,7 +110,15 @@ export declare class HierarchyReconstructionEngine {
   static DEFAULT_CONFIG: Required<Omit<ReconstructionConfig, 'workspaceFilter' | 'mode'>>
   constructor(config?: Partial<ReconstructionConfig>)
   config: ReconstructionConfig
-  static reconstructHierarchy(workspacePath?: string, forceRebuild?: boolean): Promise<LegacySkeletonLike[]>
+  /**
+   * The caller's skeletons (as `RooStorageDetector.buildHierarchicalSkeletonsLegacy` gives them) with
+   * each reconstructed parent as `parentTaskId`. `S` defaults to `any` so that the caller's own
+   * skeleton type is accepted where it annotates the result.
+   */
+  static reconstructHierarchy<S extends LegacySkeletonLike = any>(
+    workspacePath?: string,
+    forceRebuild?: boolean,
+  ): Promise<Array<EnhancedConversationSkeleton<S>>>
   doReconstruction<S extends LegacySkeletonLike>(skeletons: S[]): Promise<Array<EnhancedConversationSkeleton<S>>>
   executePhase1<S extends LegacySkeletonLike>(
     skeletons: Array<EnhancedConversationSkeleton<S>>,

@@ -2,8 +2,8 @@
 // HierarchyReconstructionEngine of the compat layer: the legacy server's two-phase engine with its
 // names, options, result objects and mutations.
 //
-// Phase 1 reads `<metadata.dataSource>/ui_messages.json` through Node's `fs` module (looked up at
-// call time, so spies and mocks of `fs` reach it) and indexes every sub-task instruction it finds
+// Phase 1 reads `<metadata.dataSource>/ui_messages.json` through the `fs` and `path` modules of
+// compat/io.js (looked up at call time, so spies and mocks of `fs` reach it) and indexes every sub-task instruction it finds
 // into the engine's own TaskInstructionIndex, which lives as long as the engine.
 // Phase 2 resolves parents:
 //   - `legacy` mode: the legacy rules, quirks included (temporal check of stored parents with a
@@ -17,9 +17,8 @@
 // The instruction index and its fallback are in ./hierarchy-engine-index.js, phase 1's extractor in
 // ./hierarchy-engine-instructions.js.
 
-const path = require('path')
 const crypto = require('crypto')
-const fs = require('fs')
+const io = require('../io.js')
 
 function nativeBinding() {
   return require('../../index.js')
@@ -524,8 +523,9 @@ class HierarchyReconstructionEngine {
   async calculateChecksums(skeleton) {
     const sums = {}
     const base = skeleton.metadata.dataSource || ''
+    const fs = io.mod('fs')
     for (const file of ['ui_messages.json', 'api_history.json', 'metadata.json']) {
-      const p = path.join(base, file)
+      const p = io.mod('path').join(base, file)
       if (fs.existsSync(p)) {
         sums[file.replace('.json', '')] = crypto.createHash('md5').update(fs.readFileSync(p, 'utf-8')).digest('hex')
       }
@@ -536,8 +536,9 @@ class HierarchyReconstructionEngine {
   async getSourceFilesInfo(skeleton) {
     const base = skeleton.metadata.dataSource || ''
     const info = {}
+    const fs = io.mod('fs')
     for (const file of ['ui_messages', 'api_history']) {
-      const p = path.join(base, `${file}.json`)
+      const p = io.mod('path').join(base, `${file}.json`)
       if (fs.existsSync(p)) {
         const st = fs.statSync(p)
         info[file] = {
