@@ -97,3 +97,68 @@ export async function listConversations(): Promise<number> {
   const stats = await cache.getCacheTierStats()
   return (fresh ? map.size : 0) + stats.tier1_roo + (stats.cacheAgeMs ?? 0)
 }
+
+// The trace-summary service's call: its own statistics and result types, its skeleton type with a
+// required sequence, the result returned as its own `SummaryResult`.
+interface ActionMetadata { type: 'tool' | 'command'; name: string; parameters: Record<string, unknown>; status: 'success' | 'failure' | 'in_progress'; timestamp: string }
+interface FullSkeleton extends Omit<ConversationSkeleton, 'sequence'> { sequence: (MessageSkeleton | ActionMetadata)[] }
+interface ServerStatistics {
+  totalSections: number
+  userMessages: number
+  assistantMessages: number
+  toolResults: number
+  userContentSize: number
+  assistantContentSize: number
+  toolResultsSize: number
+  totalContentSize: number
+  userSizePercentage: number
+  assistantSizePercentage: number
+  toolResultsSizePercentage: number
+  userMessagePercentage: number
+  assistantMessagePercentage: number
+  toolResultsMessagePercentage: number
+  compressionRatio?: number
+}
+interface ServerSummaryResult { success: boolean; content: string; statistics: ServerStatistics; error?: string }
+interface ServerSummaryOptions { detailLevel: 'Full' | 'Summary'; truncationChars: number; outputFormat: 'json' | 'csv'; jsonVariant?: 'light' | 'full'; csvVariant?: 'conversations' | 'messages' | 'tools' }
+
+class TraceSummary {
+  private exporter = new JsonCsvExporter({ isToolResult: (c: string) => c.startsWith('[') })
+  private empty(): ServerStatistics {
+    return {
+      totalSections: 0, userMessages: 0, assistantMessages: 0, toolResults: 0, userContentSize: 0, assistantContentSize: 0,
+      toolResultsSize: 0, totalContentSize: 0, userSizePercentage: 0, assistantSizePercentage: 0, toolResultsSizePercentage: 0,
+      userMessagePercentage: 0, assistantMessagePercentage: 0, toolResultsMessagePercentage: 0,
+    }
+  }
+  private originalSize(conversation: FullSkeleton): number {
+    return conversation.sequence.length
+  }
+  async generateSummary(conversation: FullSkeleton, options: ServerSummaryOptions): Promise<ServerSummaryResult> {
+    if (options.outputFormat === 'json') {
+      return await this.exporter.generateJsonSummary(conversation, options, {
+        truncateContent: (c, m) => c.slice(0, m),
+        isContentTruncated: (c, m) => c.length > m,
+        getEmptyStatistics: () => this.empty(),
+        getOriginalContentSize: (c) => this.originalSize(c),
+        calculateCompressionRatio: (o, f) => o / f,
+      })
+    }
+    return await this.exporter.generateCsvSummary(conversation, options, {
+      isContentTruncated: (c, m) => c.length > m,
+      getEmptyStatistics: () => this.empty(),
+      truncateText: (t, m) => t.slice(0, m),
+    })
+  }
+}
+
+// list_conversations: cached skeletons go into the server's own skeleton arrays.
+export async function archivedSkeletons(): Promise<FullSkeleton[]> {
+  const out: FullSkeleton[] = []
+  for (const [, skeleton] of await SkeletonCacheService.getInstance().getCache()) {
+    if (skeleton.metadata?.dataSource === 'gdrive-archive') out.push(skeleton)
+  }
+  return out.concat(await SkeletonCacheService.getInstance().getAllSkeletons())
+}
+
+export const traceSummary = new TraceSummary()
