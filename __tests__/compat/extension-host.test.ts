@@ -125,8 +125,27 @@ describe('summarizeConversation with the caller’s collaborators', () => {
     expect(handed).toBe(handler)
     expect(given[given.length - 1].role).toBe('user')
     expect(String(given[given.length - 1].content)).toContain('Your task is to create a detailed summary of the conversation')
+    // the stored messages themselves, before tool blocks become text, then the instructions
+    expect(given).toHaveLength(6)
+    expect(given.slice(0, 5)).toEqual(messages)
     expect((given[2].content as ContentBlockParam[])[1].type).toBe('image')
-    expect(requests[0][2].content).toEqual([{ type: 'text', text: 'look' }, { type: 'text', text: '(an image was left out)' }])
+    expect(requests[0]).toHaveLength(6)
+    expect(requests[0][2]).toEqual({ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'text', text: '(an image was left out)' }] })
+    expect(requests[0][5]).toEqual({ role: 'user', content: given[5].content })
+  })
+
+  it('gives the caller’s image rule tool blocks as stored, with synthetic results for orphans; the handler gets text', async () => {
+    const m = makeHandler({ count: 10 })
+    const messages = turns(4)
+    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: 'call-1', name: 'read_file', input: { path: 'a.ts' } }], ts: 5 })
+    await summarize({ messages, apiHandler: m.handler, systemPrompt: SYSTEM_PROMPT, taskId: 't' })
+    const [given] = vi.mocked(maybeRemoveImageBlocks).mock.calls[0]
+    expect(given.map((x) => (Array.isArray(x.content) ? x.content.map((b) => b.type).join() : 'text'))).toEqual([
+      'text', 'text', 'text', 'text', 'tool_use', 'tool_result', 'text',
+    ])
+    expect(m.calls[0].messages).toHaveLength(7)
+    const sent = m.calls[0].messages.flatMap((x) => (Array.isArray(x.content) ? x.content.map((b) => b.type) : ['text']))
+    expect(sent.every((t) => t === 'text')).toBe(true)
   })
 
   it('adds the caller’s folded file sections, one block each, after the summary', async () => {

@@ -289,9 +289,9 @@ async function withCallerCollaborators(condense, options) {
     )
   }
   const out = { ...options }
-  const images = await host.importBeside(condense, '../../api/transform/image-cleaning')
-  if (images && typeof images.maybeRemoveImageBlocks === 'function') {
-    out.apiHandler = withCallerImageRule(options.apiHandler, images.maybeRemoveImageBlocks)
+  const images = isHeadEra(options) ? await host.importBeside(condense, '../../api/transform/image-cleaning') : null
+  if (images && typeof images.maybeRemoveImageBlocks === 'function' && Array.isArray(options.messages)) {
+    out.apiHandler = withCallerImageRule(options.apiHandler, images.maybeRemoveImageBlocks, options.messages)
   }
   const files = options.filesReadByRoo
   if (out.foldedFileContext === undefined && Array.isArray(files) && files.length > 0 && options.cwd) {
@@ -310,18 +310,21 @@ async function withCallerCollaborators(condense, options) {
 
 /**
  * The handler as the native summary sees it when the caller's `maybeRemoveImageBlocks` decides
- * about images: the request reaches `createMessage` through that function (given the caller's
- * handler), and the native request keeps image blocks for it to convert.
+ * about images. The native request keeps image blocks (the model is said to take them); at
+ * `createMessage` the request is made again as the extension makes it: the stored messages since
+ * the last summary with synthetic tool results, plus the native request's last message (the
+ * instructions), go through the caller's rule (given the caller's handler), then tool blocks
+ * become text and each message is cut to `{role, content}`.
  */
-function withCallerImageRule(apiHandler, maybeRemoveImageBlocks) {
+function withCallerImageRule(apiHandler, maybeRemoveImageBlocks, stored) {
   if (!apiHandler || typeof apiHandler.createMessage !== 'function') return apiHandler
   return {
-    createMessage: (systemPrompt, messages, metadata) =>
-      apiHandler.createMessage(
-        systemPrompt,
-        maybeRemoveImageBlocks(messages, apiHandler).map(({ role, content }) => ({ role, content })),
-        metadata,
-      ),
+    createMessage: (systemPrompt, request, metadata) => {
+      const toSummarize = core.injectSyntheticToolResults(getMessagesSinceLastSummary(stored))
+      const cleaned = maybeRemoveImageBlocks([...toSummarize, request[request.length - 1]], apiHandler)
+      const sent = core.transformMessagesForCondensing(cleaned).map(({ role, content }) => ({ role, content }))
+      return apiHandler.createMessage(systemPrompt, sent, metadata)
+    },
     countTokens: typeof apiHandler.countTokens === 'function' ? (content) => apiHandler.countTokens(content) : undefined,
     getModel: () => ({ id: 'caller', info: { supportsImages: true } }),
   }
