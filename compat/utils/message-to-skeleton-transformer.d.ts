@@ -32,4 +32,11 @@ export declare class MessageToSkeletonTransformer {
   constructor(options?: TransformerOptions)
   options: Required<TransformerOptions>
   transform(messages: UIMessage[], taskId: string, workspace?: string): Promise<TransformationResult>
+  extractUserMessages(messages: UIMessage[]): UIMessage[]
+  buildMainInstruction(messages: UIMessage[], apiReqs: Array<{ request?: string } | undefined>): { instruction: string; truncatedInstruction: boolean }
+  buildChildTaskPrefixes(newTasks: Array<{ message: string }>): string[]
+  detectCompletion(messages: UIMessage[], toolCalls: Array<{ tool: string }>): boolean
+  extractTimestamps(messages: UIMessage[], isCompleted: boolean): { startedAt: number; completedAt: number | null }
+  validateSkeletonCompatibility(skeleton: ConversationSkeleton): void
+  autoDetectWorkspace(messages: UIMessage[]): Promise<string | null>
 }

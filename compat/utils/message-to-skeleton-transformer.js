@@ -1,17 +1,22 @@
 'use strict'
 /**
  * `MessageToSkeletonTransformer` of roo-state-core/compat: a skeleton header from an in-memory UI
- * message array (no file access). `legacy` mode keeps the legacy transformer's edge behaviour (an
- * unparsable request payload or a missing first `ts` rejects); `fixed` mode reads past them.
- * Inventory: docs/compat.md §3.
+ * message array (no file access). Its collaborators are the caller's own where its replacement file
+ * handed over an importer (compat/utils/caller-modules.js): the UI message deserializer, the
+ * instruction key (`computeInstructionPrefix`), the workspace detector and the error class; compat's
+ * equivalents otherwise. They are looked up when `transform` starts, so a test's mocks reach them.
+ * `legacy` mode keeps the legacy transformer's edge behaviour (an unparsable request payload or a
+ * missing first `ts` rejects); `fixed` mode reads past them. Inventory: docs/compat.md §3.
  */
-const { UIMessagesDeserializer } = require('./ui-messages-deserializer.js')
-const { computeInstructionPrefix } = require('./task-instruction-index.js')
 const { currentMode } = require('../services/compat-mode.js')
+const { callerModule, exportOf } = require('./caller-modules.js')
+const { FileWorkspaceDetector, workspaceInMessages } = require('./detector-fallbacks.js')
 
 const K = 192
+/** The legacy transformer's own workspace pattern (the environment-details heading only). */
+const HEADING_WORKSPACE = [/# Current Workspace Directory \(([^)]+)\) Files/i]
 
-/** The legacy `GenericError`: a message and a string `code`. */
+/** The `GenericError` used when the caller handed over none: a message and a string `code`. */
 class GenericError extends Error {
   constructor(message, code) {
     super(message)
@@ -20,7 +25,27 @@ class GenericError extends Error {
   }
 }
 
-const WORKSPACE = /Current Workspace Directory \(([^)]+)\)/
+
+const own = {
+  UIMessagesDeserializer: () => require('./ui-messages-deserializer.js').UIMessagesDeserializer,
+  computeInstructionPrefix: () => require('./task-instruction-index.js').computeInstructionPrefix,
+}
+
+/** The collaborators in effect: the caller's (once `transform` resolved them), else compat's. */
+async function collaborators() {
+  const [deserializer, index, workspace, errors] = await Promise.all([
+    callerModule('./ui-messages-deserializer.js'),
+    callerModule('./task-instruction-index.js'),
+    callerModule('./workspace-detector.js'),
+    callerModule('../types/errors.js'),
+  ])
+  return {
+    UIMessagesDeserializer: exportOf(deserializer, 'UIMessagesDeserializer') ?? own.UIMessagesDeserializer(),
+    computeInstructionPrefix: exportOf(index, 'computeInstructionPrefix') ?? own.computeInstructionPrefix(),
+    WorkspaceDetector: exportOf(workspace, 'WorkspaceDetector') ?? FileWorkspaceDetector,
+    GenericError: exportOf(errors, 'GenericError') ?? GenericError,
+  }
+}
 
 class MessageToSkeletonTransformer {
   constructor(options = {}) {
@@ -29,34 +54,39 @@ class MessageToSkeletonTransformer {
       includeMetadata: options.includeMetadata ?? false,
       strictValidation: options.strictValidation ?? false,
     }
-    this.deserializer = new UIMessagesDeserializer()
+    this.collaborators = null
+    this.deserializer = null
+    this.workspaceDetector = null
   }
 
-  async transform(messages, taskId, workspace) {
-    const started = Date.now()
-    const list = Array.isArray(messages) ? messages : []
-    const fixed = currentMode() === 'fixed'
-    const detectedWorkspace = workspace || this.autoDetectWorkspace(list)
-    const toolCalls = this.deserializer.extractToolCalls(list)
-    const newTasks = this.deserializer.extractNewTasks(list)
-    const apiReqs = this.deserializer.extractApiRequests(list)
-    const userMessages = list.filter((m) => m?.type === 'ask' && m.ask !== 'tool' && m.text)
-    const instruction = this.buildMainInstruction(userMessages, fixed ? apiReqs.filter(Boolean) : apiReqs)
-    const prefixes = this.buildChildTaskPrefixes(newTasks)
-    const isCompleted = this.detectCompletion(list, toolCalls)
+  /** Binds this transformer to the collaborators in effect now (the first `transform` does). */
+  async resolve() {
+    if (this.collaborators) return
+    const c = await collaborators()
+    this.collaborators = c
+    this.deserializer = new c.UIMessagesDeserializer()
+    this.workspaceDetector = new c.WorkspaceDetector({ enableCache: true, validateExistence: false, normalizePaths: true })
+  }
 
-    let startedAt
-    let completedAt = null
-    if (list.length === 0) {
-      startedAt = Date.now()
-    } else if (fixed) {
-      const stamps = list.map((m) => m?.ts).filter((t) => Number.isFinite(t))
-      startedAt = stamps.length > 0 ? stamps[0] : Date.now()
-      completedAt = isCompleted && stamps.length > 0 ? stamps[stamps.length - 1] : null
-    } else {
-      startedAt = list[0]?.ts
-      completedAt = isCompleted ? list[list.length - 1]?.ts : null
-    }
+  prefixOf(text) {
+    const compute = this.collaborators?.computeInstructionPrefix ?? own.computeInstructionPrefix()
+    return compute(text, K)
+  }
+
+  async transform(input, taskId, workspace) {
+    const started = Date.now()
+    await this.resolve()
+    const fixed = currentMode() === 'fixed'
+    const messages = fixed && !Array.isArray(input) ? [] : input
+    const detectedWorkspace = workspace || (await this.autoDetectWorkspace(messages))
+    const toolCalls = this.deserializer.extractToolCalls(messages)
+    const newTasks = this.deserializer.extractNewTasks(messages)
+    const apiReqs = this.deserializer.extractApiRequests(messages)
+    const userMessages = this.extractUserMessages(messages)
+    const { instruction } = this.buildMainInstruction(messages, fixed ? apiReqs.filter(Boolean) : apiReqs)
+    const prefixes = this.buildChildTaskPrefixes(newTasks)
+    const isCompleted = this.detectCompletion(messages, toolCalls)
+    const { startedAt, completedAt } = fixed ? this.finiteTimestamps(messages, isCompleted) : this.extractTimestamps(messages, isCompleted)
 
     const skeleton = {
       taskId,
@@ -66,9 +96,9 @@ class MessageToSkeletonTransformer {
         // An absent or invalid first `ts` makes toISOString() throw a RangeError, as in legacy mode.
         createdAt: new Date(startedAt).toISOString(),
         lastActivity: new Date(completedAt || startedAt).toISOString(),
-        messageCount: list.length,
+        messageCount: messages.length,
         actionCount: toolCalls.length,
-        totalSize: JSON.stringify(list).length,
+        totalSize: JSON.stringify(messages).length,
       },
       childTaskInstructionPrefixes: prefixes.length > 0 ? prefixes : undefined,
       truncatedInstruction: instruction,
@@ -78,42 +108,39 @@ class MessageToSkeletonTransformer {
     return {
       skeleton,
       metadata: {
-        messageCount: list.length,
+        messageCount: messages.length,
         userMessageCount: userMessages.length,
         toolCallCount: toolCalls.length,
         newTaskCount: newTasks.length,
-        hasInitialInstruction: Boolean(instruction),
+        hasInitialInstruction: !!instruction,
         processingTimeMs: Date.now() - started,
       },
     }
   }
 
-  autoDetectWorkspace(messages) {
-    for (const m of messages) {
-      if (m?.say !== 'api_req_started' || typeof m.text !== 'string') continue
-      const found = WORKSPACE.exec(m.text)
-      if (found) return found[1].replace(/\\\\/g, '\\').trim()
-    }
-    return undefined
+  /** `type:"ask"` messages with a text, tool approvals excepted. */
+  extractUserMessages(messages) {
+    return messages.filter((m) => m.type === 'ask' && m.ask !== 'tool' && m.text)
   }
 
-  buildMainInstruction(userMessages, apiReqs) {
-    const cut = (raw) => (this.options.normalizePrefixes ? computeInstructionPrefix(raw, K) : raw.substring(0, K))
-    // The first request payload that has a `request` (an unparsable payload is `undefined` here and
-    // makes the legacy lookup throw).
+  /** The `<task>` of the first request payload that has a `request`, else the first user message; cut to 192. */
+  buildMainInstruction(messages, apiReqs) {
+    const cut = (raw) => (this.options.normalizePrefixes ? this.prefixOf(raw) : raw.substring(0, K))
+    // An unparsable payload is `undefined` here and makes this lookup throw in legacy mode.
     const first = apiReqs.find((req) => req.request)
-    if (typeof first?.request === 'string') {
-      const task = /<task>([\s\S]*?)<\/task>/i.exec(first.request)
-      if (task) return cut(task[1].trim())
+    if (first?.request) {
+      const task = first.request.match(/<task>([\s\S]*?)<\/task>/i)
+      if (task) return { instruction: cut(task[1].trim()), truncatedInstruction: false }
     }
-    if (userMessages.length > 0 && userMessages[0].text) return cut(userMessages[0].text)
-    return ''
+    const users = this.extractUserMessages(messages)
+    if (users.length > 0 && users[0].text) return { instruction: cut(users[0].text), truncatedInstruction: false }
+    return { instruction: '', truncatedInstruction: true }
   }
 
+  /** Distinct non-empty keys of the new tasks' messages (raw trimmed text when not normalising). */
   buildChildTaskPrefixes(newTasks) {
-    const prefixes = newTasks
-      .map((t) => (this.options.normalizePrefixes ? computeInstructionPrefix(t.message, K) : String(t.message).trim()))
-      .filter((p) => p.length > 0)
+    if (newTasks.length === 0) return []
+    const prefixes = newTasks.map((t) => (this.options.normalizePrefixes ? this.prefixOf(t.message) : t.message.trim())).filter((p) => p.length > 0)
     return [...new Set(prefixes)]
   }
 
@@ -124,9 +151,23 @@ class MessageToSkeletonTransformer {
     return false
   }
 
+  /** First and (when completed) last message `ts`, as they are. */
+  extractTimestamps(messages, isCompleted) {
+    if (messages.length === 0) return { startedAt: Date.now(), completedAt: null }
+    return { startedAt: messages[0].ts, completedAt: isCompleted ? messages[messages.length - 1].ts : null }
+  }
+
+  /** Fixed mode: the first and last finite `ts` (now when none). */
+  finiteTimestamps(messages, isCompleted) {
+    const stamps = messages.map((m) => m?.ts).filter((t) => Number.isFinite(t))
+    if (stamps.length === 0) return { startedAt: Date.now(), completedAt: null }
+    return { startedAt: stamps[0], completedAt: isCompleted ? stamps[stamps.length - 1] : null }
+  }
+
   validateSkeletonCompatibility(skeleton) {
+    const ErrorClass = this.collaborators?.GenericError ?? GenericError
     const fail = (why) => {
-      throw new GenericError(`Skeleton validation failed: ${why}`, 'INVALID_ARGUMENT')
+      throw new ErrorClass(`Skeleton validation failed: ${why}`, 'INVALID_ARGUMENT')
     }
     if (!skeleton.taskId) fail('taskId is required')
     if (!skeleton.metadata.createdAt) fail('invalid createdAt timestamp')
@@ -134,11 +175,22 @@ class MessageToSkeletonTransformer {
       fail('lastActivity before createdAt')
     }
     if (skeleton.isCompleted && !skeleton.metadata.lastActivity) fail('isCompleted but no lastActivity')
-    for (const p of skeleton.childTaskInstructionPrefixes ?? []) {
-      if (!p) fail('empty prefix detected')
-      if (p.length > K) fail('prefix exceeds 192 chars')
+    const prefixes = skeleton.childTaskInstructionPrefixes
+    if (prefixes) {
+      if (prefixes.some((p) => p.length === 0)) fail('empty prefix detected')
+      if (prefixes.some((p) => p.length > K)) fail('prefix exceeds 192 chars')
     }
     if (skeleton.truncatedInstruction && skeleton.truncatedInstruction.length > K) fail('truncatedInstruction exceeds 192 chars')
+  }
+
+  /** The workspace of the first say/ask message whose environment details name one, else `null`. */
+  async autoDetectWorkspace(messages) {
+    try {
+      return workspaceInMessages(messages, HEADING_WORKSPACE)
+    } catch (err) {
+      console.warn('[MessageToSkeletonTransformer] workspace detection failed:', err)
+      return null
+    }
   }
 }
 

@@ -63,27 +63,69 @@ export interface StorageStats {
   fileTypes: Record<string, number>
 }
 
+/** The task metadata a summary carries (the legacy `TaskMetadata` subset compat fills). */
+export interface SummaryMetadata {
+  title?: string
+  prompt: { task: string }
+  workspace?: string
+  parentTaskId?: string
+  parent_task_id?: string
+  rootTaskId?: string
+  lastActivity?: string
+  createdAt?: string
+  mode?: string
+  [key: string]: unknown
+}
+
 /** @deprecated the legacy summary of one conversation. */
 export interface ConversationSummary {
   taskId: string
+  parentTaskId?: string
   path: string
-  metadata: { title?: string; prompt: { task: string } }
+  metadata: SummaryMetadata
   messageCount: number
   lastActivity: string
   hasApiHistory: boolean
   hasUiMessages: boolean
   size: number
   prompt: string
+  mode?: string
 }
 
-/** What `detectStorageLocations` consults first (the legacy `globalCacheManager`); replaceable. */
+/** Tasks, size and latest file time of one workspace (`getWorkspaceBreakdown`). */
+export interface WorkspaceBreakdownEntry {
+  count: number
+  totalSize: number
+  lastActivity: string
+}
+
+/** What a workspace detector answers for a task folder. */
+export interface WorkspaceDetection {
+  workspace: string | null
+  source: string
+  confidence: number
+  detectedAt?: string
+}
+
+/** The paths `analyzeConversation` hands to the analysis it dispatches to. */
+export interface TaskFilePaths {
+  metadataPath: string
+  apiHistoryPath: string
+  uiMessagesPath: string
+  historyItemPath: string
+}
+
+/** The cache used when the caller wired no cache manager (docs/drop-in.md); replaceable. */
 export interface CompatCacheManager {
   get(key: string): Promise<unknown> | unknown
   set(key: string, value: unknown): Promise<void> | void
 }
 
 export interface ExtractionCoordinator {
-  extractFromMessages(messages: unknown[], options?: { maxLines?: number; onlyJsonFormat?: boolean; enableDebug?: boolean }): { instructions: NewTaskInstruction[] }
+  extractFromMessages(
+    messages: unknown[],
+    options?: { maxLines?: number; onlyJsonFormat?: boolean; enableDebug?: boolean },
+  ): { instructions: NewTaskInstruction[]; errors?: unknown[] }
 }
 
 export declare class RooStorageError extends Error {
@@ -95,29 +137,46 @@ export declare function detectSourceFromPath(p: string | undefined): 'roo' | 'zo
 
 export declare class RooStorageDetector {
   static MAX_CONVERSATION_FILE_SIZE: number
+  static readonly COMMON_ROO_PATHS: string[]
+  static ROO_EXTENSION_PATTERNS: string[]
   static cacheManager: CompatCacheManager
   static _coordinatorOverride: ExtractionCoordinator | null
   static setCoordinatorOverride(coordinator: ExtractionCoordinator | null): void
 
   static detectStorageLocations(): Promise<string[]>
-  static validateCustomPath(p: string): Promise<boolean>
+  static findPotentialStorageLocations(): Promise<string[]>
+  static validateCustomPath(customPath: string): Promise<boolean>
   /** @deprecated */
   static detectRooStorage(): Promise<{ locations: Array<{ path: string; type: 'local' }> }>
   static getStatsForPath(storagePath: string): Promise<StorageStats>
   static getStorageStats(): Promise<{ totalLocations: number; totalConversations: number; totalSize: number }>
+  static getWorkspaceBreakdown(): Promise<Record<string, WorkspaceBreakdownEntry>>
+  static detectWorkspaceForTask(taskPath: string): Promise<string>
+  static detectWorkspaceForTaskWithDetector(
+    taskPath: string,
+    detector: { detect(taskPath: string): Promise<WorkspaceDetection> },
+    fallbackWorkspace: string,
+  ): Promise<string>
   static getTaskPathById(taskId: string): Promise<string | null>
   static findConversationById(taskId: string): Promise<ConversationSummary | null>
   static findConversation(taskId: string): Promise<ConversationSummary | null>
   static scanConversationsMetadata(
     storagePath: string,
-    options?: { limit?: number; offset?: number; sortBy?: string; sortOrder?: 'asc' | 'desc' },
-  ): Promise<ConversationSkeleton[]>
+    options: { limit: number; offset: number; sortBy: string; sortOrder: 'asc' | 'desc' },
+  ): Promise<ConversationSummary[]>
+  static scanConversations(tasksPath: string): Promise<ConversationSummary[]>
 
   static analyzeConversation(taskId: string, taskPath: string, useProductionHierarchy?: boolean): Promise<ConversationSkeleton | null>
-  static analyzeWithOldSystem(taskId: string, taskPath: string, useProductionHierarchy?: boolean, paths?: Record<string, string>): Promise<ConversationSkeleton | null>
-  static analyzeWithNewSystem(taskId: string, taskPath: string, useProductionHierarchy?: boolean, paths?: Record<string, string>): Promise<ConversationSkeleton | null>
-  static analyzeWithComparison(taskId: string, taskPath: string, useProductionHierarchy?: boolean, paths?: Record<string, string>): Promise<ConversationSkeleton | null>
+  static analyzeWithOldSystem(taskId: string, taskPath: string, useProductionHierarchy: boolean, paths: TaskFilePaths): Promise<ConversationSkeleton | null>
+  static analyzeWithNewSystem(taskId: string, taskPath: string, useProductionHierarchy: boolean, paths: TaskFilePaths): Promise<ConversationSkeleton | null>
+  static analyzeWithComparison(taskId: string, taskPath: string, useProductionHierarchy: boolean, paths: TaskFilePaths): Promise<ConversationSkeleton | null>
   static loadUIMessages(uiMessagesPath: string): Promise<unknown[]>
+  static buildSequenceFromFiles(
+    apiHistoryPath: string,
+    uiMessagesPath: string,
+    preloadedApiContent?: string,
+    preloadedUiContent?: string,
+  ): Promise<Array<MessageSkeleton | ActionMetadata>>
   static extractMainInstructionFromUI(uiMessagesPath: string, preloadedContent?: string): Promise<string | undefined>
   static extractNewTaskInstructionsFromUI(uiMessagesPath: string, maxLines?: number, preloadedContent?: string): Promise<NewTaskInstruction[]>
   static extractFromMessageFile(
@@ -127,14 +186,30 @@ export declare class RooStorageDetector {
     onlyJsonFormat?: boolean,
     preloadedContent?: string,
   ): Promise<void>
-  static extractNewTaskInstructions(messages: unknown[]): NewTaskInstruction[]
+  static coordinator(): Promise<ExtractionCoordinator>
+  static extractNewTaskInstructions(messages: unknown[]): Promise<NewTaskInstruction[]>
 
+  /** @deprecated always `undefined` */
   static inferParentTaskIdFromContent(...args: unknown[]): Promise<undefined>
-  static analyzeParentForNewTaskInstructions(...args: unknown[]): false
-  static findParentByNewTaskInstructions(...args: unknown[]): undefined
-  static legacyInferParentFromChildContent(...args: unknown[]): undefined
-  static extractTaskIdFromText(text: string | undefined): string | undefined
+  /** @deprecated always `false` */
+  static analyzeParentForNewTaskInstructions(...args: unknown[]): Promise<false>
+  /** @deprecated always `undefined` */
+  static findParentByNewTaskInstructions(...args: unknown[]): Promise<undefined>
+  /** @deprecated always `undefined` */
+  static legacyInferParentFromChildContent(...args: unknown[]): Promise<undefined>
+  static extractParentFromApiHistory(apiHistoryPath: string): Promise<string | undefined>
+  static extractParentFromUiMessages(uiMessagesPath: string): Promise<string | undefined>
+  static extractTaskIdFromText(text: string | null | undefined): string | undefined
 
-  static buildHierarchicalSkeletonsLegacy(workspacePath?: string, useFullVolume?: boolean): Promise<ConversationSkeleton[]>
+  static processBatch<T, R>(
+    items: T[],
+    processor: (item: T) => Promise<R>,
+    batchSize?: number,
+    onProgress?: (processed: number, total: number) => void,
+  ): Promise<R[]>
+  static calculateTreeDepth(skeletons: Array<{ taskId: string; parentTaskId?: string }>): number
   static buildHierarchicalSkeletons(workspacePath?: string, useFullVolume?: boolean, forceRebuild?: boolean): Promise<ConversationSkeleton[]>
+  static buildHierarchicalSkeletonsLegacy(workspacePath?: string, useFullVolume?: boolean): Promise<ConversationSkeleton[]>
+  static rebuildIndexFromExistingSkeletons(): Promise<void>
+  static getAllConversationsInWorkspace(workspacePath: string, maxTasks?: number): Promise<ConversationSkeleton[]>
 }

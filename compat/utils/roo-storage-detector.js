@@ -1,27 +1,43 @@
 'use strict'
 /**
  * `RooStorageDetector` of roo-state-core/compat: the legacy static class that finds task stores and
- * turns a task folder into a `ConversationSkeleton`. Files are read through Node's `fs/promises`
- * (looked up at call time, so callers' mocks and spies apply) and their bytes handed to the native
- * legacy builder (`legacy` mode); `fixed` mode gives the engine's values in the same shape. Calls
- * between statics go through the class at call time. Inventory: docs/compat.md §2.
+ * turns a task folder into a `ConversationSkeleton`, statics for statics (private ones included).
+ *
+ * Outside modules are looked up at call time: Node's `fs`, `fs/promises` and `path` through
+ * compat/io.js, the caller's own modules (cache manager, workspace detector, parsing config,
+ * comparator, instruction index, extraction coordinator, transformer, hierarchy engine, `glob`)
+ * through the importer its replacement file hands over (compat/utils/caller-modules.js), with
+ * compat's own equivalents when none was. So a test's mocks and spies reach this class as they
+ * reached the legacy one. Calls between statics go through the class at call time, so patching a
+ * static changes what the others call.
+ *
+ * When nothing observes the work (no replaced fs function, no patched static, the caller's index
+ * and coordinator being compat's own), `analyzeConversation` reads and analyses a task natively:
+ * the legacy builder in `legacy` mode, the engine's skeleton in `fixed` mode. Inventory:
+ * docs/compat.md §2.
  */
-const path = require('node:path')
 const binding = require('../../index.js')
+const io = require('../io.js')
 const { currentMode } = require('../services/compat-mode.js')
-const { globalTaskInstructionIndex } = require('./task-instruction-index.js')
+const { callerModule, exportOf } = require('./caller-modules.js')
+const fallbacks = require('./detector-fallbacks.js')
 
-const fsp = () => require('fs/promises')
-const fss = () => require('fs')
+const { stripBom } = fallbacks
+const nodePath = require('path')
+const fsp = () => io.mod('fs/promises')
+const fss = () => io.mod('fs')
+const pth = () => io.mod('path')
 
-const FILES = {
+const FILE_NAMES = {
   metadataPath: 'task_metadata.json',
   apiHistoryPath: 'api_conversation_history.json',
   uiMessagesPath: 'ui_messages.json',
   historyItemPath: 'history_item.json',
 }
-
-const stripBom = (s) => (s.charCodeAt(0) === 0xfeff ? s.slice(1) : s)
+const PREFIX_K = 192
+const SEQUENCE_TEXT_MAX = 400
+const LEGACY_MAX_TASKS = 50
+const UUID_V4 = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}'
 
 /** `RooStorageError` (`name` 'RooStorageError', a `code`). */
 class RooStorageError extends Error {
@@ -29,22 +45,6 @@ class RooStorageError extends Error {
     super(message)
     this.name = 'RooStorageError'
     this.code = code
-  }
-}
-
-/** An in-process key/value cache standing in for the legacy `globalCacheManager` (replaceable). */
-function memoryCache() {
-  const map = new Map()
-  return {
-    async get(key) {
-      return map.get(key)
-    },
-    async set(key, value) {
-      map.set(key, value)
-    },
-    async clear() {
-      map.clear()
-    },
   }
 }
 
@@ -57,44 +57,147 @@ function detectSourceFromPath(p) {
   return 'roo'
 }
 
-async function statOrNull(p) {
+
+// ------------------------------------------------------------------ the caller's modules
+
+const own = {
+  index: () => require('./task-instruction-index.js'),
+  coordinator: () => require('./message-extraction-coordinator.js'),
+  transformer: () => require('./message-to-skeleton-transformer.js'),
+  engine: () => require('./hierarchy-reconstruction-engine.js'),
+}
+
+/** The module the legacy class imported from `specifier`, else compat's equivalent. */
+async function dep(specifier, fallback) {
+  return (await callerModule(specifier)) ?? fallback()
+}
+
+const deps = {
+  cache: async () => exportOf(await callerModule('./cache-manager.js'), 'globalCacheManager') ?? RooStorageDetector.cacheManager,
+  index: () => dep('./task-instruction-index.js', own.index),
+  coordinator: () => dep('./message-extraction-coordinator.js', own.coordinator),
+  transformer: () => dep('./message-to-skeleton-transformer.js', own.transformer),
+  engine: () => dep('./hierarchy-reconstruction-engine.js', own.engine),
+  workspaceDetector: () => dep('./workspace-detector.js', () => ({ WorkspaceDetector: fallbacks.FileWorkspaceDetector })),
+  comparator: () => dep('./skeleton-comparator.js', () => ({ SkeletonComparator: fallbacks.PlainComparator })),
+  parsing: () => dep('./parsing-config.js', () => fallbacks.parsingConfig),
+  glob: () => callerModule('glob'),
+}
+
+function newWorkspaceDetector(mod) {
+  const WorkspaceDetector = exportOf(mod, 'WorkspaceDetector')
+  return new WorkspaceDetector({ enableCache: true, validateExistence: false, normalizePaths: true })
+}
+
+// ------------------------------------------------------------------ the native path
+
+/** The statics whose replacement means a caller watches the composition (then no native path). */
+const OBSERVED_STATICS = [
+  'analyzeWithOldSystem',
+  'analyzeWithNewSystem',
+  'analyzeWithComparison',
+  'buildSequenceFromFiles',
+  'extractNewTaskInstructionsFromUI',
+  'extractMainInstructionFromUI',
+  'extractFromMessageFile',
+  'loadUIMessages',
+]
+const originals = {}
+
+/**
+ * Whether `analyzeConversation` may read and analyse the task natively with the same result: the
+ * files are read unobserved, no static of the composition is replaced, the parse is the default one,
+ * and the caller's instruction index and extraction coordinator are compat's own.
+ */
+async function nativeEligible() {
+  if (!readsUnobserved() || pth().join !== nodePath.join) return false
+  if (RooStorageDetector._coordinatorOverride) return false
+  for (const name of OBSERVED_STATICS) if (RooStorageDetector[name] !== originals[name]) return false
+  const parsing = await deps.parsing()
+  if (parsing !== fallbacks.parsingConfig) {
+    try {
+      if (parsing.isComparisonMode() || parsing.shouldUseNewParsing()) return false
+    } catch {
+      return false
+    }
+  } else if (parsing.shouldUseNewParsing()) {
+    return false
+  }
+  const index = await deps.index()
+  const ownIndex = own.index()
+  if (exportOf(index, 'computeInstructionPrefix') !== ownIndex.computeInstructionPrefix) return false
+  const coordinator = exportOf(await deps.coordinator(), 'messageExtractionCoordinator')
+  const ownCoordinator = own.coordinator().messageExtractionCoordinator
+  return coordinator === ownCoordinator && typeof ownCoordinator?.extractFromMessages === 'function'
+}
+
+/** `io.readsAreNative()`, false where asking throws (a module mock without a `default` export throws on reading it). */
+function readsUnobserved() {
   try {
-    return await fsp().stat(p)
+    return io.readsAreNative()
+  } catch {
+    return false
+  }
+}
+
+/** The read-ahead of a task (compat/utils/read-ahead.js) when present. */
+function readAhead() {
+  try {
+    return require('./read-ahead.js')
+  } catch {
+    return undefined
+  }
+}
+
+async function nodeStat(p) {
+  try {
+    return await io.mod('fs/promises').stat(p)
   } catch {
     return null
   }
 }
 
 /** One task file for the native builder: size, and bytes unless too large (conversation files) or unreadable. */
-async function readTaskFile(p, st, capped) {
+async function nativeFile(p, st, capped) {
   if (!st) return undefined
   const size = Number(st.size) || 0
   if (capped && size > RooStorageDetector.MAX_CONVERSATION_FILE_SIZE) return { size }
   try {
-    const data = await fsp().readFile(p)
-    return { size, bytes: Buffer.isBuffer(data) ? data : Buffer.from(String(data), 'utf8') }
+    return { size, bytes: await io.mod('fs/promises').readFile(p) }
   } catch {
     return { size }
   }
 }
 
-function parseJsonText(text) {
-  if (text === undefined || text === null) return undefined
-  try {
-    return JSON.parse(stripBom(String(text)))
-  } catch {
-    return undefined
+/** A skeleton in the legacy key set from flat values (`null` reads as absent). */
+function legacyKeySet(v, taskPath) {
+  const metadata = {
+    title: v.title ?? undefined,
+    createdAt: v.createdAt,
+    lastActivity: v.lastActivity,
+    mode: v.mode ?? undefined,
+    messageCount: v.messageCount,
+    actionCount: v.actionCount,
+    totalSize: v.totalSize,
+    workspace: v.workspace ?? undefined,
+    dataSource: taskPath,
+    source: detectSourceFromPath(taskPath),
+  }
+  if (v.oversizedFiles?.length > 0) metadata.oversizedFiles = v.oversizedFiles
+  const prefixes = v.childTaskInstructionPrefixes ?? []
+  return {
+    taskId: v.taskId,
+    parentTaskId: v.parentTaskId ?? undefined,
+    sequence: v.sequence ?? [],
+    metadata,
+    childTaskInstructionPrefixes: prefixes.length > 0 ? prefixes : undefined,
+    isCompleted: v.isCompleted,
+    truncatedInstruction: v.truncatedInstruction ?? undefined,
   }
 }
 
-/** The legacy parent priority: metadata `parentTaskId`, then `parent_task_id`, then the history item's. */
-function parentFrom(metadata, historyItem) {
-  const pick = metadata?.parentTaskId || metadata?.parent_task_id || historyItem?.parentTaskId
-  return pick ? String(pick) : undefined
-}
-
-/** The skeleton in the legacy key set from the native legacy analysis. */
-function legacySkeleton(analysis, taskPath, useProductionHierarchy, dirStats) {
+/** The skeleton of the native legacy analysis (dates from the files, else the folder's). */
+function skeletonOfAnalysis(analysis, taskPath, useProductionHierarchy, dirStats) {
   let createdAt
   let lastActivity
   if (analysis.createdAtMs != null && analysis.lastActivityMs != null) {
@@ -106,118 +209,323 @@ function legacySkeleton(analysis, taskPath, useProductionHierarchy, dirStats) {
   } else {
     createdAt = lastActivity = new Date().toISOString()
   }
-  const prefixes = useProductionHierarchy ? analysis.childTaskInstructionPrefixes : []
-  const metadata = {
-    title: analysis.title ?? undefined,
-    createdAt,
-    lastActivity,
-    mode: analysis.mode ?? undefined,
-    messageCount: analysis.messageCount,
-    actionCount: analysis.actionCount,
-    totalSize: analysis.totalSize,
-    workspace: analysis.workspace ?? undefined,
-    dataSource: taskPath,
-    source: detectSourceFromPath(taskPath),
-  }
-  if (analysis.oversizedFiles.length > 0) metadata.oversizedFiles = analysis.oversizedFiles
-  return {
-    taskId: analysis.taskId,
-    parentTaskId: analysis.parentTaskId ?? undefined,
-    sequence: analysis.sequence ?? [],
-    metadata,
-    childTaskInstructionPrefixes: prefixes.length > 0 ? prefixes : undefined,
-    isCompleted: analysis.isCompleted,
-    truncatedInstruction: analysis.truncatedInstruction ?? undefined,
+  const childTaskInstructionPrefixes = useProductionHierarchy ? analysis.childTaskInstructionPrefixes : []
+  return legacyKeySet({ ...analysis, createdAt, lastActivity, childTaskInstructionPrefixes }, taskPath)
+}
+
+/** Legacy mode, natively: the legacy builder over the task's bytes; `null` where it skips the task. */
+async function analyzeNativeLegacy(taskId, taskPath, useProductionHierarchy, paths) {
+  try {
+    const [dirStats, metaSt, apiSt, uiSt, histSt] = await Promise.all(
+      [taskPath, paths.metadataPath, paths.apiHistoryPath, paths.uiMessagesPath, paths.historyItemPath].map(nodeStat),
+    )
+    if (!metaSt && !apiSt && !uiSt) return null
+    const [metadata, apiHistory, uiMessages, historyItem] = await Promise.all([
+      nativeFile(paths.metadataPath, metaSt, false),
+      nativeFile(paths.apiHistoryPath, apiSt, true),
+      nativeFile(paths.uiMessagesPath, uiSt, true),
+      nativeFile(paths.historyItemPath, histSt, false),
+    ])
+    const analysis = await binding.compatAnalyzeLegacyFiles(String(taskId), { metadata, apiHistory, uiMessages, historyItem })
+    if (!analysis) return null
+    return skeletonOfAnalysis(analysis, taskPath, useProductionHierarchy, dirStats)
+  } catch (err) {
+    console.error(`[analyzeConversation] ${taskId}: ${err?.message ?? err}`)
+    return null
   }
 }
 
 /** The engine's skeleton reduced to the legacy key set (no engine-only fields). */
-function fixedSkeleton(s, taskPath, parentTaskId) {
-  const m = s.metadata ?? {}
-  const metadata = {
-    title: m.title ?? undefined,
-    createdAt: m.createdAt,
-    lastActivity: m.lastActivity,
-    mode: m.mode ?? undefined,
-    messageCount: m.messageCount,
-    actionCount: m.actionCount,
-    totalSize: m.totalSize,
-    workspace: m.workspace ?? undefined,
-    dataSource: taskPath,
-    source: detectSourceFromPath(taskPath),
-  }
-  const prefixes = s.childTaskInstructionPrefixes ?? []
-  return {
-    taskId: s.taskId,
-    parentTaskId: parentTaskId ?? s.parentTaskId ?? undefined,
-    sequence: s.sequence ?? [],
-    metadata,
-    childTaskInstructionPrefixes: prefixes.length > 0 ? prefixes : undefined,
-    isCompleted: s.isCompleted,
-    truncatedInstruction: s.truncatedInstruction ?? undefined,
+function skeletonOfEngine(s, taskPath, parentTaskId) {
+  return legacyKeySet({ ...s, ...s.metadata, oversizedFiles: undefined, parentTaskId: parentTaskId ?? s.parentTaskId }, taskPath)
+}
+
+function parseJsonText(text) {
+  if (text === undefined || text === null) return undefined
+  try {
+    return JSON.parse(stripBom(String(text)))
+  } catch {
+    return undefined
   }
 }
 
-/** Messages of a `ui_messages.json` text: JSON array, else bracket-wrapped, else JSON Lines. */
-function messagesFromText(content) {
-  const text = String(content).trim()
-  if (!text) return []
+/** Fixed mode, natively: the engine's skeleton; parents in the legacy priority (metadata, then history item). */
+async function analyzeNativeFixed(taskId, taskPath, paths) {
+  const dir = await nodeStat(taskPath)
+  if (!dir || !dir.isDirectory()) return null
+  const present = await Promise.all([paths.metadataPath, paths.apiHistoryPath, paths.uiMessagesPath].map(nodeStat))
+  if (present.every((st) => !st)) return null
+  const read = (p) => io.mod('fs/promises').readFile(p, 'utf8').catch(() => undefined)
+  const [metaText, histText] = await Promise.all([read(paths.metadataPath), read(paths.historyItemPath)])
+  let s
   try {
-    const v = JSON.parse(text)
-    return Array.isArray(v) ? v : []
-  } catch {
-    // not one JSON value
+    s = await binding.analyzeConversation(String(taskId), taskPath, { includeSequence: true })
+  } catch (err) {
+    if (err?.code === 'TASK_NOT_FOUND' || err?.code === 'INVALID_PATH') return null
+    throw err
   }
-  try {
-    const v = JSON.parse(`[${text.replace(/,\s*$/, '')}]`)
-    if (Array.isArray(v)) return v
-  } catch {
-    // not a bracket-less list
+  const meta = parseJsonText(metaText)
+  const hist = parseJsonText(histText)
+  const parent = meta?.parentTaskId || meta?.parent_task_id || hist?.parentTaskId
+  return skeletonOfEngine(s, taskPath, parent ? String(parent) : undefined)
+}
+
+/** What the legacy analysis does with a finished skeleton: index its child prefixes, cache it. */
+async function recordSkeleton(skeleton, useProductionHierarchy) {
+  const prefixes = skeleton.childTaskInstructionPrefixes ?? []
+  if (useProductionHierarchy && prefixes.length > 0) {
+    const index = exportOf(await deps.index(), 'globalTaskInstructionIndex')
+    for (const prefix of prefixes) index.addInstruction(skeleton.taskId, prefix)
+    console.log(`[analyzeConversation] ✅ Extracted ${prefixes.length} instruction prefixes for ${String(skeleton.taskId).substring(0, 8)}`)
   }
-  const out = []
+  await (await deps.cache()).set(`conversation-skeleton:${skeleton.taskId}`, skeleton)
+  return skeleton
+}
+
+// ------------------------------------------------------------------ reading task files
+
+/** The JSON values of a text's non-blank lines, and how many lines were not JSON. */
+function jsonLines(text) {
+  const items = []
+  let skipped = 0
   for (const line of text.split('\n')) {
     if (!line.trim()) continue
     try {
-      out.push(JSON.parse(line))
+      items.push(JSON.parse(line))
     } catch {
-      // not a JSON line
+      skipped++
     }
   }
-  return out
+  return { items, skipped }
 }
 
-class RooStorageDetector {
-  /** The cache the legacy server keeps storage locations in; replace it to inject locations. */
-  static cacheManager = memoryCache()
+/**
+ * The items of a message file's text: a JSON array, else a bracket-less list, else JSON Lines
+ * (`lines` set, with the count of lines that were not JSON). For the sequence (`sequence` true) an
+ * object's `messages` count as its items, an empty parse moves on to the next shape and a trailing
+ * comma is dropped before the list is tried, as the legacy sequence reader did.
+ */
+function looseItems(text, sequence) {
+  try {
+    const data = JSON.parse(text)
+    const items = Array.isArray(data) ? data : sequence ? data?.messages || [] : []
+    if (!sequence || items.length > 0) return { items }
+  } catch {
+    // not one JSON value: the other shapes follow
+  }
+  let listed = text.trim()
+  if (sequence && listed.endsWith(',')) listed = listed.slice(0, -1)
+  if (!listed.startsWith('[') && !listed.endsWith(']')) listed = `[${listed}]`
+  try {
+    const data = JSON.parse(listed)
+    return { items: Array.isArray(data) ? data : [] }
+  } catch {
+    // JSON Lines last
+  }
+  return { ...jsonLines(text), lines: true }
+}
 
-  /** @deprecated the coordinator used by extractFromMessageFile; `null` = compat/utils/message-extraction-coordinator. */
+/** Text of a file as the legacy reads it for the sequence: `[]`-worthy (undefined) when absent or oversized. */
+async function conversationText(filePath, preloaded) {
+  if (preloaded !== undefined) return preloaded
+  if (!fss().existsSync(filePath)) return undefined
+  const st = await fsp().stat(filePath)
+  if (st.size > RooStorageDetector.MAX_CONVERSATION_FILE_SIZE) return undefined
+  return stripBom(await fsp().readFile(filePath, 'utf-8'))
+}
+
+/** One sequence item of an API or UI record, or `undefined` for records that are neither. */
+function sequenceItem(item) {
+  const timestamp = item.timestamp || new Date(0).toISOString()
+  const role = item.role || (item.type === 'ask' ? 'user' : 'assistant')
+  const type = item.type
+  if (role === 'user' || role === 'assistant' || type === 'say') {
+    let content = item.content ?? item.text ?? ''
+    if (Array.isArray(content)) {
+      const texts = content.filter((c) => c.type === 'text' && c.text).map((c) => c.text)
+      content = texts.length > 0 ? texts.join('\n\n') : '[contenu non textuel]'
+    }
+    if (typeof content === 'string' && (content.includes('"sequence"') || content.includes('"taskId"'))) {
+      content = '[Contenu suspect ignoré pour éviter une boucle]'
+    } else if (typeof content !== 'string') {
+      content = JSON.stringify(content)
+    }
+    let isTruncated = false
+    if (content.length > SEQUENCE_TEXT_MAX) {
+      const half = SEQUENCE_TEXT_MAX / 2
+      content = `${content.substring(0, half)}...${content.substring(content.length - half)}`
+      isTruncated = true
+    }
+    return { role, content, isTruncated, timestamp }
+  }
+  if (type === 'tool' || type === 'command' || type === 'tool_use' || type === 'tool_result') {
+    const input = item.toolInput || item.parameters || {}
+    const result = item.toolResult || {}
+    const action = {
+      type: type === 'tool_use' || type === 'tool_result' ? 'tool' : type,
+      name: item.tool || item.name || 'unknown_action',
+      status: item.isError ? 'failure' : item.toolResult ? 'success' : 'in_progress',
+      parameters: input,
+      timestamp,
+    }
+    if (input.path) action.file_path = input.path
+    if (result.line_count) action.line_count = result.line_count
+    else if (input.content) action.line_count = String(input.content).split('\n').length
+    if (result.content_size) action.content_size = result.content_size
+    else if (item.toolResult) action.content_size = JSON.stringify(item.toolResult).length
+    else if (input.content) action.content_size = String(input.content).length
+    return action
+  }
+  return undefined
+}
+
+/** The messages of a UI file text for the extraction chain; `undefined` when no shape reads. */
+function messagesForExtraction(text, filePath) {
+  const { items, skipped, lines } = looseItems(text, false)
+  if (!lines) return items
+  if (skipped > 0) console.warn(`[extractFromMessageFile] ⚠️ ${skipped} invalid JSONL lines skipped in ${pth().basename(filePath)}`)
+  if (items.length > 0) return items
+  console.warn(`[extractFromMessageFile] ⚠️ no JSON array, list or JSON Lines in ${filePath}`)
+  return undefined
+}
+
+/** The legacy normalisation of two workspace paths before the `includes` filter. */
+function workspaceKey(p) {
+  const path = pth()
+  let key = path.normalize(p || '').replace(/\//g, '\\').toLowerCase()
+  if (key.startsWith('.\\') && path.isAbsolute(p || '')) key = key.substring(2)
+  return key
+}
+
+/** Sizes of a task folder's files and the latest mtime among them (unreadable entries skipped). */
+async function folderFiles(taskPath) {
+  let size = 0
+  let mtime = null
+  try {
+    for (const file of await fsp().readdir(taskPath)) {
+      try {
+        const st = await fsp().stat(pth().join(taskPath, file))
+        if (st.isFile()) size += st.size
+        if (!mtime || st.mtime > mtime) mtime = st.mtime
+      } catch {
+        // an unreadable file is left out
+      }
+    }
+  } catch {
+    // an unreadable folder counts as empty
+  }
+  return { size, mtime }
+}
+
+/** The legacy summary of a skeleton (`ConversationSummary`); `workspace` where the legacy kept it. */
+function summaryOf(skeleton, taskPath, withWorkspace) {
+  const m = skeleton.metadata
+  const metadata = { title: m.title, prompt: { task: '' } }
+  if (withWorkspace) metadata.workspace = m.workspace
+  return {
+    taskId: skeleton.taskId,
+    path: taskPath,
+    metadata,
+    messageCount: m.messageCount,
+    lastActivity: m.lastActivity,
+    hasApiHistory: m.totalSize > 0,
+    hasUiMessages: m.totalSize > 0,
+    size: m.totalSize,
+    prompt: skeleton.metadata?.title || 'No prompt',
+  }
+}
+
+function errorText(err) {
+  return err instanceof Error ? err.message : String(err)
+}
+
+// ------------------------------------------------------------------ the class
+
+class RooStorageDetector {
+  /** The cache used when the caller wired no cache manager; replace it to inject locations. */
+  static cacheManager = fallbacks.memoryCache()
+
+  /** The extraction coordinator `extractFromMessageFile` uses instead of the caller's (tests). */
   static _coordinatorOverride = null
 
   static setCoordinatorOverride(coordinator) {
-    RooStorageDetector._coordinatorOverride = coordinator ?? null
+    RooStorageDetector._coordinatorOverride = coordinator
+  }
+
+  /** Where the legacy class looked for extension folders (VS Code and Insiders, Windows, Linux, macOS). */
+  static get COMMON_ROO_PATHS() {
+    const path = pth()
+    const home = io.mod('os').homedir()
+    return [
+      path.join(home, '.vscode', 'extensions'),
+      path.join(home, '.vscode-insiders', 'extensions'),
+      path.join(home, 'AppData', 'Roaming', 'Code', 'User', 'globalStorage'),
+      path.join(home, 'AppData', 'Roaming', 'Code - Insiders', 'User', 'globalStorage'),
+      path.join(home, '.config', 'Code', 'User', 'globalStorage'),
+      path.join(home, 'Library', 'Application Support', 'Code', 'User', 'globalStorage'),
+    ]
   }
 
   // ---------------------------------------------------------------- storage
 
   static async detectStorageLocations() {
-    const cached = await RooStorageDetector.cacheManager.get('storage_locations')
+    const cache = await deps.cache()
+    const cached = await cache.get('storage_locations')
     if (cached) return cached
-    let locations = []
-    try {
-      const found = await binding.discoverStorage({})
-      locations = Array.from(new Set(found.locations.map((l) => l.path)))
-    } catch (err) {
-      console.error(`[RooStorageDetector] storage discovery failed: ${err?.message ?? err}`)
-    }
     const valid = []
-    for (const loc of locations) if (await RooStorageDetector.validateCustomPath(loc)) valid.push(loc)
-    await RooStorageDetector.cacheManager.set('storage_locations', valid)
+    for (const location of await RooStorageDetector.findPotentialStorageLocations()) {
+      try {
+        if (await RooStorageDetector.validateCustomPath(location)) valid.push(location)
+      } catch {
+        // a location that cannot be checked is left out
+      }
+    }
+    await cache.set('storage_locations', valid)
     return valid
   }
 
-  static async validateCustomPath(p) {
+  /** Extension folders under the common VS Code paths (the caller's `glob`), else the engine's discovery. */
+  static async findPotentialStorageLocations() {
+    const glob = exportOf(await deps.glob(), 'glob')
+    if (typeof glob !== 'function') {
+      try {
+        const found = await binding.discoverStorage({})
+        return [...new Set(found.locations.map((l) => l.path))]
+      } catch (err) {
+        console.error(`[RooStorageDetector] storage discovery failed: ${errorText(err)}`)
+        return []
+      }
+    }
+    const found = []
+    for (const base of RooStorageDetector.COMMON_ROO_PATHS) {
+      try {
+        await fsp().access(base)
+      } catch {
+        continue
+      }
+      for (const pattern of RooStorageDetector.ROO_EXTENSION_PATTERNS) {
+        let matches
+        try {
+          matches = await glob(pattern, { cwd: base, absolute: true })
+        } catch {
+          continue
+        }
+        for (const match of matches ?? []) {
+          try {
+            if ((await fsp().stat(match)).isDirectory()) found.push(match)
+          } catch {
+            // an unreadable match is left out
+          }
+        }
+      }
+    }
+    return [...new Set(found)]
+  }
+
+  static async validateCustomPath(customPath) {
     try {
-      return fss().existsSync(path.join(path.resolve(p), 'tasks'))
+      const path = pth()
+      return fss().existsSync(path.join(path.resolve(customPath), 'tasks'))
     } catch {
       return false
     }
@@ -230,22 +538,15 @@ class RooStorageDetector {
   }
 
   static async getStatsForPath(storagePath) {
-    let conversationCount = 0
-    let totalSize = 0
     const entries = await fsp().readdir(storagePath, { withFileTypes: true })
     if (!entries || !Array.isArray(entries)) return { conversationCount: 0, totalSize: 0, fileTypes: {} }
+    let conversationCount = 0
+    let totalSize = 0
     for (const entry of entries) {
       if (!entry.isDirectory()) continue
+      const { size } = await folderFiles(pth().join(storagePath, entry.name))
       conversationCount++
-      try {
-        const dir = path.join(storagePath, entry.name)
-        for (const file of await fsp().readdir(dir)) {
-          const st = await statOrNull(path.join(dir, file))
-          if (st && st.isFile()) totalSize += st.size
-        }
-      } catch {
-        // an unreadable task folder counts with size 0
-      }
+      totalSize += size
     }
     return { conversationCount, totalSize, fileTypes: {} }
   }
@@ -254,284 +555,745 @@ class RooStorageDetector {
     const locations = await RooStorageDetector.detectStorageLocations()
     let totalConversations = 0
     let totalSize = 0
-    for (const loc of locations) {
-      const stats = await RooStorageDetector.getStatsForPath(path.join(loc, 'tasks'))
+    for (const location of locations) {
+      const stats = await RooStorageDetector.getStatsForPath(pth().join(location, 'tasks'))
       totalConversations += stats.conversationCount
       totalSize += stats.totalSize
     }
     return { totalLocations: locations.length, totalConversations, totalSize }
   }
 
+  /** Task count, size and latest file time per detected workspace (the location's folder name when none). */
+  static async getWorkspaceBreakdown() {
+    const locations = await RooStorageDetector.detectStorageLocations()
+    const breakdown = {}
+    const detector = newWorkspaceDetector(await deps.workspaceDetector())
+    for (const location of locations) {
+      const tasksPath = pth().join(location, 'tasks')
+      const fallback = pth().basename(location)
+      let entries
+      try {
+        entries = await fsp().readdir(tasksPath, { withFileTypes: true })
+      } catch (err) {
+        console.warn(`[getWorkspaceBreakdown] cannot read ${tasksPath}: ${errorText(err)}`)
+        continue
+      }
+      for (let i = 0; i < entries.length; i += 50) {
+        const batch = entries.slice(i, i + 50).filter((e) => e.isDirectory())
+        await Promise.all(
+          batch.map(async (entry) => {
+            const taskPath = pth().join(tasksPath, entry.name)
+            try {
+              const workspace = await RooStorageDetector.detectWorkspaceForTaskWithDetector(taskPath, detector, fallback)
+              const { size, mtime } = await folderFiles(taskPath)
+              const lastActivity = mtime ? mtime.toISOString() : new Date().toISOString()
+              const slot = (breakdown[workspace] ??= { count: 0, totalSize: 0, lastActivity })
+              slot.count++
+              slot.totalSize += size
+              if (new Date(lastActivity) > new Date(slot.lastActivity)) slot.lastActivity = lastActivity
+            } catch (err) {
+              console.warn(`[getWorkspaceBreakdown] cannot analyse task ${entry.name}: ${errorText(err)}`)
+            }
+          }),
+        )
+      }
+    }
+    return breakdown
+  }
+
+  static async detectWorkspaceForTaskWithDetector(taskPath, detector, fallbackWorkspace) {
+    try {
+      const result = await detector.detect(taskPath)
+      if (process.env.DEBUG_WORKSPACE === 'true') {
+        console.log(`[detectWorkspaceForTask] ${taskPath}:`, { workspace: result.workspace, source: result.source, confidence: result.confidence })
+      }
+      return result.workspace || fallbackWorkspace || 'UNKNOWN'
+    } catch {
+      return fallbackWorkspace || 'UNKNOWN'
+    }
+  }
+
+  static async detectWorkspaceForTask(taskPath) {
+    const path = pth()
+    const storeName = () => {
+      const name = path.basename(path.dirname(path.dirname(taskPath)))
+      return name && name.length >= 2 ? name : undefined
+    }
+    try {
+      const result = await newWorkspaceDetector(await deps.workspaceDetector()).detect(taskPath)
+      if (!result.workspace) {
+        const name = storeName()
+        if (name) return name
+      }
+      return result.workspace || 'UNKNOWN'
+    } catch {
+      return storeName() ?? 'UNKNOWN'
+    }
+  }
+
   static async getTaskPathById(taskId) {
-    for (const loc of await RooStorageDetector.detectStorageLocations()) {
-      const p = path.join(loc, 'tasks', taskId)
-      const st = await statOrNull(p)
-      if (st && st.isDirectory()) return p
+    for (const location of await RooStorageDetector.detectStorageLocations()) {
+      const taskPath = pth().join(location, 'tasks', taskId)
+      try {
+        if ((await fsp().stat(taskPath)).isDirectory()) return taskPath
+      } catch {
+        // not in this location
+      }
     }
     return null
   }
 
   static async findConversationById(taskId) {
-    const taskPath = await RooStorageDetector.getTaskPathById(taskId)
-    if (!taskPath) return null
-    const skeleton = await RooStorageDetector.analyzeConversation(taskId, taskPath)
-    if (!skeleton) return null
-    const m = skeleton.metadata
-    return {
-      taskId: skeleton.taskId,
-      path: taskPath,
-      metadata: { title: m.title, prompt: { task: '' } },
-      messageCount: m.messageCount,
-      lastActivity: m.lastActivity,
-      hasApiHistory: m.totalSize > 0,
-      hasUiMessages: m.totalSize > 0,
-      size: m.totalSize,
-      prompt: m.title || 'No prompt',
+    for (const location of await RooStorageDetector.detectStorageLocations()) {
+      const taskPath = pth().join(location, 'tasks', taskId)
+      try {
+        const st = await fsp().stat(taskPath)
+        if (st.isDirectory()) {
+          const skeleton = await RooStorageDetector.analyzeConversation(taskId, taskPath)
+          if (!skeleton) return null
+          return summaryOf(skeleton, taskPath, false)
+        }
+      } catch {
+        // not in this location
+      }
     }
+    return null
   }
 
   static findConversation(taskId) {
     return RooStorageDetector.findConversationById(taskId)
   }
 
-  static async scanConversationsMetadata(storagePath, options = {}) {
-    const { limit, offset = 0, sortBy = 'lastActivity', sortOrder = 'desc' } = options
-    let entries
+  static async scanConversationsMetadata(storagePath, options) {
+    const conversations = []
+    for (const taskId of await fsp().readdir(storagePath)) {
+      const taskPath = pth().join(storagePath, taskId)
+      const st = await fsp().stat(taskPath)
+      if (!st.isDirectory()) continue
+      const skeleton = await RooStorageDetector.analyzeConversation(taskId, taskPath)
+      if (skeleton) conversations.push(summaryOf(skeleton, taskPath, true))
+    }
+    conversations.sort((a, b) => {
+      let d = 0
+      if (options.sortBy === 'lastActivity') d = new Date(b.lastActivity).getTime() - new Date(a.lastActivity).getTime()
+      else if (options.sortBy === 'messageCount') d = b.messageCount - a.messageCount
+      return options.sortOrder === 'asc' ? -d : d
+    })
+    return conversations.slice(options.offset, options.offset + options.limit)
+  }
+
+  static async scanConversations(tasksPath) {
+    const conversations = []
+    let names
     try {
-      entries = await fsp().readdir(storagePath, { withFileTypes: true })
+      names = await fsp().readdir(tasksPath)
     } catch (err) {
-      throw new RooStorageError(`Cannot read tasks folder ${storagePath}: ${err?.message ?? err}`, 'TASKS_READ_ERROR')
+      throw new RooStorageError(`Impossible de lire le répertoire des tâches: ${errorText(err)}`, 'TASKS_READ_ERROR')
     }
-    const out = []
-    for (const e of entries ?? []) {
-      if (!e.isDirectory()) continue
-      const s = await RooStorageDetector.analyzeConversation(e.name, path.join(storagePath, e.name))
-      if (s) out.push(s)
+    for (const taskId of names) {
+      const taskPath = pth().join(tasksPath, taskId)
+      try {
+        if (!(await fsp().stat(taskPath)).isDirectory()) continue
+        const skeleton = await RooStorageDetector.analyzeConversation(taskId, taskPath)
+        if (skeleton) conversations.push(summaryOf(skeleton, taskPath, true))
+      } catch {
+        // a task that cannot be analysed is left out
+      }
     }
-    const key = sortBy === 'messageCount' ? (s) => s.metadata.messageCount : (s) => Date.parse(s.metadata.lastActivity)
-    out.sort((a, b) => key(b) - key(a))
-    if (sortOrder === 'asc') out.reverse()
-    return out.slice(offset, limit === undefined ? undefined : offset + limit)
+    return conversations
   }
 
   // -------------------------------------------------------------- skeletons
 
   static async analyzeConversation(taskId, taskPath, useProductionHierarchy = true) {
-    const paths = Object.fromEntries(Object.entries(FILES).map(([k, f]) => [k, path.join(taskPath, f)]))
-    if (currentMode() === 'fixed') {
+    const path = pth()
+    const paths = {
+      metadataPath: path.join(taskPath, FILE_NAMES.metadataPath),
+      apiHistoryPath: path.join(taskPath, FILE_NAMES.apiHistoryPath),
+      uiMessagesPath: path.join(taskPath, FILE_NAMES.uiMessagesPath),
+      historyItemPath: path.join(taskPath, FILE_NAMES.historyItemPath),
+    }
+    if (await nativeEligible()) {
+      if (currentMode() === 'fixed') {
+        const fixed = await analyzeNativeFixed(taskId, taskPath, paths)
+        return fixed && recordSkeleton(fixed, useProductionHierarchy)
+      }
+      const ahead = readAhead()
+      const early = ahead ? await ahead.analyze(taskId, taskPath, useProductionHierarchy) : undefined
+      const skeleton = early !== undefined ? early : await analyzeNativeLegacy(taskId, taskPath, useProductionHierarchy, paths)
+      return skeleton && recordSkeleton(skeleton, useProductionHierarchy)
+    }
+    const parsing = await deps.parsing()
+    parsing.getParsingConfig()
+    if (parsing.isComparisonMode()) {
+      return RooStorageDetector.analyzeWithComparison(taskId, taskPath, useProductionHierarchy, paths)
+    }
+    if (parsing.shouldUseNewParsing()) {
       return RooStorageDetector.analyzeWithNewSystem(taskId, taskPath, useProductionHierarchy, paths)
     }
     return RooStorageDetector.analyzeWithOldSystem(taskId, taskPath, useProductionHierarchy, paths)
   }
 
-  /** Legacy mode: the legacy builder over the bytes read here; `null` where it skips the task. */
-  static async analyzeWithOldSystem(taskId, taskPath, useProductionHierarchy = true, paths) {
-    const p = paths ?? Object.fromEntries(Object.entries(FILES).map(([k, f]) => [k, path.join(taskPath, f)]))
+  /** The transformer's skeleton of the task's UI messages (the legacy "new system"). */
+  static async analyzeWithNewSystem(taskId, taskPath, useProductionHierarchy, paths) {
     try {
-      const [dirStats, metaSt, apiSt, uiSt, histSt] = await Promise.all([
-        statOrNull(taskPath),
-        statOrNull(p.metadataPath),
-        statOrNull(p.apiHistoryPath),
-        statOrNull(p.uiMessagesPath),
-        statOrNull(p.historyItemPath),
-      ])
-      if (!metaSt && !apiSt && !uiSt) return null
-      const [metadata, apiHistory, uiMessages, historyItem] = await Promise.all([
-        readTaskFile(p.metadataPath, metaSt, false),
-        readTaskFile(p.apiHistoryPath, apiSt, true),
-        readTaskFile(p.uiMessagesPath, uiSt, true),
-        readTaskFile(p.historyItemPath, histSt, false),
-      ])
-      const analysis = await binding.compatAnalyzeLegacyFiles(String(taskId), { metadata, apiHistory, uiMessages, historyItem })
-      if (!analysis) return null
-      const skeleton = legacySkeleton(analysis, taskPath, useProductionHierarchy, dirStats)
-      const prefixes = skeleton.childTaskInstructionPrefixes ?? []
-      if (useProductionHierarchy) {
-        for (const prefix of prefixes) globalTaskInstructionIndex.addInstruction(skeleton.taskId, prefix)
-        if (prefixes.length > 0) {
-          console.log(`[analyzeConversation] ✅ Extracted ${prefixes.length} instruction prefixes for ${String(taskId).slice(0, 8)}`)
-        }
+      const messages = await RooStorageDetector.loadUIMessages(paths.uiMessagesPath)
+      if (messages.length === 0) {
+        console.warn(`[NEW PARSING] No messages found for ${taskId}`)
+        return null
       }
-      await RooStorageDetector.cacheManager.set(`conversation-skeleton:${taskId}`, skeleton)
-      return skeleton
+      const found = await newWorkspaceDetector(await deps.workspaceDetector()).detect(taskPath)
+      if (process.env.DEBUG_PARSING === 'true') {
+        console.log(`[NEW PARSING] Workspace for ${taskId}:`, { workspace: found.workspace, source: found.source, confidence: found.confidence })
+      }
+      const { MessageToSkeletonTransformer } = await deps.transformer()
+      const transformer = new MessageToSkeletonTransformer({ normalizePrefixes: true, strictValidation: true })
+      const result = await transformer.transform(messages, taskId, found.workspace || undefined)
+      if (process.env.DEBUG_PARSING === 'true') console.log('[NEW PARSING] Metadata:', result.metadata)
+      await (await deps.cache()).set(`conversation-skeleton:${taskId}`, result.skeleton)
+      return result.skeleton
     } catch (err) {
-      console.error(`[analyzeConversation] ${taskId}: ${err?.message ?? err}`)
+      console.error(`[NEW PARSING] Error for ${taskId}:`, err)
       return null
     }
   }
 
-  /** Fixed mode: the engine's skeleton in the legacy key set; parents in the legacy priority. */
-  static async analyzeWithNewSystem(taskId, taskPath, useProductionHierarchy = true, paths) {
-    const p = paths ?? Object.fromEntries(Object.entries(FILES).map(([k, f]) => [k, path.join(taskPath, f)]))
-    const dir = await statOrNull(taskPath)
-    if (!dir || !dir.isDirectory()) return null
-    // As in legacy mode: a folder with none of metadata, API history and UI record is not a task.
-    const present = await Promise.all([p.metadataPath, p.apiHistoryPath, p.uiMessagesPath].map(statOrNull))
-    if (present.every((st) => !st)) return null
-    const [metaText, histText] = await Promise.all([
-      fsp().readFile(p.metadataPath, 'utf8').catch(() => undefined),
-      fsp().readFile(p.historyItemPath, 'utf8').catch(() => undefined),
-    ])
-    let s
+  /** The legacy composition: metadata, history item, instructions, sequence, dates, workspace. */
+  static async analyzeWithOldSystem(taskId, taskPath, useProductionHierarchy, paths) {
+    const { metadataPath, apiHistoryPath, uiMessagesPath, historyItemPath } = paths
     try {
-      s = await binding.analyzeConversation(String(taskId), taskPath, { includeSequence: true })
+      const fs = fsp()
+      const [dirSt, metaSt, apiSt, uiSt, histSt] = await Promise.all(
+        [taskPath, metadataPath, apiHistoryPath, uiMessagesPath, historyItemPath].map((p) => fs.stat(p).catch(() => null)),
+      )
+      if (!apiSt && !uiSt && !metaSt) {
+        console.warn(`⚠️ [analyzeConversation] Skipping ${taskId}: no task file found`)
+        return null
+      }
+      const metadataText = stripBom(metaSt ? await fs.readFile(metadataPath, 'utf-8') : '{}')
+      let meta
+      try {
+        meta = JSON.parse(metadataText)
+      } catch (err) {
+        console.error(`[analyzeConversation] unreadable task_metadata.json for ${taskId}:`, err)
+        meta = {}
+      }
+      let history = {}
+      if (histSt) {
+        try {
+          const parsed = JSON.parse(stripBom(await fs.readFile(historyItemPath, 'utf-8')))
+          history = { parentTaskId: parsed.parentTaskId, childIds: Array.isArray(parsed.childIds) ? parsed.childIds : undefined }
+        } catch (err) {
+          console.warn(`[analyzeConversation] unreadable history_item.json for ${taskId}:`, err)
+        }
+      }
+      const oversizedFiles = []
+      const preload = async (st, p, name) => {
+        if (!st) return undefined
+        if (st.size > RooStorageDetector.MAX_CONVERSATION_FILE_SIZE) {
+          const mb = (st.size / 1024 / 1024).toFixed(1)
+          console.warn(`⚠️ [analyzeConversation] ${taskId}: ${name} too large (${mb}MB > 10MB), not read`)
+          oversizedFiles.push(`${name} (${mb}MB)`)
+          return undefined
+        }
+        try {
+          return stripBom(await fs.readFile(p, 'utf-8'))
+        } catch {
+          return undefined
+        }
+      }
+      const uiText = await preload(uiSt, uiMessagesPath, 'ui_messages.json')
+      const apiText = await preload(apiSt, apiHistoryPath, 'api_conversation_history.json')
+
+      const parentTaskId = meta.parentTaskId || meta.parent_task_id || history.parentTaskId
+      const index = await deps.index()
+      const computePrefix = exportOf(index, 'computeInstructionPrefix')
+      let prefixes = []
+      if (useProductionHierarchy) {
+        if (uiSt) {
+          const instructions = await RooStorageDetector.extractNewTaskInstructionsFromUI(uiMessagesPath, 0, uiText)
+          prefixes = [...new Set(instructions.map((i) => computePrefix(i.message, PREFIX_K)).filter((p) => p.length > 10))]
+          if (prefixes.length > 0) {
+            console.log(`[analyzeConversation] ✅ Extracted ${prefixes.length} instruction prefixes for ${taskId.substring(0, 8)}`)
+          }
+        }
+      } else {
+        console.log(`[analyzeConversation] useProductionHierarchy=false for ${taskId}: no parent inference`)
+      }
+
+      const sequence = await RooStorageDetector.buildSequenceFromFiles(apiHistoryPath, uiMessagesPath, apiText, uiText)
+      const messageCount = sequence.filter((s) => 'role' in s).length
+      const actionCount = sequence.length - messageCount
+      const totalSize = (metaSt?.size || 0) + (apiSt?.size || 0) + (uiSt?.size || 0)
+      const assistant = sequence.filter((s) => 'role' in s && s.role === 'assistant')
+      const isCompleted = assistant.length > 0 && assistant[assistant.length - 1].content.toLowerCase().includes('attempt_completion')
+
+      let truncatedInstruction
+      if (uiSt) {
+        const main = await RooStorageDetector.extractMainInstructionFromUI(uiMessagesPath, uiText)
+        if (main) {
+          truncatedInstruction = computePrefix(main, PREFIX_K)
+          if (process.env.ROO_DEBUG_INSTRUCTIONS === '1') {
+            console.log(`[analyzeConversation] main instruction of ${taskId}: "${truncatedInstruction}"`)
+          }
+        }
+      }
+
+      const dates = []
+      let workspace
+      if (apiSt && apiText) {
+        try {
+          const data = JSON.parse(apiText)
+          const messages = Array.isArray(data) ? data : data?.messages || []
+          const found = apiText.match(/Current Workspace Directory \(([^)]+)\)/)
+          if (found && found[1]) workspace = found[1].trim()
+          for (const m of messages) if (m.ts && typeof m.ts === 'number') dates.push(new Date(m.ts))
+        } catch (err) {
+          console.error(`[analyzeConversation] cannot read the dates of ${apiHistoryPath}:`, err)
+        }
+      }
+      if (metaSt && meta.files_in_context) {
+        try {
+          for (const f of meta.files_in_context) {
+            for (const key of ['roo_read_date', 'roo_edit_date', 'user_edit_date']) if (f[key]) dates.push(new Date(f[key]))
+          }
+        } catch (err) {
+          console.error('[analyzeConversation] cannot read the dates of task_metadata.json:', err)
+        }
+      }
+      let createdAt
+      let lastActivity
+      if (dates.length > 0) {
+        dates.sort((a, b) => a.getTime() - b.getTime())
+        createdAt = dates[0]
+        lastActivity = dates[dates.length - 1]
+      } else if (dirSt) {
+        lastActivity = dirSt.mtime
+        createdAt = dirSt.birthtime
+      } else {
+        lastActivity = createdAt = new Date()
+      }
+
+      const skeleton = {
+        taskId,
+        parentTaskId,
+        sequence,
+        metadata: {
+          title: meta.title,
+          createdAt: createdAt.toISOString(),
+          lastActivity: lastActivity.toISOString(),
+          mode: meta.mode,
+          messageCount,
+          actionCount,
+          totalSize,
+          workspace: workspace || meta.workspace,
+          dataSource: taskPath,
+          source: detectSourceFromPath(taskPath),
+          ...(oversizedFiles.length > 0 ? { oversizedFiles } : {}),
+        },
+        childTaskInstructionPrefixes: prefixes.length > 0 ? prefixes : undefined,
+        isCompleted,
+        truncatedInstruction,
+      }
+      if (useProductionHierarchy && prefixes.length > 0) {
+        const globalIndex = exportOf(index, 'globalTaskInstructionIndex')
+        for (const prefix of prefixes) globalIndex.addInstruction(taskId, prefix)
+      }
+      await (await deps.cache()).set(`conversation-skeleton:${taskId}`, skeleton)
+      return skeleton
     } catch (err) {
-      if (err?.code === 'TASK_NOT_FOUND' || err?.code === 'INVALID_PATH') return null
-      throw err
+      if (!(err instanceof Error)) {
+        console.error(`❌ [analyzeConversation] non-Error exception for ${taskId}:`, err)
+        return null
+      }
+      if (err.message.includes('ENOENT')) {
+        console.warn(`⚠️ [analyzeConversation] File not found for ${taskId}, skipping`)
+        return null
+      }
+      if (err.message.includes('JSON')) {
+        console.warn(`⚠️ [analyzeConversation] JSON parse error for ${taskId}, minimal skeleton`)
+        const now = new Date().toISOString()
+        return {
+          taskId,
+          parentTaskId: undefined,
+          sequence: [],
+          metadata: {
+            title: `Task ${taskId} (corrupted)`,
+            createdAt: now,
+            lastActivity: now,
+            mode: 'unknown',
+            messageCount: 0,
+            actionCount: 0,
+            totalSize: 0,
+            workspace: 'unknown',
+            source: detectSourceFromPath(taskPath),
+          },
+        }
+      }
+      console.error(`❌ [analyzeConversation] Unexpected error for ${taskId}:`, { taskId, taskPath, error: { name: err.name, message: err.message, code: err.code || 'NO_CODE' } })
+      return null
     }
-    const skeleton = fixedSkeleton(s, taskPath, parentFrom(parseJsonText(metaText), parseJsonText(histText)))
-    if (useProductionHierarchy) {
-      for (const prefix of skeleton.childTaskInstructionPrefixes ?? []) globalTaskInstructionIndex.addInstruction(skeleton.taskId, prefix)
-    }
-    return skeleton
   }
 
-  static async analyzeWithComparison(taskId, taskPath, useProductionHierarchy = true, paths) {
+  /** Both parses; the new one when the comparator validates it (or new parsing is on), else the old one. */
+  static async analyzeWithComparison(taskId, taskPath, useProductionHierarchy, paths) {
+    const config = (await deps.parsing()).getParsingConfig()
     try {
-      const [oldS, newS] = await Promise.all([
-        RooStorageDetector.analyzeWithOldSystem(taskId, taskPath, useProductionHierarchy, paths),
-        RooStorageDetector.analyzeWithNewSystem(taskId, taskPath, false, paths),
-      ])
-      return newS ?? oldS
-    } catch {
+      const oldSkeleton = await RooStorageDetector.analyzeWithOldSystem(taskId, taskPath, useProductionHierarchy, paths)
+      const newSkeleton = await RooStorageDetector.analyzeWithNewSystem(taskId, taskPath, useProductionHierarchy, paths)
+      if (!oldSkeleton && !newSkeleton) return null
+      if (!oldSkeleton) {
+        console.warn(`[COMPARISON] Old system failed for ${taskId}, using new system`)
+        return newSkeleton
+      }
+      if (!newSkeleton) {
+        console.warn(`[COMPARISON] New system failed for ${taskId}, using old system`)
+        return oldSkeleton
+      }
+      const { SkeletonComparator } = await deps.comparator()
+      const comparator = new SkeletonComparator()
+      const result = comparator.compareWithImprovements(oldSkeleton, newSkeleton)
+      if (config.logDifferences || !result.isValidUpgrade) {
+        console.log(`[COMPARISON] Task ${taskId}: similarity ${result.similarityScore}%, improvements: ${result.improvements.join(', ')}`)
+        console.log(`[COMPARISON] ${result.isValidUpgrade ? 'accepted' : 'rejected'}: ${result.validationReason}`)
+        if (!result.isValidUpgrade) console.log(comparator.formatReport(result))
+      }
+      if (result.isValidUpgrade || config.useNewParsing) return newSkeleton
+      console.warn(`[FALLBACK] old system kept for ${taskId}: comparison not validated`)
+      return oldSkeleton
+    } catch (err) {
+      console.error(`[COMPARISON] Error for ${taskId}:`, err)
       return null
     }
   }
 
   static async loadUIMessages(uiMessagesPath) {
     try {
-      const text = await fsp().readFile(uiMessagesPath, 'utf8')
-      const v = JSON.parse(stripBom(String(text)))
-      return Array.isArray(v) ? v : []
-    } catch {
+      if (!fss().existsSync(uiMessagesPath)) return []
+      const messages = JSON.parse(stripBom(await fsp().readFile(uiMessagesPath, 'utf8')))
+      return Array.isArray(messages) ? messages : []
+    } catch (err) {
+      console.error(`Error loading ui_messages.json from ${uiMessagesPath}:`, err)
       return []
     }
   }
 
-  static async extractMainInstructionFromUI(uiMessagesPath, preloadedContent) {
-    let content = preloadedContent
-    if (content === undefined) {
-      const st = await statOrNull(uiMessagesPath)
-      if (!st || st.size > RooStorageDetector.MAX_CONVERSATION_FILE_SIZE) return undefined
+  /** The API history's then the UI record's items as one time-sorted sequence of messages and actions. */
+  static async buildSequenceFromFiles(apiHistoryPath, uiMessagesPath, preloadedApiContent, preloadedUiContent) {
+    const items = async (filePath, preloaded) => {
       try {
-        content = stripBom(String(await fsp().readFile(uiMessagesPath, 'utf8')))
-      } catch {
-        return undefined
+        const text = await conversationText(filePath, preloaded)
+        if (text === undefined) return []
+        const { items, skipped } = looseItems(text, true)
+        if (skipped > 0) console.warn(`[readJsonFile] ⚠️ ${skipped} invalid JSONL lines skipped in ${pth().basename(filePath)}`)
+        return items
+      } catch (err) {
+        console.error(`[readJsonFile] ❌ cannot read ${filePath}:`, err)
+        return []
       }
     }
-    if (!content) return undefined
-    return binding.compatMainInstructionLegacy(String(content)) ?? undefined
+    const combined = [...(await items(apiHistoryPath, preloadedApiContent)), ...(await items(uiMessagesPath, preloadedUiContent))]
+    const sequence = []
+    for (const item of combined) {
+      const entry = sequenceItem(item)
+      if (entry) sequence.push(entry)
+    }
+    sequence.sort((a, b) => new Date(a.timestamp).getTime() - new Date(b.timestamp).getTime())
+    return sequence
+  }
+
+  /** The first non-empty `say:"text"`; when short or cut (`...`), the first `<task>` of a request payload instead. */
+  static async extractMainInstructionFromUI(uiMessagesPath, preloadedContent) {
+    try {
+      let content = preloadedContent
+      if (content === undefined) {
+        if (!fss().existsSync(uiMessagesPath)) return undefined
+        const st = await fsp().stat(uiMessagesPath)
+        if (st.size > RooStorageDetector.MAX_CONVERSATION_FILE_SIZE) return undefined
+        content = stripBom(await fsp().readFile(uiMessagesPath, 'utf-8'))
+      }
+      const messages = JSON.parse(content)
+      if (!Array.isArray(messages) || messages.length === 0) return undefined
+      const first = messages.find((m) => m.type === 'say' && m.say === 'text' && typeof m.text === 'string' && m.text.trim().length > 0)
+      const text = first?.text.trim()
+      if (!text || text.length < 50 || text.endsWith('...')) {
+        for (const m of messages) {
+          if (m.type !== 'say' || m.say !== 'api_req_started' || typeof m.text !== 'string') continue
+          try {
+            const data = JSON.parse(m.text)
+            if (data.request && typeof data.request === 'string') {
+              const task = data.request.match(/<task>\s*([\s\S]*?)\s*<\/task>/)
+              if (task && task[1]) return task[1].trim()
+            }
+          } catch {
+            // a payload that is not JSON is passed over
+          }
+        }
+      }
+      return text
+    } catch (err) {
+      if (process.env.ROO_DEBUG_INSTRUCTIONS === '1') console.warn(`[extractMainInstructionFromUI] ⚠️ ${uiMessagesPath}:`, err)
+      return undefined
+    }
   }
 
   static async extractNewTaskInstructionsFromUI(uiMessagesPath, maxLines = 0, preloadedContent) {
     const instructions = []
     await RooStorageDetector.extractFromMessageFile(uiMessagesPath, instructions, maxLines, false, preloadedContent)
     if (process.env.ROO_DEBUG_INSTRUCTIONS === '1') {
-      console.log(`[extractNewTaskInstructionsFromUI] ${instructions.length} instructions from ${uiMessagesPath}`)
+      console.log(`[extractNewTaskInstructionsFromUI] ✅ ${instructions.length} instructions found in ui_messages.json`)
     }
     return instructions
   }
 
   static async extractFromMessageFile(filePath, instructions, maxLines = 0, onlyJsonFormat = false, preloadedContent) {
     try {
-      let content
-      if (preloadedContent !== undefined) {
-        content = String(preloadedContent)
-      } else {
+      let content = preloadedContent
+      if (content === undefined) {
         if (!fss().existsSync(filePath)) return
         const st = await fsp().stat(filePath)
         if (st.size > RooStorageDetector.MAX_CONVERSATION_FILE_SIZE) return
-        content = stripBom(String(await fsp().readFile(filePath, 'utf8')))
+        content = stripBom(await fsp().readFile(filePath, 'utf-8'))
       }
-      if (maxLines > 0) content = content.split('\n').slice(0, maxLines).join('\n')
-      if (!content.trim()) return
-      const coordinator = RooStorageDetector._coordinatorOverride
-      if (coordinator) {
-        const result = coordinator.extractFromMessages(messagesFromText(content), {
-          maxLines,
-          onlyJsonFormat,
-          enableDebug: process.env.ROO_DEBUG_INSTRUCTIONS === '1',
-        })
-        for (const inst of result?.instructions ?? []) instructions.push(inst)
-        return
+      const text = maxLines > 0 ? content.split('\n').slice(0, maxLines).join('\n') : content
+      const messages = messagesForExtraction(text, filePath)
+      if (!messages) return
+      const coordinator = await RooStorageDetector.coordinator()
+      const debug = process.env.ROO_DEBUG_INSTRUCTIONS === '1'
+      const result = coordinator.extractFromMessages(messages, { maxLines, onlyJsonFormat, enableDebug: debug })
+      if (debug) {
+        console.log(`[extractFromMessageFile] 📊 ${result.instructions.length} instructions found`)
+        console.log('[extractFromMessageFile] 📋 Instructions:', JSON.stringify(result.instructions, null, 2))
       }
-      for (const inst of binding.compatExtractLegacyFromText(content.trim())) instructions.push(inst)
+      instructions.push(...result.instructions)
+      if (result.errors.length > 0 && debug) console.log(`[extractFromMessageFile] ⚠️ extraction errors for ${filePath}:`, result.errors)
     } catch (err) {
-      console.error(`[extractFromMessageFile] ${filePath}: ${err?.message ?? err}`)
+      console.error(`[extractFromMessageFile] ❌ ${filePath}:`, err)
     }
   }
 
-  static extractNewTaskInstructions(messages) {
-    const list = Array.isArray(messages) ? messages : []
-    const coordinator = RooStorageDetector._coordinatorOverride
-    if (coordinator) return coordinator.extractFromMessages(list, { enableDebug: false })?.instructions ?? []
-    return binding.compatExtractLegacyFromText(JSON.stringify(list))
+  /** The override, else the caller's extraction coordinator (else compat's). */
+  static async coordinator() {
+    return RooStorageDetector._coordinatorOverride || exportOf(await deps.coordinator(), 'messageExtractionCoordinator')
   }
 
-  // -------------------------------------------------------------- stubs the legacy class keeps
-
-  static async inferParentTaskIdFromContent() {
-    return undefined
+  static async extractNewTaskInstructions(messages) {
+    const coordinator = await RooStorageDetector.coordinator()
+    return coordinator.extractFromMessages(messages, { enableDebug: process.env.ROO_DEBUG_INSTRUCTIONS === '1' }).instructions
   }
 
-  static analyzeParentForNewTaskInstructions() {
+  // -------------------------------------------------------------- parents
+
+  /** @deprecated always `undefined` (parents are not inferred from children). */
+  static inferParentTaskIdFromContent() {
+    return Promise.resolve(undefined)
+  }
+
+  /** @deprecated always `false`. */
+  static async analyzeParentForNewTaskInstructions() {
     return false
   }
 
-  static findParentByNewTaskInstructions() {
+  /** @deprecated always `undefined`. */
+  static async findParentByNewTaskInstructions() {
     return undefined
   }
 
-  static legacyInferParentFromChildContent() {
+  /** @deprecated always `undefined`. */
+  static async legacyInferParentFromChildContent() {
     return undefined
   }
 
+  /** A task id in the first user message of an API history. */
+  static async extractParentFromApiHistory(apiHistoryPath) {
+    try {
+      const data = JSON.parse(stripBom(await fsp().readFile(apiHistoryPath, 'utf-8')))
+      const messages = Array.isArray(data) ? data : data?.messages || []
+      const first = messages.find((m) => m.role === 'user')
+      if (!first?.content) return undefined
+      const text = Array.isArray(first.content) ? first.content.find((c) => c.type === 'text')?.text || '' : first.content
+      return RooStorageDetector.extractTaskIdFromText(text)
+    } catch (err) {
+      console.error('[extractParentFromApiHistory] error:', err)
+      return undefined
+    }
+  }
+
+  /** A task id in the first `type:"user"` UI message. */
+  static async extractParentFromUiMessages(uiMessagesPath) {
+    try {
+      const data = JSON.parse(stripBom(await fsp().readFile(uiMessagesPath, 'utf-8')))
+      const first = (Array.isArray(data) ? data : []).find((m) => m.type === 'user')
+      if (!first?.content) return undefined
+      return RooStorageDetector.extractTaskIdFromText(first.content)
+    } catch (err) {
+      console.error('[extractParentFromUiMessages] error:', err)
+      return undefined
+    }
+  }
+
+  /** The first UUID v4 of a text (the parent-marker patterns only matter where none is). */
   static extractTaskIdFromText(text) {
     if (!text) return undefined
-    const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/i
-    const marked = /(?:CONTEXTE HÉRITÉ|ORCHESTRATEUR|tâche parent)[\s\S]{0,200}?([0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})/i.exec(text)
-    if (marked) return marked[1]
-    return uuid.exec(text)?.[0]
+    const any = text.match(new RegExp(UUID_V4, 'gi'))
+    if (any && any.length > 0) return any[0]
+    for (const marker of ['CONTEXTE HÉRITÉ', 'ORCHESTRATEUR', 'tâche parent']) {
+      const found = text.match(new RegExp(`${marker}.*?(${UUID_V4})`, 'i'))
+      if (found && found[1]) return found[1]
+    }
+    return undefined
   }
 
-  /** The legacy builder of a workspace's skeletons (every store, every task), for the engine's static entry. */
-  static async buildHierarchicalSkeletonsLegacy(workspacePath, useFullVolume = true) {
-    const out = []
-    for (const loc of await RooStorageDetector.detectStorageLocations()) {
-      const tasksDir = path.join(loc, 'tasks')
-      let entries = []
-      try {
-        entries = await fsp().readdir(tasksDir, { withFileTypes: true })
-      } catch {
-        continue
-      }
-      for (const e of entries) {
-        if (!e.isDirectory() || e.name.startsWith('.') || e.name.startsWith('_')) continue
-        const s = await RooStorageDetector.analyzeConversation(e.name, path.join(tasksDir, e.name), true)
-        if (!s) continue
-        if (workspacePath && s.metadata.workspace !== workspacePath) continue
-        out.push(s)
-        if (!useFullVolume && out.length >= 100) break
-      }
+  // -------------------------------------------------------------- hierarchy
+
+  /** `processor` over `items` in batches of `batchSize` run together; failed or null results dropped. */
+  static async processBatch(items, processor, batchSize = 20, onProgress) {
+    const results = []
+    for (let i = 0; i < items.length; i += batchSize) {
+      const batch = items.slice(i, i + batchSize).map((item) =>
+        processor(item).catch((err) => {
+          console.warn('[processBatch] item failed:', err)
+          return null
+        }),
+      )
+      for (const r of await Promise.all(batch)) if (r !== null) results.push(r)
+      if (onProgress) onProgress(Math.min(i + batchSize, items.length), items.length)
     }
-    for (const s of out) {
-      if (s.parentTaskId || !s.truncatedInstruction) continue
-      const found = globalTaskInstructionIndex.searchExactPrefix(s.truncatedInstruction)
-      if (found.length === 1 && found[0].taskId !== s.taskId) s.parentTaskId = found[0].taskId
-    }
-    return out
+    return results
   }
 
   static async buildHierarchicalSkeletons(workspacePath, useFullVolume = true, forceRebuild = false) {
-    const { HierarchyReconstructionEngine } = require('./hierarchy-reconstruction-engine.js')
+    console.log(`[buildHierarchicalSkeletons] rebuilding ${workspacePath || 'all workspaces'}`)
     try {
-      return await HierarchyReconstructionEngine.reconstructHierarchy(workspacePath, forceRebuild)
-    } catch {
+      const { HierarchyReconstructionEngine } = await deps.engine()
+      const skeletons = await HierarchyReconstructionEngine.reconstructHierarchy(workspacePath, forceRebuild)
+      const linked = skeletons.filter((s) => s.parentTaskId).length
+      const depth = RooStorageDetector.calculateTreeDepth(skeletons)
+      console.log(`[buildHierarchicalSkeletons] ${skeletons.length} tasks, ${linked} with a parent, depth ${depth}`)
+      return skeletons
+    } catch (err) {
+      console.error('[buildHierarchicalSkeletons] ❌ reconstruction failed, legacy method used:', err)
       return RooStorageDetector.buildHierarchicalSkeletonsLegacy(workspacePath, useFullVolume)
     }
+  }
+
+  /** The longest parent chain; a chain that loops throws a RangeError, as the legacy recursion did. */
+  static calculateTreeDepth(skeletons) {
+    const byId = new Map(skeletons.map((s) => [s.taskId, s]))
+    let max = 0
+    for (const s of skeletons) {
+      let depth = 0
+      let node = byId.get(s.taskId)
+      while (node && node.parentTaskId) {
+        depth++
+        if (depth > byId.size) throw new RangeError('Maximum call stack size exceeded')
+        node = byId.get(node.parentTaskId)
+      }
+      if (depth > max) max = depth
+    }
+    return max
+  }
+
+  static async buildHierarchicalSkeletonsLegacy(workspacePath, useFullVolume = true) {
+    void useFullVolume
+    const locations = await RooStorageDetector.detectStorageLocations()
+    await RooStorageDetector.rebuildIndexFromExistingSkeletons()
+    const entries = []
+    for (const location of locations) {
+      const tasksPath = pth().join(location, 'tasks')
+      try {
+        for (const entry of await fsp().readdir(tasksPath, { withFileTypes: true })) {
+          if (entries.length >= LEGACY_MAX_TASKS) break
+          if (!entry.isDirectory()) continue
+          const taskPath = pth().join(tasksPath, entry.name)
+          if (workspacePath !== undefined) {
+            const taskWorkspace = await RooStorageDetector.detectWorkspaceForTask(taskPath)
+            if (!workspaceKey(taskWorkspace).includes(workspaceKey(workspacePath))) continue
+          }
+          entries.push({ taskId: entry.name, taskPath, locationPath: location })
+        }
+      } catch (err) {
+        console.warn(`[buildHierarchicalSkeletonsLegacy] ⚠️ cannot scan ${tasksPath}:`, err)
+      }
+    }
+    if (workspacePath !== undefined) {
+      // The legacy diagnostics detect each kept task's workspace once more.
+      for (const entry of entries) await RooStorageDetector.detectWorkspaceForTask(entry.taskPath)
+    }
+    const skeletons = await RooStorageDetector.processBatch(
+      entries,
+      async (entry) => {
+        try {
+          const s = await RooStorageDetector.analyzeConversation(entry.taskId, entry.taskPath, true)
+          return s && (workspacePath === undefined || s.metadata.workspace === workspacePath) ? s : null
+        } catch (err) {
+          console.warn(`[buildHierarchicalSkeletonsLegacy] ⚠️ task ${entry.taskId}:`, err)
+          return null
+        }
+      },
+      20,
+    )
+    const conversations = skeletons.filter((s) => s !== null)
+    const indexModule = await deps.index()
+    const index = exportOf(indexModule, 'globalTaskInstructionIndex')
+    let resolved = 0
+    for (const orphan of conversations.filter((c) => !c.parentTaskId)) {
+      if (!orphan.truncatedInstruction) continue
+      const matches = index.searchExactPrefix(orphan.truncatedInstruction)
+      if (matches && matches.length === 1) {
+        const candidate = matches[0]
+        if (candidate.taskId !== orphan.taskId && conversations.find((c) => c.taskId === candidate.taskId)) {
+          orphan.parentTaskId = candidate.taskId
+          resolved++
+        }
+      }
+    }
+    const stats = index.getStats()
+    console.log(
+      `[buildHierarchicalSkeletonsLegacy] ${conversations.length} skeletons, ${resolved} parents resolved by exact prefix; index: ${stats.totalInstructions} instructions, ${stats.totalNodes} nodes`,
+    )
+    return conversations
+  }
+
+  /** Fills the instruction index from the `.skeleton` files already in the stores. */
+  static async rebuildIndexFromExistingSkeletons() {
+    const skeletonPaths = []
+    for (const location of await RooStorageDetector.detectStorageLocations()) {
+      const tasksPath = pth().join(location, 'tasks')
+      try {
+        for (const entry of await fsp().readdir(tasksPath, { withFileTypes: true })) {
+          if (!entry.isDirectory()) continue
+          const p = pth().join(tasksPath, entry.name, '.skeleton')
+          if (fss().existsSync(p)) skeletonPaths.push(p)
+        }
+      } catch (err) {
+        console.warn(`[rebuildIndexFromExistingSkeletons] ⚠️ cannot scan ${tasksPath}:`, err)
+      }
+    }
+    const found = await RooStorageDetector.processBatch(
+      skeletonPaths,
+      async (p) => {
+        try {
+          const s = JSON.parse(stripBom(await fsp().readFile(p, 'utf-8')))
+          return s.childTaskInstructionPrefixes && s.childTaskInstructionPrefixes.length > 0 ? { taskId: s.taskId, prefixes: s.childTaskInstructionPrefixes } : null
+        } catch {
+          return null
+        }
+      },
+      30,
+    )
+    const byTask = new Map()
+    for (const f of found) if (f) byTask.set(f.taskId, f.prefixes)
+    exportOf(await deps.index(), 'globalTaskInstructionIndex').rebuildFromSkeletons(byTask)
+  }
+
+  static async getAllConversationsInWorkspace(workspacePath, maxTasks = 100) {
+    return RooStorageDetector.buildHierarchicalSkeletons(workspacePath, maxTasks < 1000)
   }
 }
 
 RooStorageDetector.MAX_CONVERSATION_FILE_SIZE = 10 * 1024 * 1024
+RooStorageDetector.ROO_EXTENSION_PATTERNS = ['**/saoudrizwan.claude-dev-*', '**/claude-dev*', '**/roo*', '**/cline*', '**/zoo-code*', '**/zoocodeorgan*']
+for (const name of OBSERVED_STATICS) originals[name] = RooStorageDetector[name]
 
 module.exports = { RooStorageDetector, RooStorageError, detectSourceFromPath }
