@@ -186,7 +186,7 @@ describe('summarizeConversation with the caller’s collaborators', () => {
   })
 })
 
-describe('the module graph of Vitest 3', () => {
+describe('the module graphs and importers of each Vitest', () => {
   it('finds the caller’s module among the importers of the entry in vite-node’s module cache', () => {
     const host = createRequire(import.meta.url)('../../compat/extension/host.js') as {
       callerModule(modulePath: string): { file: string; exports: object } | null
@@ -210,5 +210,45 @@ describe('the module graph of Vitest 3', () => {
     }
     expect(found).toEqual({ file: caller, exports })
     expect(found?.exports).toBe(exports)
+  })
+
+  it('imports a collaborator through vite-node’s executor, where its mocks apply', async () => {
+    const host = createRequire(import.meta.url)('../../compat/extension/host.js') as {
+      importBeside(caller: { file: string }, specifier: string): Promise<object | null>
+    }
+    const requested: unknown[][] = []
+    const mocked = { maybeRemoveImageBlocks: () => [] }
+    const executor = {
+      resolveUrl: async (id: string) => [id, `${id}.ts`],
+      dependencyRequest: async (...args: unknown[]) => (requested.push(args), mocked),
+    }
+    const g = globalThis as { __vitest_mocker__?: unknown }
+    const mocker = g.__vitest_mocker__
+    let got: object | null
+    try {
+      g.__vitest_mocker__ = { executor }
+      got = await host.importBeside({ file: '/repo/src/core/condense/index.ts' }, '../../api/transform/image-cleaning')
+    } finally {
+      g.__vitest_mocker__ = mocker
+    }
+    expect(got).toBe(mocked)
+    expect(requested).toEqual([['/repo/src/api/transform/image-cleaning', '/repo/src/api/transform/image-cleaning.ts', []]])
+  })
+
+  it('without a mocker, imports through the ESM entry’s own import()', async () => {
+    const host = createRequire(import.meta.url)('../../compat/extension/host.js') as {
+      importBeside(caller: { file: string }, specifier: string): Promise<{ generateFoldedFileContext?: unknown } | null>
+    }
+    const caller = { file: fileURLToPath(new URL('./extension-host/core/condense/index.ts', import.meta.url)) }
+    const g = globalThis as { __vitest_mocker__?: unknown }
+    const mocker = g.__vitest_mocker__
+    let got: { generateFoldedFileContext?: unknown } | null
+    try {
+      g.__vitest_mocker__ = undefined
+      got = await host.importBeside(caller, './foldedFileContext')
+    } finally {
+      g.__vitest_mocker__ = mocker
+    }
+    expect(typeof got?.generateFoldedFileContext).toBe('function')
   })
 })

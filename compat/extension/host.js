@@ -69,7 +69,6 @@ function entryImporters() {
  * `/<modulePath>`. `{file, exports}` (`exports` is the live namespace a test spies on), or `null`.
  */
 function callerModule(modulePath) {
-  if (!entryImport) return null
   const tail = `/${modulePath}`
   for (const m of entryImporters()) {
     if (m.file.split(path.sep).join('/').replace(SOURCE_EXTENSION, '').endsWith(tail)) return m
@@ -78,17 +77,37 @@ function callerModule(modulePath) {
 }
 
 /**
+ * An `import()` that runs in the caller's module runner, with its mocks: the one Vitest's mocker
+ * uses (Vite's module runner in Vitest 4, vite-node's executor in Vitest 3), so this package may
+ * itself be loaded from `node_modules`, outside the runner; else the ESM entry's own `import()`.
+ */
+function runnerImport() {
+  const mocker = globalThis.__vitest_mocker__
+  const runner = mocker && mocker.moduleRunner
+  if (runner && typeof runner.import === 'function') return (specifier) => runner.import(specifier)
+  const executor = mocker && mocker.executor
+  if (executor && typeof executor.resolveUrl === 'function' && typeof executor.dependencyRequest === 'function') {
+    return async (specifier) => {
+      const [id, file] = await executor.resolveUrl(specifier)
+      return executor.dependencyRequest(id, file, [])
+    }
+  }
+  return entryImport
+}
+
+/**
  * The module `specifier` as the caller's module would import it (a relative path from its folder,
  * a package from its `node_modules`), imported through the runner; `null` when it cannot be found
  * or fails to load.
  */
 async function importBeside(caller, specifier) {
-  if (!caller || !entryImport) return null
+  const importer = runnerImport()
+  if (!caller || !importer) return null
   try {
     const target = specifier.startsWith('.')
       ? path.resolve(path.dirname(caller.file), specifier)
       : createRequire(caller.file).resolve(specifier)
-    return (await entryImport(target)) || null
+    return (await importer(target)) || null
   } catch {
     return null
   }
