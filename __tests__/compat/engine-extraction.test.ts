@@ -209,3 +209,52 @@ describe('HierarchyReconstructionEngine: files through the fs and path modules h
     expect(sums.ui_messages).toMatch(/^[0-9a-f]{32}$/)
   })
 })
+
+describe('fixed mode: the legacy chain with its defects corrected', () => {
+  const { setMode } = require('../../compat/mode.js')
+  afterEach(() => setMode(null))
+
+  const subtask = 'Write the streaming reader of the history files, one element at a time'
+  const messages = [
+    // The task's own instruction, as the first request sends it to the model.
+    { type: 'say', say: 'api_req_started', ts: 1, text: JSON.stringify({ request: '<task>Plan the reader work and split it in steps</task>' }) },
+    { type: 'ask', ask: 'tool', ts: 2, text: JSON.stringify({ tool: 'newTask', mode: 'code', content: subtask }) },
+    // The same subtask seen again in the next request, as a tool result.
+    { type: 'say', say: 'api_req_started', ts: 3, text: JSON.stringify({ request: `[new_task in 💻 Code mode: '${subtask}'] Result: done` }) },
+    { type: 'api_req_started', content: { tool: 'newTask', mode: 'debug', content: 'Trace the request lifecycle end to end' } },
+  ]
+
+  it('legacy: the own instruction, the subtask twice (once with mode "code mode")', () => {
+    setMode('legacy')
+    const r = new MessageExtractionCoordinator().extractFromMessages(messages)
+    expect(r.instructions.map((i: { mode: string }) => i.mode)).toEqual(['task', 'code', 'code mode', 'debug'])
+  })
+
+  it('fixed: each subtask once, not the own instruction, modes without " mode"; errors and counts as legacy', () => {
+    setMode('fixed')
+    const c = new MessageExtractionCoordinator()
+    const r = c.extractFromMessages([...messages, { type: 'api_req_started', content: { tool: 'newTask' } }])
+    expect(r.instructions.map((i: { mode: string; message: string }) => [i.mode, i.message])).toEqual([
+      ['code', subtask],
+      ['debug', 'Trace the request lifecycle end to end'],
+    ])
+    expect(r.matchedPatterns).toEqual(['UI Ask/Tool Extractor', 'API Content Extractor'])
+    expect(r.processedMessages).toBe(5)
+    expect(r.errors).toEqual(['API Content Extractor error: GenericError: Invalid content in message'])
+    // The walk one extractor at a time (debug) gives the same.
+    vi.spyOn(console, 'log').mockImplementation(() => undefined)
+    const d = c.extractFromMessages(messages, { enableDebug: true })
+    expect(d.instructions).toEqual(r.instructions)
+  })
+
+  it('fixed engine: a stored parent outside the given tasks is kept and counted unresolved', async () => {
+    vi.spyOn(console, 'log').mockImplementation(() => undefined)
+    const engine = new HierarchyReconstructionEngine({ debugMode: false, mode: 'fixed' })
+    const [s] = engine.enhanceSkeletons([
+      { taskId: 'c1', parentTaskId: 'elsewhere', truncatedInstruction: 'Créer une architecture modulaire', metadata: { createdAt: '2025-01-15T10:15:00Z', workspace: 'w' } },
+    ])
+    const r = await engine.executePhase2([s])
+    expect(r).toMatchObject({ processedCount: 1, resolvedCount: 0, unresolvedCount: 1 })
+    expect(s.parentTaskId).toBe('elsewhere')
+  })
+})

@@ -223,21 +223,24 @@ describe('engine contract rows', () => {
     expect(again[1].reconstructedParentId).toBeUndefined()
   })
 
-  it('fixed mode: the core links by instruction, with minConfidenceScore applied to inferred links', async () => {
+  it('fixed mode: the core links by instruction; a task without parent is a root by the legacy rules, else unresolved', async () => {
     quiet()
     const msg = 'Implement the export of invoices as CSV with one line per invoice and a header row'
     const d = taskDir([newTaskAsk(Date.parse('2025-01-01T09:59:00.000Z'), msg)])
     const build = () => [
-      skel('p', { truncatedInstruction: 'plan the billing work' }, { dataSource: d, createdAt: '2025-01-01T09:58:00.000Z' }),
+      skel('p', { truncatedInstruction: 'bonjour, plan the billing work' }, { dataSource: d, createdAt: '2025-01-01T09:58:00.000Z' }),
       skel('c', { truncatedInstruction: msg }),
       skel('x', { truncatedInstruction: 'something unrelated that nobody asked for' }),
     ]
     const e = engine({ mode: 'fixed' })
+    const p2 = vi.spyOn(e, 'executePhase2')
     const linked = await e.doReconstruction(build())
     expect(linked[1]).toMatchObject({ reconstructedParentId: 'p', parentResolutionMethod: 'radix_tree_exact' })
     expect(linked[1].parentConfidenceScore).toBeGreaterThanOrEqual(0.8)
     expect(linked[0]).toMatchObject({ isRootTask: true, parentResolutionMethod: 'root_detected' })
-    expect(linked[2]).toMatchObject({ isRootTask: true, parentResolutionMethod: 'root_detected' })
+    expect(linked[2].isRootTask).toBeUndefined()
+    expect(await p2.mock.results[0].value).toMatchObject({ processedCount: 3, resolvedCount: 1, unresolvedCount: 1 })
+    // A threshold the caller chose holds exact links too.
     const strict = engine({ mode: 'fixed', minConfidenceScore: 0.99 })
     const refused = await strict.doReconstruction(build())
     expect(refused[1].reconstructedParentId).toBeUndefined()
@@ -246,12 +249,16 @@ describe('engine contract rows', () => {
 
   it('fixed mode comes from ROO_STATE_COMPAT_MODE when the config does not say', async () => {
     quiet()
+    const msg = 'Write the migration guide of the storage layout with every step spelled out'
+    const d = taskDir([newTaskAsk(Date.parse('2025-01-01T09:59:00.000Z'), msg)])
+    const build = () => [
+      skel('p', { truncatedInstruction: 'bonjour, plan the storage work' }, { dataSource: d, createdAt: '2025-01-01T09:58:00.000Z' }),
+      skel('c', { truncatedInstruction: msg }),
+    ]
+    // Non-strict legacy mode never links; fixed mode links by instruction.
+    expect((await engine().doReconstruction(build()))[1].reconstructedParentId).toBeUndefined()
     process.env.ROO_STATE_COMPAT_MODE = 'fixed'
-    const e = engine()
-    const s = e.enhanceSkeletons([skel('a', { truncatedInstruction: 'TEST-A some task text here' })])
-    const r = await e.executePhase2(s)
-    // Legacy would leave it unresolved (a TEST- instruction is never a root there).
-    expect(r.resolutionMethods).toEqual({ root_detected: 1 })
+    expect((await engine().doReconstruction(build()))[1].reconstructedParentId).toBe('p')
   })
 
   it('doReconstruction: shallow copies, processingState reset, workspace filter by string equality', async () => {
@@ -474,12 +481,14 @@ describe.skipIf(!sharedPresent)('controlled hierarchy through doReconstruction',
       reconstructionMethod: 'radix_tree_exact',
       parentConfidenceScore: 0.9,
     })
-    const roots = out.filter((s: Skel) => s.isRootTask).map((s: Skel) => s.taskId).sort()
-    expect(roots).toEqual(
-      Object.keys(by)
-        .filter((id) => id !== CHILD && !stored.some(([k]) => k === id))
-        .sort(),
-    )
+    // Every other task has no parent: a root where the legacy rules see one, else unresolved.
+    const rules = engine()
+    const others = out.filter((s: Skel) => s.taskId !== CHILD && !stored.some(([k]) => k === s.taskId))
+    expect(others.length).toBeGreaterThan(0)
+    for (const s of others) {
+      expect(s.reconstructedParentId).toBeUndefined()
+      expect(Boolean(s.isRootTask)).toBe(rules.isRootTask(s))
+    }
     // Of the documented hierarchy, what the task files support: BRANCH-A → ROOT (stored in its
     // metadata); the other five documented links have no matching instruction in these fixtures.
     expect(by['305b3f90-e0e1-4870-8cf4-4fd33a08cfa4'].parentTaskId).toBe('91e837de-a4b2-4c18-ab9b-6fcd36596e38')
@@ -541,7 +550,7 @@ describe.skipIf(!sharedPresent)('the documented controlled hierarchy', () => {
     expect(await p2.mock.results[0].value).toMatchObject({ resolvedCount: 4, unresolvedCount: 3 })
   })
 
-  it('fixed: all 6 documented links by instruction, at low confidence (no timestamps): refused under the default minConfidenceScore', async () => {
+  it('fixed: all 6 documented links by instruction, at low confidence (no timestamps): refused under a minConfidenceScore the caller sets', async () => {
     quiet()
     const lenient = await engine({ mode: 'fixed', minConfidenceScore: 0.5 }).doReconstruction(controlledSkeletons())
     const links = Object.fromEntries(lenient.filter((s: Skel) => s.reconstructedParentId).map((s: Skel) => [s.taskId, s.reconstructedParentId]))
@@ -553,16 +562,31 @@ describe.skipIf(!sharedPresent)('the documented controlled hierarchy', () => {
       [CHR.LEAF_B1A]: CHR.NODE_B1,
       [CHR.LEAF_B1B]: CHR.NODE_B1,
     })
-    expect(lenient.find((s: Skel) => s.taskId === CHR.ROOT)).toMatchObject({ isRootTask: true, parentResolutionMethod: 'root_detected' })
+    // ROOT has no parent; its first text is not one the legacy root rules know: unresolved, as there.
+    const root = lenient.find((s: Skel) => s.taskId === CHR.ROOT)
+    expect(root.reconstructedParentId).toBeUndefined()
+    expect(root.isRootTask).toBeUndefined()
     for (const s of lenient.filter((x: Skel) => x.reconstructedParentId)) {
       expect(s.parentConfidenceScore).toBeGreaterThan(0.5)
       expect(s.parentConfidenceScore).toBeLessThan(0.8)
     }
-    const e = engine({ mode: 'fixed' })
+    // The default threshold (0.8) holds the prefix links only: the exact ones stay.
+    const byDefault = await engine({ mode: 'fixed' }).doReconstruction(controlledSkeletons())
+    const kept = byDefault.filter((x: Skel) => x.reconstructedParentId)
+    expect(kept.length).toBeGreaterThan(0)
+    expect(kept.length).toBeLessThan(6)
+    for (const x of kept) {
+      expect(x.parentResolutionMethod).toBe('radix_tree_exact')
+      expect(links[x.taskId]).toBe(x.reconstructedParentId)
+    }
+    for (const x of lenient.filter((y: Skel) => y.reconstructedParentId && y.parentResolutionMethod === 'radix_tree_exact')) {
+      expect(kept.map((k: Skel) => k.taskId)).toContain(x.taskId)
+    }
+    const e = engine({ mode: 'fixed', minConfidenceScore: 0.8 })
     const p2 = vi.spyOn(e, 'executePhase2')
     const strict = await e.doReconstruction(controlledSkeletons())
     expect(strict.filter((s: Skel) => s.reconstructedParentId)).toEqual([])
-    expect(await p2.mock.results[0].value).toMatchObject({ resolvedCount: 0, unresolvedCount: 6, resolutionMethods: { root_detected: 1 } })
+    expect(await p2.mock.results[0].value).toMatchObject({ resolvedCount: 0, unresolvedCount: 7, resolutionMethods: {} })
   })
 })
 

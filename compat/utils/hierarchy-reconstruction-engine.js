@@ -12,7 +12,8 @@
 //   - `fixed` mode: the core's reconstruction (stored links first, then the longest instruction
 //     prefix with workspace and time constraints) through `compatReconstructLegacy`, its evidence
 //     mapped onto the legacy fields (`reconstructedParentId`, `parentConfidenceScore`,
-//     `parentResolutionMethod`, `isRootTask`); links under `minConfidenceScore` are refused.
+//     `parentResolutionMethod`, `isRootTask`); links under `minConfidenceScore` are refused
+//     (exact instruction matches only when the caller chose the threshold).
 // The mode is `config.mode` when given, else the compat layer's current mode.
 // The instruction index and its fallback are in ./hierarchy-engine-index.js, phase 1's extractor in
 // ./hierarchy-engine-instructions.js.
@@ -53,6 +54,10 @@ function stringOf(message) {
   return typeof c === 'string' ? c : null
 }
 
+function hasOwnScore(config) {
+  return !!config && typeof config === 'object' && Object.prototype.hasOwnProperty.call(config, 'minConfidenceScore')
+}
+
 function timeOf(value) {
   return new Date(value).getTime()
 }
@@ -60,6 +65,8 @@ function timeOf(value) {
 class HierarchyReconstructionEngine {
   constructor(config) {
     this.config = { ...HierarchyReconstructionEngine.DEFAULT_CONFIG, ...config }
+    /** Whether the caller chose `minConfidenceScore` (then `fixed` mode holds exact links to it too). */
+    this.minScoreChosen = hasOwnScore(config)
     const { TaskInstructionIndex } = indexModule()
     this.instructionIndex = new TaskInstructionIndex()
     this.processedTasks = new Map()
@@ -197,7 +204,7 @@ class HierarchyReconstructionEngine {
     const mode = merged.mode || currentMode()
     const scores =
       mode === 'fixed'
-        ? await this.resolveWithCore(skeletons, merged, result)
+        ? await this.resolveWithCore(skeletons, merged, result, this.minScoreChosen || (config !== this.config && hasOwnScore(config)))
         : await this.resolveLegacy(skeletons, merged, result)
     if (scores.length > 0) {
       result.averageConfidenceScore = scores.reduce((a, b) => a + b, 0) / scores.length
@@ -281,8 +288,9 @@ class HierarchyReconstructionEngine {
   }
 
   // `fixed` mode: one native call over every task; stored parents failing the time check are
-  // dropped first, then each task gets the core's parent or is a root.
-  async resolveWithCore(skeletons, config, result) {
+  // dropped first, then each task gets the core's parent, or is a root (legacy root rules) or
+  // unresolved.
+  async resolveWithCore(skeletons, config, result, minScoreChosen) {
     const byId = new Map(skeletons.map((s) => [s.taskId, s]))
     const scores = []
     await this.collectOrphans(skeletons, byId)
@@ -303,10 +311,19 @@ class HierarchyReconstructionEngine {
       if (stored) {
         s.parentConfidenceScore = link.confidence
         s.parentResolutionMethod = 'metadata'
+        if (!byId.has(parent)) {
+          // A stored parent outside the given tasks: kept, but nothing links it here.
+          result.unresolvedCount++
+          result.processedCount++
+          this.updateProcessingState(s, 'phase2', true)
+        }
         continue
       }
       if (parent) {
-        if (link.confidence < minScore) {
+        // A prefix match must reach minConfidenceScore; an exact instruction match only when the
+        // caller chose the threshold (the default one, never applied by the legacy engine, would
+        // refuse exact links whose confidence is low only for want of timestamps).
+        if ((minScoreChosen || link.matchKind !== 'exact') && link.confidence < minScore) {
           result.unresolvedCount++
           result.processedCount++
           this.updateProcessingState(s, 'phase2', true)
@@ -321,10 +338,13 @@ class HierarchyReconstructionEngine {
         result.resolvedCount++
         scores.push(link.confidence)
         this.incrementResolutionMethod(result, method)
-      } else {
+      } else if (this.isRootTask(s)) {
+        // No parent: a root where the legacy rules see one, else unresolved, as the legacy counts.
         s.isRootTask = true
         s.parentResolutionMethod = 'root_detected'
         this.incrementResolutionMethod(result, 'root_detected')
+      } else {
+        result.unresolvedCount++
       }
       this.updateProcessingState(s, 'phase2', true)
       result.processedCount++

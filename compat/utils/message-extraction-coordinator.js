@@ -2,8 +2,9 @@
 /**
  * `messageExtractionCoordinator` of roo-state-core/compat: the legacy chain of seven new-task
  * extractors over a message array (the first extractor that accepts a message and finds something
- * wins for it), with the legacy result, errors and debug logs. In `fixed` mode the instructions come
- * from the engine's typed extraction instead (each subtask once, never the task's own instruction).
+ * wins for it), with the legacy result, errors and debug logs. In `fixed` mode the same chain with
+ * its defects corrected (`fixedFindings`): each subtask once, never the task's own instruction (a
+ * `<task>` block of an API request record), the mode without its trailing ` mode`.
  *
  * The chain runs natively in one call over the whole array; the coordinator walks the messages in
  * JavaScript only to see what the legacy walk would see: whether iterating throws, and which
@@ -81,6 +82,35 @@ function checkExtractable(i, message) {
   if (i !== 0) return
   const c = message.content.content || message.content.message
   if (!c || typeof c !== 'string') throw invalidContentError()
+}
+
+/** Whether `m` is an API request record (its text holds the request sent to the model). */
+const isApiRequest = (m) => m.type === 'api_req_started' || (m.type === 'say' && m.say === 'api_req_started')
+
+/** The instructions kept so far for each result of a `fixed`-mode walk (their matching keys). */
+const fixedSeen = new WeakMap()
+
+/**
+ * `fixed` mode: what `pattern` found in `message`, corrected. The `<task>` blocks of an API request
+ * record are the task's own instruction as sent to the model, not a subtask; a subtask seen again
+ * (its tool call, then its result in the next request) is kept once, at its first sighting; the mode
+ * of a `[new_task in Debug mode: …]` result is `debug`, not `debug mode`.
+ */
+function fixedFindings(result, message, pattern, found) {
+  if (isApiRequest(message) && !pattern.startsWith('API ')) return []
+  let seen = fixedSeen.get(result)
+  if (!seen) fixedSeen.set(result, (seen = []))
+  const kept = []
+  for (const i of found) {
+    const text = i.message.endsWith('...') ? i.message.slice(0, -3) : i.message
+    const key = binding.computeInstructionPrefix(text, 192)
+    // Copies cut at different lengths share a start; short keys must be equal.
+    const same = (k) => k === key || (Math.min(k.length, key.length) >= 40 && (k.startsWith(key) || key.startsWith(k)))
+    if (seen.some(same)) continue
+    seen.push(key)
+    kept.push({ ...i, mode: i.mode.replace(/\s+mode$/, '') })
+  }
+  return kept
 }
 
 /** The native chain over a message array: `{ instructions, matched }` (`matched`: pattern names). */
@@ -174,11 +204,7 @@ class MessageExtractionCoordinator {
       console.log(`[MessageExtractionCoordinator] 📋 Extractors: ${this.getAvailableExtractors().join(', ')}`)
     }
     try {
-      if (currentMode() === 'fixed') {
-        const list = Array.from(messages)
-        result.instructions = fixedInstructions(list)
-        result.processedMessages = list.length
-      } else if (!this.debugEnabled && this.chainIsOwn()) {
+      if (!this.debugEnabled && this.chainIsOwn()) {
         this.extractNatively(messages, result)
       } else {
         for (const message of messages) {
@@ -200,9 +226,11 @@ class MessageExtractionCoordinator {
 
   /**
    * The walk of our own chain: the messages iterated as the legacy loop iterates them, the errors
-   * the legacy extractors would throw recorded in order, the instructions from one native call.
+   * the legacy extractors would throw recorded in order, the instructions from one native call
+   * (`fixed` mode: one per message, each message's findings corrected).
    */
   extractNatively(messages, result) {
+    const fixed = currentMode() === 'fixed'
     const list = []
     for (const message of messages) {
       list.push(message)
@@ -215,9 +243,21 @@ class MessageExtractionCoordinator {
       }
       result.processedMessages++
     }
-    const found = chain(list)
-    result.instructions = found.instructions
-    result.matchedPatterns = found.matched
+    if (!fixed) {
+      const found = chain(list)
+      result.instructions = found.instructions
+      result.matchedPatterns = found.matched
+      return
+    }
+    for (const message of list) {
+      if (message === null || typeof message !== 'object') continue
+      const found = chain([message])
+      if (found.matched.length === 0) continue
+      const kept = fixedFindings(result, message, found.matched[0], found.instructions)
+      if (kept.length === 0) continue
+      result.instructions.push(...kept)
+      result.matchedPatterns.push(found.matched[0])
+    }
   }
 
   extractFromMessage(message, options = {}) {
@@ -228,15 +268,17 @@ class MessageExtractionCoordinator {
   }
 
   processMessage(message, result, _options) {
-    if (currentMode() === 'fixed') {
-      result.instructions.push(...fixedInstructions([message]))
-      return
-    }
+    const fixed = currentMode() === 'fixed'
     let matched = false
     for (const extractor of this.extractors) {
       try {
         if (extractor.canHandle(message)) {
-          const found = extractor.extract(message)
+          let found = extractor.extract(message)
+          if (fixed && found.length > 0) {
+            // The first extractor that finds something ends the walk, kept or not.
+            found = fixedFindings(result, message, extractor.getPatternName(), found)
+            if (found.length === 0) break
+          }
           if (found.length > 0) {
             result.instructions.push(...found)
             result.matchedPatterns.push(extractor.getPatternName())
@@ -270,15 +312,6 @@ class MessageExtractionCoordinator {
   logError(context, error) {
     if (this.debugEnabled) console.error(`[MessageExtractionCoordinator] ❌ ${context} error:`, error)
   }
-}
-
-/** Fixed mode: the engine's typed extraction over UI records (each subtask once). */
-function fixedInstructions(list) {
-  return binding.compatExtractFixed(JSON.stringify(list)).map((t) => ({
-    timestamp: t.timestamp,
-    mode: t.mode,
-    message: t.message,
-  }))
 }
 
 const messageExtractionCoordinator = new MessageExtractionCoordinator()
