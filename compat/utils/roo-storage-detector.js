@@ -140,13 +140,23 @@ function readsUnobserved() {
   }
 }
 
-/** The read-ahead of a task (compat/utils/read-ahead.js) when present. */
+/**
+ * The read-ahead of tasks (compat/utils/read-ahead.js) when the package has one, looked up once:
+ * its `analyze(taskId, taskPath, useProductionHierarchy)` gives the legacy skeleton (or `null`), or
+ * `undefined` to leave the task to the native builder; the index and cache side effects stay here.
+ */
+let readAheadModule = null
 function readAhead() {
-  try {
-    return require('./read-ahead.js')
-  } catch {
-    return undefined
+  if (readAheadModule === null) {
+    try {
+      readAheadModule = require('./read-ahead.js')
+    } catch (err) {
+      // Only its absence is expected; a read-ahead that fails to load is a fault to see.
+      if (err?.code !== 'MODULE_NOT_FOUND' || !String(err.message).startsWith("Cannot find module './read-ahead.js'")) throw err
+      readAheadModule = undefined
+    }
   }
+  return readAheadModule
 }
 
 async function nodeStat(p) {
