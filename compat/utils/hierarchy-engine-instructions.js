@@ -17,6 +17,13 @@ const TASK_TAG_SRC = '<\\s*task\\s*>([\\s\\S]*?)<\\/\\s*task\\s*>'
 const DELEGATION = /je (?:te passe|délègue|confie|transfère).*?(?:en|au) mode?\s+(\w+)/i
 const API_NEW_TASK_SRC = '\\[new_task in ([^:]+):\\s*[\'"](.+?)[\'"]\\]'
 
+// What each block pattern cannot match without (a linear test first: the generic block pattern
+// scans to the end of the text from every tag when no `<mode>` follows, so a long message full of
+// tags would cost its length times its tags).
+const HAS_NEW_TASK = /<\s*new_task\b/i
+const HAS_MODE_AND_MESSAGE = [/<\s*mode\s*>/i, /<\s*message\s*>/i]
+const HAS_TASK_TAG = /<\s*task\s*>/i
+
 // `engine` supplies `extractModeFromRooMode` and `normalizeEscaping` (its own members, so that a
 // test replacing them is seen here).
 function extractSubtaskInstructions(engine, skeleton) {
@@ -97,7 +104,7 @@ function extractSubtaskInstructions(engine, skeleton) {
     }
     const content = message.text || message.content
     if (content) {
-      const blocks = typeof content === 'string' ? content.match(NEW_TASK_XML) : null
+      const blocks = typeof content === 'string' && HAS_NEW_TASK.test(content) ? content.match(NEW_TASK_XML) : null
       for (const block of blocks || []) {
         const mm = block.match(MODE_TAG)
         const msg = block.match(MESSAGE_TAG)
@@ -116,7 +123,10 @@ function extractSubtaskInstructions(engine, skeleton) {
           }
         }
       }
-      const generic = typeof content === 'string' ? content.match(new RegExp(GENERIC_BLOCK_SRC, 'gi')) : null
+      const generic =
+        typeof content === 'string' && HAS_MODE_AND_MESSAGE.every((re) => re.test(content))
+          ? content.match(new RegExp(GENERIC_BLOCK_SRC, 'gi'))
+          : null
       for (const block of generic || []) {
         const m = block.match(new RegExp(GENERIC_BLOCK_SRC, 'i'))
         if (!m || String(m[1] || '').trim().toLowerCase() === 'new_task') continue
@@ -133,7 +143,7 @@ function extractSubtaskInstructions(engine, skeleton) {
           )
         }
       }
-      const tasks = typeof content === 'string' ? content.match(new RegExp(TASK_TAG_SRC, 'gi')) : null
+      const tasks = typeof content === 'string' && HAS_TASK_TAG.test(content) ? content.match(new RegExp(TASK_TAG_SRC, 'gi')) : null
       for (const t of tasks || []) {
         const m = t.match(new RegExp(TASK_TAG_SRC, 'i'))
         const body = m && m[1] ? m[1].trim() : undefined
