@@ -142,8 +142,8 @@ function readsUnobserved() {
 
 /**
  * The read-ahead of tasks (compat/utils/read-ahead.js) when the package has one, looked up once:
- * its `analyze(taskId, taskPath, useProductionHierarchy)` gives the legacy skeleton (or `null`), or
- * `undefined` to leave the task to the native builder; the index and cache side effects stay here.
+ * its `legacyFolder(taskId, taskPath)` gives `{analysis, dirStats}` of the native legacy analysis
+ * (started ahead of the caller's walk), or `undefined` to leave the task to a read here.
  */
 let readAheadModule = null
 function readAhead() {
@@ -226,6 +226,8 @@ function skeletonOfAnalysis(analysis, taskPath, useProductionHierarchy, dirStats
 /** Legacy mode, natively: the legacy builder over the task's bytes; `null` where it skips the task. */
 async function analyzeNativeLegacy(taskId, taskPath, useProductionHierarchy, paths) {
   try {
+    const served = await readAhead()?.legacyFolder(taskId, taskPath)
+    if (served !== undefined) return served.analysis ? skeletonOfAnalysis(served.analysis, taskPath, useProductionHierarchy, served.dirStats) : null
     const [dirStats, metaSt, apiSt, uiSt, histSt] = await Promise.all(
       [taskPath, paths.metadataPath, paths.apiHistoryPath, paths.uiMessagesPath, paths.historyItemPath].map(nodeStat),
     )
@@ -728,9 +730,7 @@ class RooStorageDetector {
         const fixed = await analyzeNativeFixed(taskId, taskPath, paths)
         return fixed && recordSkeleton(fixed, useProductionHierarchy)
       }
-      const ahead = readAhead()
-      const early = ahead ? await ahead.analyze(taskId, taskPath, useProductionHierarchy) : undefined
-      const skeleton = early !== undefined ? early : await analyzeNativeLegacy(taskId, taskPath, useProductionHierarchy, paths)
+      const skeleton = await analyzeNativeLegacy(taskId, taskPath, useProductionHierarchy, paths)
       return skeleton && recordSkeleton(skeleton, useProductionHierarchy)
     }
     const parsing = await deps.parsing()
