@@ -305,6 +305,16 @@ export interface LegacyAnalysis {
   oversizedFiles: string[]
 }
 
+/** A task folder read and analysed natively by the legacy builder (compat's read-ahead). */
+export interface CompatLegacyFolder {
+  /** `null` where the legacy builder skips the task. */
+  analysis: LegacyAnalysis | null
+  /** The folder's modification time (ms since the epoch); `null` when it cannot be stat'ed. */
+  dirMtimeMs: number | null
+  /** The folder's birth time, else its change time (as Node's `birthtime`). */
+  dirBirthtimeMs: number | null
+}
+
 /** Errors thrown or rejected by this library carry one of these codes (asynchronous calls as
  *  `err.code`, synchronous ones at the start of `err.message`); some also carry `err.details`
  *  (`AMBIGUOUS_TASK_ID`: `{ candidates: string[] }`). */
@@ -1283,6 +1293,12 @@ export declare function combineCommandSequences(messages: ClineMessage[]): Cline
 
 /** The legacy skeleton builder over files read by the caller; null where it would skip the task. */
 export declare function compatAnalyzeLegacyFiles(taskId: string, files: CompatTaskFilesInput): Promise<LegacyAnalysis | null>
+
+/**
+ * The legacy builder over a task folder it reads itself (the four files as
+ * `analyzeWithOldSystem` reads them: conversation files over 10 MiB only stat'ed).
+ */
+export declare function compatAnalyzeLegacyFolder(taskId: string, taskPath: string): Promise<CompatLegacyFolder>
 
 /** What the legacy extraction chain found over a message array. */
 export interface CompatChainResult {

@@ -860,6 +860,7 @@ module.exports.closeSearchIndex = nativeBinding.closeSearchIndex
 module.exports.combineApiRequests = nativeBinding.combineApiRequests
 module.exports.combineCommandSequences = nativeBinding.combineCommandSequences
 module.exports.compatAnalyzeLegacyFiles = nativeBinding.compatAnalyzeLegacyFiles
+module.exports.compatAnalyzeLegacyFolder = nativeBinding.compatAnalyzeLegacyFolder
 module.exports.compatConversationXml = nativeBinding.compatConversationXml
 module.exports.compatExtractFixed = nativeBinding.compatExtractFixed
 module.exports.compatExtractionChain = nativeBinding.compatExtractionChain

@@ -31,7 +31,9 @@ pub use number::{number_to_string, number_value};
 pub use text::{
     collapse_js_space, is_js_space, is_js_word, js_trim, js_trim_end, starts_with_ascii_ci,
 };
-pub use utf16::{truncate_utf16, utf16_len, utf16_prefix, utf16_suffix_from};
+pub use utf16::{
+    truncate_utf16, utf16_len, utf16_len_upto, utf16_prefix, utf16_suffix_from, utf16_suffix_last,
+};
 
 use serde_json::Value;
 

@@ -1,17 +1,19 @@
 //! The legacy skeleton builder for one task directory (spec: legacy-server.md §2.2–2.6, §3.4, §3.5).
 
 use crate::extract::{
-    extract_from_messages, main_instruction, parse_ui_for_instructions, LegacyInstruction,
+    extract_from_messages, main_instruction_in, parse_ui_for_instructions, ui_instruction_messages,
+    LegacyInstruction,
 };
 use crate::js::{js_date_value, js_trim, json_parse, or, prop, prop_str, strip_bom, v8_sort_order};
 use crate::prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};
 use regex::Regex;
 use roo_js::{
-    number_value, stringify, time_clip, to_string, truthy, utf16_len, utf16_prefix,
-    utf16_suffix_from,
+    number_value, stringify, time_clip, to_string, truthy, utf16_len, utf16_len_upto, utf16_prefix,
+    utf16_suffix_last,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
@@ -149,17 +151,21 @@ fn js_greater_than_zero(v: Option<&Value>) -> bool {
     n > 0.0
 }
 
-/// The items the sequence builder reads from one file (`readJsonFile`); `None` when spreading the
-/// result would throw (a `messages` object that has a positive `length` but is not iterable).
-fn read_sequence_items(content: &str) -> Option<Vec<Value>> {
-    if let Some(data) = json_parse(content) {
+/// The items the sequence builder reads from one file (`readJsonFile`), given the content's
+/// `JSON.parse` result (read once for all the builder's readers; its arrays are borrowed); `None`
+/// when spreading the result would throw (a `messages` object that has a positive `length` but is
+/// not iterable).
+fn read_sequence_items<'v>(content: &str, parsed: Option<&'v Value>) -> Option<Cow<'v, [Value]>> {
+    if let Some(data) = parsed {
         match data {
-            Value::Array(a) if !a.is_empty() => return Some(a),
-            Value::Object(mut o) => match o.remove("messages") {
-                Some(Value::Array(a)) if !a.is_empty() => return Some(a),
+            Value::Array(a) if !a.is_empty() => return Some(Cow::Borrowed(a.as_slice())),
+            Value::Object(o) => match o.get("messages") {
+                Some(Value::Array(a)) if !a.is_empty() => return Some(Cow::Borrowed(a.as_slice())),
                 // A non-empty string is spread into its code points.
                 Some(Value::String(s)) if !s.is_empty() => {
-                    return Some(s.chars().map(|c| Value::String(c.to_string())).collect())
+                    return Some(Cow::Owned(
+                        s.chars().map(|c| Value::String(c.to_string())).collect(),
+                    ))
                 }
                 Some(Value::Object(m)) if js_greater_than_zero(m.get("length")) => return None,
                 _ => {}
@@ -179,18 +185,18 @@ fn read_sequence_items(content: &str) -> Option<Vec<Value>> {
         sanitized
     };
     if let Some(v) = json_parse(candidate) {
-        return Some(match v {
+        return Some(Cow::Owned(match v {
             Value::Array(a) => a,
             _ => Vec::new(),
-        });
+        }));
     }
-    Some(
+    Some(Cow::Owned(
         content
             .split('\n')
             .filter(|l| !js_trim(l).is_empty())
             .filter_map(json_parse)
             .collect(),
-    )
+    ))
 }
 
 /// `item.content ?? item.text ?? ''` turned into the sequence's message text (before truncation).
@@ -229,13 +235,12 @@ fn message_content(item: &Value) -> String {
 
 /// `first 200 + '...' + last 200` when longer than 400 UTF-16 units.
 fn truncate_content(s: String) -> String {
-    let len = utf16_len(&s);
-    if len <= 400 {
+    if utf16_len_upto(&s, 401) <= 400 {
         return s;
     }
     let mut out = utf16_prefix(&s, 200).into_owned();
     out.push_str("...");
-    out.push_str(&utf16_suffix_from(&s, len - 200));
+    out.push_str(&utf16_suffix_last(&s, 200));
     out
 }
 
@@ -279,7 +284,7 @@ fn legacy_sequence(items: &[&Value]) -> Option<Vec<Value>> {
                 }
             }
             let text = message_text(item);
-            let is_truncated = utf16_len(&text) > 400;
+            let is_truncated = utf16_len_upto(&text, 401) > 400;
             let text = truncate_content(text);
             let mut m = Map::new();
             m.insert("role".into(), role);
@@ -520,21 +525,27 @@ pub fn analyze_task_legacy_files(
     let ui_content = preload_file(UI_MESSAGES, files.ui_messages, &mut oversized_files);
     let api_content = preload_file(API_HISTORY, files.api_history, &mut oversized_files);
 
-    let instructions = match &ui_content {
-        Some(c) => extract_from_messages(&parse_ui_for_instructions(c)),
+    // Each conversation text is parsed once; every reader below takes that result.
+    let ui = ui_content.as_deref().map(Parsed::new);
+    let api = api_content.as_deref().map(Parsed::new);
+
+    let instructions = match &ui {
+        Some(c) => extract_from_messages(&ui_instruction_messages(c.text, c.value.as_ref())),
         None => Vec::new(),
     };
     let child_task_instruction_prefixes = distinct_child_prefixes(&instructions);
-    let seq = SequenceFacts::read(api_content.as_deref(), ui_content.as_deref(), with_sequence)?;
+    let seq = SequenceFacts::read(api.as_ref(), ui.as_ref(), with_sequence)?;
 
-    let main = ui_content.as_deref().and_then(main_instruction);
+    let main = ui
+        .as_ref()
+        .and_then(|c| main_instruction_in(c.value.as_ref()));
     let truncated_instruction = main
         .as_deref()
         .filter(|m| !m.is_empty())
         .map(|m| compute_instruction_prefix(m, DEFAULT_PREFIX_LEN));
 
     // Dates and workspace from the api history (strict JSON.parse first), then files_in_context.
-    let (mut stamps, extracted_workspace) = api_history_stamps(api_content.as_deref());
+    let (mut stamps, extracted_workspace) = api_history_stamps(api.as_ref());
     if has_metadata {
         push_context_file_stamps(&raw_meta, &mut stamps);
     }
@@ -617,6 +628,21 @@ fn distinct_child_prefixes(instructions: &[LegacyInstruction]) -> Vec<String> {
 }
 
 /// The counts of the api history and UI messages read as one sequence, and that sequence.
+/// A conversation file's text with its `JSON.parse` result (`None` where JavaScript would throw).
+struct Parsed<'a> {
+    text: &'a str,
+    value: Option<Value>,
+}
+
+impl<'a> Parsed<'a> {
+    fn new(text: &'a str) -> Self {
+        Parsed {
+            text,
+            value: json_parse(text),
+        }
+    }
+}
+
 struct SequenceFacts {
     message_count: u32,
     action_count: u32,
@@ -626,14 +652,18 @@ struct SequenceFacts {
 
 impl SequenceFacts {
     /// `None` where the builder throws (a `null` item, …).
-    fn read(api: Option<&str>, ui: Option<&str>, with_sequence: bool) -> Option<SequenceFacts> {
+    fn read(
+        api: Option<&Parsed>,
+        ui: Option<&Parsed>,
+        with_sequence: bool,
+    ) -> Option<SequenceFacts> {
         let api_items = match api {
-            Some(c) => read_sequence_items(c)?,
-            None => Vec::new(),
+            Some(c) => read_sequence_items(c.text, c.value.as_ref())?,
+            None => Cow::Borrowed(&[][..]),
         };
         let ui_items = match ui {
-            Some(c) => read_sequence_items(c)?,
-            None => Vec::new(),
+            Some(c) => read_sequence_items(c.text, c.value.as_ref())?,
+            None => Cow::Borrowed(&[][..]),
         };
         let all: Vec<&Value> = api_items.iter().chain(ui_items.iter()).collect();
         let (message_count, action_count, is_completed) = sequence_summary(&all)?;
@@ -653,13 +683,14 @@ impl SequenceFacts {
 
 /// The non-zero `ts` of the api history's messages (up to a `null` one) and the workspace its text
 /// names; nothing when it is not strict JSON.
-fn api_history_stamps(api: Option<&str>) -> (Vec<f64>, Option<String>) {
+fn api_history_stamps(api: Option<&Parsed>) -> (Vec<f64>, Option<String>) {
     let mut stamps: Vec<f64> = Vec::new();
     let mut workspace: Option<String> = None;
-    let Some(api) = api.filter(|c| !c.is_empty()) else {
-        return (stamps, workspace);
-    };
-    let Some(data) = json_parse(api) else {
+    let Some(Parsed {
+        text: api,
+        value: Some(data),
+    }) = api.filter(|c| !c.text.is_empty())
+    else {
         return (stamps, workspace);
     };
     if let Some(caps) = WORKSPACE.as_ref().and_then(|re| re.captures(api)) {
@@ -668,9 +699,9 @@ fn api_history_stamps(api: Option<&str>) -> (Vec<f64>, Option<String>) {
         }
     }
     let messages = if data.is_array() {
-        Some(&data)
+        Some(data)
     } else {
-        prop(&data, "messages").filter(|m| truthy(Some(m)))
+        prop(data, "messages").filter(|m| truthy(Some(m)))
     };
     if let Some(Value::Array(list)) = messages {
         for m in list {
@@ -728,7 +759,7 @@ mod tests {
 
     #[test]
     fn sequence_reader_stages() {
-        let n = |s: &str| read_sequence_items(s).map(|v| v.len());
+        let n = |s: &str| read_sequence_items(s, json_parse(s).as_ref()).map(|v| v.len());
         assert_eq!(n("[1,2]"), Some(2));
         assert_eq!(n("{\"messages\":[1]}"), Some(1));
         assert_eq!(n("{\"messages\":\"ab😀\"}"), Some(3));

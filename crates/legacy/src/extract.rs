@@ -10,9 +10,10 @@ use crate::js::{
     typeof_object, JS_SPACE_CLASS,
 };
 use regex::Regex;
-use roo_js::{to_string, truthy, utf16_len, utf16_prefix};
+use roo_js::{to_string, truthy, utf16_len, utf16_len_upto, utf16_prefix};
 use serde::Serialize;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 /// One instruction as the legacy extractor chain reports it (`NewTaskInstruction` without `taskId`).
@@ -99,7 +100,7 @@ fn create_instruction(
     min_len: usize,
 ) -> Option<LegacyInstruction> {
     let message = js_trim(message?);
-    let len = utf16_len(message);
+    let len = utf16_len_upto(message, min_len.max(201));
     if len < min_len {
         return None;
     }
@@ -146,7 +147,7 @@ fn task_blocks(ts: f64, text: &str, out: &mut Vec<LegacyInstruction>) {
     };
     for caps in re.captures_iter(text) {
         let content = js_trim(caps.get(1).map_or("", |m| m.as_str()));
-        if utf16_len(content) < 20 {
+        if utf16_len_upto(content, 20) < 20 {
             continue;
         }
         let cut = utf16_prefix(content, 200);
@@ -424,10 +425,16 @@ pub fn extract_from_messages(messages: &[Value]) -> Vec<LegacyInstruction> {
 /// stripped): `JSON.parse` (non-arrays give nothing), else the text wrapped in `[…]` when it neither
 /// starts with `[` nor ends with `]`, else one JSON value per non-blank line.
 pub fn parse_ui_for_instructions(content: &str) -> Vec<Value> {
-    if let Some(v) = json_parse(content) {
+    ui_instruction_messages(content, json_parse(content).as_ref()).into_owned()
+}
+
+/// [`parse_ui_for_instructions`] given the content's `JSON.parse` result, which the builder reads
+/// once for all its readers; the parsed array is borrowed, not copied.
+pub fn ui_instruction_messages<'v>(content: &str, parsed: Option<&'v Value>) -> Cow<'v, [Value]> {
+    if let Some(v) = parsed {
         return match v {
-            Value::Array(a) => a,
-            _ => Vec::new(),
+            Value::Array(a) => Cow::Borrowed(a.as_slice()),
+            _ => Cow::Owned(Vec::new()),
         };
     }
     let trimmed = js_trim(content);
@@ -439,28 +446,35 @@ pub fn parse_ui_for_instructions(content: &str) -> Vec<Value> {
         trimmed
     };
     if let Some(v) = json_parse(candidate) {
-        return match v {
+        return Cow::Owned(match v {
             Value::Array(a) => a,
             _ => Vec::new(),
-        };
+        });
     }
-    content
-        .split('\n')
-        .map(js_trim)
-        .filter(|l| !l.is_empty())
-        .filter_map(json_parse)
-        .collect()
+    Cow::Owned(
+        content
+            .split('\n')
+            .map(js_trim)
+            .filter(|l| !l.is_empty())
+            .filter_map(json_parse)
+            .collect(),
+    )
 }
 
 /// `extractMainInstructionFromUI`: the first non-blank `say/text` (trimmed), unless it is missing,
 /// shorter than 50 units or ends with `...`, in which case the first non-empty `<task>` block of an
 /// `api_req_started` request wins (falling back to the `say/text` if none). Strict `JSON.parse` only.
 pub fn main_instruction(ui_content: &str) -> Option<String> {
-    let Some(Value::Array(messages)) = json_parse(ui_content) else {
+    main_instruction_in(json_parse(ui_content).as_ref())
+}
+
+/// [`main_instruction`] given the content's `JSON.parse` result.
+pub fn main_instruction_in(parsed: Option<&Value>) -> Option<String> {
+    let Some(Value::Array(messages)) = parsed else {
         return None;
     };
     let mut first_say: Option<String> = None;
-    for m in &messages {
+    for m in messages {
         if m.is_null() {
             return None; // `null.type` throws; the helper answers undefined
         }
@@ -479,7 +493,7 @@ pub fn main_instruction(ui_content: &str) -> Option<String> {
         Some(t) => utf16_len(t) < 50 || t.ends_with("..."),
     };
     if weak {
-        for m in &messages {
+        for m in messages {
             if m.is_null() {
                 return None;
             }

@@ -6,6 +6,7 @@ use crate::job::Job;
 use napi::bindgen_prelude::{AsyncTask, Buffer};
 use napi_derive::napi;
 use roo_legacy::{LegacyFile, LegacyTaskFiles};
+use serde::Serialize;
 
 /// One task file as read by the caller: its size, and its bytes unless it was unreadable or skipped.
 #[napi(object)]
@@ -58,6 +59,74 @@ pub fn compat_analyze_legacy_files(
     let files = LegacyTaskFiles::from(files);
     Job::spawn(None, move |_| {
         Ok(roo_legacy::analyze_task_legacy_files(task_id, files, true))
+    })
+}
+
+/// A task folder read and analysed by the legacy builder here, for the compat detector's read-ahead
+/// (used only when nothing replaced Node's file functions, so reading here gives what Node's reads
+/// would): the analysis, and the folder's dates that stand in for a task without dated records.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompatLegacyFolder {
+    /// `null` where the legacy builder skips the task (or the folder cannot be read).
+    pub analysis: Option<roo_legacy::LegacyAnalysis>,
+    /// The folder's modification time, in milliseconds since the epoch with their fraction
+    /// (`fs.stat(dir).mtimeMs`).
+    pub dir_mtime_ms: Option<f64>,
+    /// The folder's creation time where the file system records it, else its change time, as
+    /// Node's `birthtime` falls back.
+    pub dir_birthtime_ms: Option<f64>,
+}
+
+/// Milliseconds since the epoch with their fraction, as Node's `mtimeMs` (its `mtime` rounds them).
+fn millis(t: std::time::SystemTime) -> Option<f64> {
+    let ms =
+        |d: std::time::Duration| d.as_secs() as f64 * 1000.0 + f64::from(d.subsec_nanos()) / 1e6;
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => Some(ms(d)),
+        Err(e) => Some(-ms(e.duration())),
+    }
+}
+
+/// The birth time of `meta`, else (as Node does where the file system has none) its change time.
+fn birth_millis(meta: &std::fs::Metadata) -> Option<f64> {
+    if let Some(ms) = meta.created().ok().and_then(millis) {
+        return Some(ms);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(meta.ctime() as f64 * 1000.0 + meta.ctime_nsec() as f64 / 1e6)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// The legacy builder over a task folder it reads itself (the four files as
+/// `analyzeWithOldSystem` reads them: conversation files over 10 MiB only stat'ed).
+#[napi(ts_return_type = "Promise<CompatLegacyFolder>")]
+pub fn compat_analyze_legacy_folder(
+    task_id: String,
+    task_path: String,
+) -> AsyncTask<Job<CompatLegacyFolder>> {
+    Job::spawn(None, move |_| {
+        let dir = std::path::Path::new(&task_path);
+        let meta = std::fs::metadata(dir).ok();
+        let analysis = roo_legacy::analyze_task_legacy_files(
+            task_id,
+            roo_legacy::read_legacy_task_files(dir),
+            true,
+        );
+        Ok(CompatLegacyFolder {
+            analysis,
+            dir_mtime_ms: meta
+                .as_ref()
+                .and_then(|m| m.modified().ok())
+                .and_then(millis),
+            dir_birthtime_ms: meta.as_ref().and_then(birth_millis),
+        })
     })
 }
 
