@@ -178,6 +178,20 @@ describe('summarizeConversation with the caller’s collaborators', () => {
     expect(error).toHaveBeenCalledWith('[summarizeConversation] Failed to generate folded file context:', expect.any(Error))
   })
 
+  it('asks for the folded sections only once a summary came back, as the extension does', async () => {
+    const failing: ApiHandler = {
+      async *createMessage() {
+        yield { type: 'text', text: '' }
+      },
+      getModel: () => ({ id: 'm', info: { contextWindow: 100000, supportsImages: true } }),
+      countTokens: async () => 10,
+    }
+    const empty = await summarize({ messages: turns(5), apiHandler: failing, systemPrompt: SYSTEM_PROMPT, taskId: 't', filesReadByRoo: ['a.ts'], cwd: '/repo' })
+    const few = await summarize({ messages: turns(1), apiHandler: makeHandler().handler, systemPrompt: SYSTEM_PROMPT, taskId: 't', filesReadByRoo: ['a.ts'], cwd: '/repo' })
+    expect([empty.error, few.error]).toEqual([expect.any(String), expect.any(String)])
+    expect(generateFoldedFileContext).not.toHaveBeenCalled()
+  })
+
   it('uses the caller’s real folding module when no test replaces it', async () => {
     vi.mocked(generateFoldedFileContext).mockClear()
     const r = await summarize({ messages: turns(5), apiHandler: makeHandler({ count: 10 }).handler, systemPrompt: SYSTEM_PROMPT, taskId: 't', filesReadByRoo: ['src/x.ts'], cwd: '/repo' })

@@ -187,6 +187,12 @@ export interface ContextManagementOptions<M extends ApiMessage = ApiMessage> {
   rooIgnoreController?: unknown
   /** This package's extra: folded file context already rendered, one `<system-reminder>` section each. */
   foldedFileContext?: string[]
+  /**
+   * This package's extra: called once a summary has come back non-empty (as the extension calls
+   * `generateFoldedFileContext`); its sections replace `foldedFileContext`. `null` or a failure
+   * keeps `foldedFileContext`.
+   */
+  foldFileContext?: () => Promise<string[] | null> | string[] | null
   /** This package's extra: aborting rejects with code `ABORTED`. */
   signal?: AbortSignal
 }
@@ -232,6 +238,7 @@ export interface SummarizeConversationOptions<M extends ApiMessage = ApiMessage>
   cwd?: string
   rooIgnoreController?: unknown
   foldedFileContext?: string[]
+  foldFileContext?: () => Promise<string[] | null> | string[] | null
   signal?: AbortSignal
 }
 

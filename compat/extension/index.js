@@ -294,18 +294,27 @@ async function withCallerCollaborators(condense, options) {
     out.apiHandler = withCallerImageRule(options.apiHandler, images.maybeRemoveImageBlocks, options.messages)
   }
   const files = options.filesReadByRoo
-  if (out.foldedFileContext === undefined && Array.isArray(files) && files.length > 0 && options.cwd) {
-    const folding = await host.importBeside(condense, './foldedFileContext')
-    if (folding && typeof folding.generateFoldedFileContext === 'function') {
-      try {
-        const folded = await folding.generateFoldedFileContext(files, { cwd: options.cwd, rooIgnoreController: options.rooIgnoreController })
-        out.foldedFileContext = folded.sections.filter((section) => section.trim())
-      } catch (error) {
-        console.error('[summarizeConversation] Failed to generate folded file context:', error)
-      }
-    }
+  if (out.foldFileContext === undefined && out.foldedFileContext === undefined && Array.isArray(files) && files.length > 0 && options.cwd) {
+    out.foldFileContext = () => callerFoldedSections(condense, files, options)
   }
   return out
+}
+
+/**
+ * The caller's `generateFoldedFileContext(files, {cwd, rooIgnoreController})` sections, blank ones
+ * left out (the native summary asks once it has a summary); `null` when the caller has no such
+ * module, `[]` after logging a failure as the extension does.
+ */
+async function callerFoldedSections(condense, files, options) {
+  const folding = await host.importBeside(condense, './foldedFileContext')
+  if (!folding || typeof folding.generateFoldedFileContext !== 'function') return null
+  try {
+    const folded = await folding.generateFoldedFileContext(files, { cwd: options.cwd, rooIgnoreController: options.rooIgnoreController })
+    return folded.sections.filter((section) => section.trim())
+  } catch (error) {
+    console.error('[summarizeConversation] Failed to generate folded file context:', error)
+    return []
+  }
 }
 
 /**

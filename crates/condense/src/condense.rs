@@ -286,7 +286,8 @@ pub async fn summarize_conversation(
             "<system-reminder>\n## Active Workflows\nThe following directives must be maintained across all future condensings:\n{commands}\n</system-reminder>"
         )));
     }
-    for section in &opts.folded_file_context {
+    let asked = provider.folded_file_context().await;
+    for section in asked.as_ref().unwrap_or(&opts.folded_file_context) {
         content.push(text_block(section));
     }
     if opts.is_automatic_trigger {

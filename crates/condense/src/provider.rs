@@ -127,6 +127,13 @@ pub trait SummaryProvider: Send + Sync {
     fn count_tokens<'a>(&'a self, content: &'a [Value]) -> BoxFuture<'a, f64> {
         Box::pin(std::future::ready(tokens::count_tokens(content)))
     }
+
+    /// The folded file context of the files read in the task (the extension's
+    /// `generateFoldedFileContext`), asked for once a summary has come back non-empty, as the
+    /// extension asks; `None` (the default) keeps the sections given in the options.
+    fn folded_file_context(&self) -> BoxFuture<'_, Option<Vec<String>>> {
+        Box::pin(std::future::ready(None))
+    }
 }
 
 /// A provider that is not there: every request fails as an invalid handler.

@@ -6,9 +6,10 @@
 // extension's `apiHandler` so that each call resolves, never rejects, with plain data:
 //   stream(request) -> { chunks, error?, aborted? }   the handler's text and usage chunks
 //   count(content)  -> number                        the handler's count, -1 when it has none
+//   fold()          -> string[] | null               `options.foldFileContext()`'s sections
 (function (options, onAbort) {
   options = options || {};
-  const { apiHandler, signal, rooIgnoreController, ...data } = options;
+  const { apiHandler, signal, rooIgnoreController, foldFileContext, ...data } = options;
   const out = { data };
   const hasSignal = signal && typeof signal.addEventListener === 'function';
   if (hasSignal) {
@@ -55,6 +56,16 @@
       return { chunks, error: e && typeof e.message === 'string' ? e.message : String(e) };
     }
   };
+  if (typeof foldFileContext === 'function') {
+    out.fold = async () => {
+      try {
+        const sections = await foldFileContext();
+        return Array.isArray(sections) ? sections.filter((s) => typeof s === 'string') : null;
+      } catch (e) {
+        return null;
+      }
+    };
+  }
   if (typeof handler.countTokens === 'function' && options.useHandlerCountTokens !== false) {
     out.count = async (content) => {
       try {

@@ -556,6 +556,8 @@ type CountFn = ThreadsafeFunction<Value, Promise<f64>, Value, Status, false>;
 struct JsHandlerProvider {
     stream: StreamFn,
     count: Option<CountFn>,
+    /// `options.foldFileContext`, asked once a summary has come back.
+    fold: Option<StreamFn>,
     supports_images: bool,
 }
 
@@ -627,6 +629,15 @@ impl SummaryProvider for JsHandlerProvider {
             }
         })
     }
+
+    fn folded_file_context(&self) -> BoxFuture<'_, Option<Vec<String>>> {
+        Box::pin(async move {
+            let fold = self.fold.as_ref()?;
+            let promise = fold.call_async_catch(Value::Null).await.ok()?;
+            let sections = promise.await.ok()?;
+            serde_json::from_value(sections).ok()
+        })
+    }
 }
 
 struct Bridged {
@@ -655,9 +666,15 @@ fn bridge(env: &Env, options: Object) -> napi::Result<Bridged> {
                 Some(f) => Some(f.build_threadsafe_function::<Value>().build()?),
                 None => None,
             };
+            let fold: Option<Function<Value, Promise<Value>>> = out.get("fold")?;
+            let fold = match fold {
+                Some(f) => Some(f.build_threadsafe_function::<Value>().build()?),
+                None => None,
+            };
             Box::new(JsHandlerProvider {
                 stream: stream.build_threadsafe_function::<Value>().build()?,
                 count,
+                fold,
                 supports_images: out.get::<bool>("supportsImages")?.unwrap_or(true),
             })
         }
