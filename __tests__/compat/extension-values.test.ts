@@ -175,6 +175,41 @@ describe('log lines of the extension', () => {
   })
 })
 
+describe('foldFileContext, this package’s extra', () => {
+  it('is called once a summary came back; its sections follow the summary, replacing foldedFileContext', async () => {
+    const fold = vi.fn(async () => ['<system-reminder>\n## File Context: a.ts\n</system-reminder>'])
+    const r = await ext.summarizeConversation({
+      messages: turns(5),
+      apiHandler: makeHandler({ count: 10 }).handler,
+      systemPrompt: SYSTEM_PROMPT,
+      taskId: 't',
+      foldedFileContext: ['replaced'],
+      foldFileContext: fold,
+    })
+    expect(fold).toHaveBeenCalledTimes(1)
+    const blocks = r.messages[r.messages.length - 1].content as Array<{ text?: string }>
+    expect(blocks.map((b) => b.text)).toEqual([expect.stringContaining('## Conversation Summary'), '<system-reminder>\n## File Context: a.ts\n</system-reminder>'])
+  })
+
+  it('is not called when no summary comes back, and a failing one keeps foldedFileContext', async () => {
+    const fold = vi.fn(async () => ['x'])
+    await ext.summarizeConversation({ messages: turns(1), apiHandler: makeHandler().handler, systemPrompt: SYSTEM_PROMPT, taskId: 't', foldFileContext: fold })
+    expect(fold).not.toHaveBeenCalled()
+    const r = await ext.summarizeConversation({
+      messages: turns(5),
+      apiHandler: makeHandler({ count: 10 }).handler,
+      systemPrompt: SYSTEM_PROMPT,
+      taskId: 't',
+      foldedFileContext: ['kept'],
+      foldFileContext: async () => {
+        throw new Error('no parser')
+      },
+    })
+    const blocks = r.messages[r.messages.length - 1].content as Array<{ text?: string }>
+    expect(blocks.map((b) => b.text)).toEqual([expect.stringContaining('## Conversation Summary'), 'kept'])
+  })
+})
+
 describe('manageContext through this module’s exports', () => {
   it('a stub put on the CommonJS export of summarizeConversation is what summarises', async () => {
     const response: SummarizeResponse = { messages: [user('summary', 9, { isSummary: true })], summary: 'summary', cost: 0.2, newContextTokens: 10 }
