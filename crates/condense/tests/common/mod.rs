@@ -76,3 +76,20 @@ pub fn five_with_empty_last() -> Vec<Value> {
         u("", 5.0),
     ]
 }
+
+/// Options of a summary of `messages` with the suites' system prompt and task.
+pub fn sum_opts(messages: Vec<Value>) -> SummarizeOptions {
+    SummarizeOptions {
+        messages,
+        system_prompt: "System prompt".into(),
+        task_id: "task".into(),
+        ..SummarizeOptions::default()
+    }
+}
+
+/// `summarize_conversation` with a fresh cancel token.
+pub async fn summarize(o: &SummarizeOptions, p: &dyn SummaryProvider) -> SummarizeResponse {
+    summarize_conversation(o, p, &CancelToken::new())
+        .await
+        .unwrap()
+}
