@@ -3,8 +3,8 @@
 // otherwise load index.js a second time). The list must name every export of index.js; the
 // test "the ESM entry exports the same functions as the CommonJS one" checks it.
 //
-// The entry also hands its own `import()` to host.js: when a module runner (Vitest) evaluates this
-// file, that import runs in the runner, so the caller's modules it loads are the test's doubles.
+// The entry also hands its own `import()` to host.js, which uses it to load the caller's modules
+// when no Vitest mocker offers its runner: evaluated by a module runner, this import runs there.
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
