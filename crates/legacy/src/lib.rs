@@ -40,6 +40,7 @@ mod index;
 mod js;
 mod links;
 mod prefix;
+mod sequence;
 
 pub use analysis::{
     analyze_task_legacy, analyze_task_legacy_files, extract_new_task_instructions_legacy,
