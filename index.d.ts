@@ -315,6 +315,14 @@ export interface CompatLegacyFolder {
   dirBirthtimeMs: number | null
 }
 
+/** A task folder analysed natively for compat's fixed mode (its read-ahead). */
+export interface CompatFixedFolder {
+  /** `null` when there is no folder or none of its three task files. */
+  skeleton: ConversationSkeleton | null
+  /** `task_metadata.parentTaskId || task_metadata.parent_task_id || history_item.parentTaskId`. */
+  parentTaskId: string | null
+}
+
 /** Errors thrown or rejected by this library carry one of these codes (asynchronous calls as
  *  `err.code`, synchronous ones at the start of `err.message`); some also carry `err.details`
  *  (`AMBIGUOUS_TASK_ID`: `{ candidates: string[] }`). */
@@ -1290,6 +1298,12 @@ export declare function combineApiRequests(messages: ClineMessage[]): ClineMessa
 
 /** `combineCommandSequences(messages)`. */
 export declare function combineCommandSequences(messages: ClineMessage[]): ClineMessage[]
+
+/**
+ * The fixed-mode analysis of a task folder (`analyzeWithNewSystem`'s native part and its parent
+ * rule), for the compat detector's read-ahead.
+ */
+export declare function compatAnalyzeFixedFolder(taskId: string, taskPath: string): Promise<CompatFixedFolder>
 
 /** The legacy skeleton builder over files read by the caller; null where it would skip the task. */
 export declare function compatAnalyzeLegacyFiles(taskId: string, files: CompatTaskFilesInput): Promise<LegacyAnalysis | null>

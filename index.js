@@ -859,6 +859,7 @@ module.exports.cleanupObsoleteCheckpoints = nativeBinding.cleanupObsoleteCheckpo
 module.exports.closeSearchIndex = nativeBinding.closeSearchIndex
 module.exports.combineApiRequests = nativeBinding.combineApiRequests
 module.exports.combineCommandSequences = nativeBinding.combineCommandSequences
+module.exports.compatAnalyzeFixedFolder = nativeBinding.compatAnalyzeFixedFolder
 module.exports.compatAnalyzeLegacyFiles = nativeBinding.compatAnalyzeLegacyFiles
 module.exports.compatAnalyzeLegacyFolder = nativeBinding.compatAnalyzeLegacyFolder
 module.exports.compatConversationXml = nativeBinding.compatConversationXml

@@ -315,6 +315,14 @@ export interface CompatLegacyFolder {
   dirBirthtimeMs: number | null
 }
 
+/** A task folder analysed natively for compat's fixed mode (its read-ahead). */
+export interface CompatFixedFolder {
+  /** `null` when there is no folder or none of its three task files. */
+  skeleton: ConversationSkeleton | null
+  /** `task_metadata.parentTaskId || task_metadata.parent_task_id || history_item.parentTaskId`. */
+  parentTaskId: string | null
+}
+
 /** Errors thrown or rejected by this library carry one of these codes (asynchronous calls as
  *  `err.code`, synchronous ones at the start of `err.message`); some also carry `err.details`
  *  (`AMBIGUOUS_TASK_ID`: `{ candidates: string[] }`). */

@@ -9,8 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { core, legacyTasks, haveShared, repoRoot } from '../helpers.js'
 
 const require = createRequire(import.meta.url)
-const { legacyFolder } = require('../../compat/utils/read-ahead.js') as {
+const { legacyFolder, fixedFolder } = require('../../compat/utils/read-ahead.js') as {
   legacyFolder(taskId: string, taskPath: string): Promise<{ analysis: unknown; dirStats: { mtime: Date; birthtime: Date } | null } | undefined>
+  fixedFolder(taskId: string, taskPath: string): Promise<{ skeleton: unknown; parentTaskId: string | null } | undefined>
 }
 
 const FILES = ['task_metadata.json', 'api_conversation_history.json', 'ui_messages.json', 'history_item.json'] as const
@@ -72,6 +73,61 @@ describe('compat read-ahead', () => {
       }
     }
     expect(compared).toBeGreaterThan(30)
+  })
+
+  it("fixed mode: the engine's skeleton and the parent in the legacy priority, as the detector's own reads give them", async () => {
+    const jsonOf = (p: string) => {
+      try {
+        return JSON.parse(fs.readFileSync(p, 'utf8').replace(/^\uFEFF/, ''))
+      } catch {
+        return undefined
+      }
+    }
+    let compared = 0
+    for (const dir of taskFolders()) {
+      const names = fs.readdirSync(dir).filter((n) => fs.statSync(path.join(dir, n)).isDirectory())
+      for (const name of [...names, ...[...names].reverse()]) {
+        const taskPath = path.join(dir, name)
+        const got = await fixedFolder(name, taskPath)
+        expect(got, taskPath).toBeDefined()
+        const present = ['task_metadata.json', 'api_conversation_history.json', 'ui_messages.json'].some((f) => fs.existsSync(path.join(taskPath, f)))
+        if (!present) {
+          expect(got!.skeleton).toBeNull()
+          continue
+        }
+        expect(got!.skeleton, taskPath).toEqual(await core.analyzeConversation(name, taskPath, { includeSequence: true }))
+        const meta = jsonOf(path.join(taskPath, 'task_metadata.json'))
+        const hist = jsonOf(path.join(taskPath, 'history_item.json'))
+        const parent = meta?.parentTaskId || meta?.parent_task_id || hist?.parentTaskId
+        expect(got!.parentTaskId).toBe(parent ? String(parent) : null)
+        compared++
+      }
+    }
+    expect(compared).toBeGreaterThan(30)
+  })
+
+  it('fixed mode: a parent written as a number or under the older key is read as the detector reads it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'roo-read-ahead-'))
+    try {
+      const src = path.join(repoRoot, 'fixtures', 'stores', 'stack-era-v3.20', 'tasks')
+      const [first] = fs.readdirSync(src)
+      const cases: Array<[string, unknown, string | null]> = [
+        ['numeric', { parentTaskId: 42 }, '42'],
+        ['older-key', { parentTaskId: '', parent_task_id: 'p-1' }, 'p-1'],
+        ['bom', '\uFEFF{"parentTaskId":"p-2"}', 'p-2'],
+        ['broken', '{"parentTaskId":', null],
+      ]
+      for (const [name, meta] of cases) {
+        fs.cpSync(path.join(src, first), path.join(dir, name), { recursive: true })
+        fs.writeFileSync(path.join(dir, name, 'task_metadata.json'), typeof meta === 'string' ? meta : JSON.stringify(meta))
+        fs.rmSync(path.join(dir, name, 'history_item.json'), { force: true })
+      }
+      for (const [name, , expected] of cases) {
+        expect((await fixedFolder(name, path.join(dir, name)))?.parentTaskId, name).toBe(expected)
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('serves a folder made after the listing, and stands aside where it cannot serve', async () => {

@@ -5,8 +5,8 @@
  * awaiting each). Each call waits for one task, so the second core idles and every task pays its
  * full read and parse in turn. Here, the first call for a folder lists its parent once (in the order
  * Node's `readdir` gives, the order such a walk follows) and, from then on, each call starts the
- * native legacy analysis of the next few folders of that listing on the libuv pool, so they are read
- * and analysed while the caller converts, writes and awaits the current one.
+ * native analysis (legacy or fixed mode) of the next few folders of that listing on the libuv pool,
+ * so they are read and analysed while the caller converts, writes and awaits the current one.
  *
  * Used only when compat may read natively (nothing replaced Node's file functions) and only for a
  * task whose folder name is its id. A folder the listing does not hold (made after it) is left to the
@@ -24,11 +24,12 @@ function windowSize() {
   return Number.isInteger(n) && n >= 0 ? Math.min(n, 16) : 2
 }
 
-/** The walk of one tasks folder: its listing and the analyses started ahead of the caller. */
+/** The walk of one tasks folder by one kind of analysis: its listing and the analyses started ahead. */
 class Walk {
-  constructor(dir, names) {
+  constructor(dir, names, analyse) {
     this.dir = dir
     this.names = names
+    this.analyse = analyse
     this.position = new Map(names.map((name, i) => [name, i]))
     /** name → { at: index in the listing, result: Promise } */
     this.started = new Map()
@@ -38,7 +39,7 @@ class Walk {
   take(name) {
     const ahead = this.started.get(name)
     this.started.delete(name)
-    return ahead ? ahead.result : analyse(name, path.join(this.dir, name))
+    return ahead ? ahead.result : this.analyse(name, path.join(this.dir, name))
   }
 
   /** Starts the next `count` folders after index `i`, and drops those the caller went past. */
@@ -46,17 +47,54 @@ class Walk {
     for (const [name, job] of this.started) if (job.at <= i) this.started.delete(name)
     for (let k = i + 1; k <= i + count && k < this.names.length; k++) {
       const name = this.names[k]
-      if (!this.started.has(name)) this.started.set(name, { at: k, result: analyse(name, path.join(this.dir, name)) })
+      if (!this.started.has(name)) this.started.set(name, { at: k, result: this.analyse(name, path.join(this.dir, name)) })
     }
   }
 }
 
-/** The native analysis of one folder; a failure is carried in the result, never left unhandled. */
-function analyse(taskId, taskPath) {
-  return binding.compatAnalyzeLegacyFolder(taskId, taskPath).then(
-    (folder) => ({ folder }),
+/** A native analysis whose failure is carried in the result, never left unhandled. */
+const settled = (native) => (taskId, taskPath) =>
+  native(taskId, taskPath).then(
+    (value) => ({ value }),
     (error) => ({ error }),
   )
+
+/**
+ * A read-ahead over one native analysis: `(taskId, taskPath)` → its value, or `undefined` when it
+ * does not serve the call (off, an id that is not the folder's name, a folder not listed).
+ */
+function readAhead(native) {
+  const analyse = settled(native)
+  let current = null
+  /** The walk of `dir`, listed anew when the caller starts over or asks for a folder it lacks. */
+  const walkOf = (dir, name) => {
+    if (current && current.dir === dir) {
+      const i = current.position.get(name)
+      if (i !== undefined && i > 0) return current
+    }
+    let names
+    try {
+      names = fs.readdirSync(dir)
+    } catch {
+      return null
+    }
+    current = new Walk(dir, names, analyse)
+    return current.position.has(name) ? current : null
+  }
+  return async (taskId, taskPath) => {
+    const count = windowSize()
+    if (count === 0) return undefined
+    const name = path.basename(taskPath)
+    if (String(taskId) !== name) return undefined
+    const walk = walkOf(path.dirname(taskPath), name)
+    if (!walk) return undefined
+    const i = walk.position.get(name)
+    const result = walk.take(name)
+    walk.advance(i, count)
+    const { value, error } = await result
+    if (error) throw error
+    return value
+  }
 }
 
 /** The folder's dates as the legacy analysis reads them off `fs.stat(taskPath)` (whose dates
@@ -69,43 +107,25 @@ function dirStats(folder) {
   return { mtime, birthtime }
 }
 
-let current = null
+const legacyAhead = readAhead((taskId, taskPath) => binding.compatAnalyzeLegacyFolder(taskId, taskPath))
+const fixedAhead = readAhead((taskId, taskPath) => binding.compatAnalyzeFixedFolder(taskId, taskPath))
 
-/** The walk of `dir`, listed anew when the caller starts over or asks for a folder it lacks. */
-function walkOf(dir, name) {
-  if (current && current.dir === dir) {
-    const i = current.position.get(name)
-    if (i !== undefined && i > 0) return current
-  }
-  let names
-  try {
-    names = fs.readdirSync(dir)
-  } catch {
-    return null
-  }
-  current = new Walk(dir, names)
-  return current.position.has(name) ? current : null
+/**
+ * Legacy mode: `{ analysis, dirStats }` of `taskPath` (`analysis` null where the legacy builder
+ * skips the task), or `undefined` when the read-ahead does not serve this call.
+ */
+async function legacyFolder(taskId, taskPath) {
+  const folder = await legacyAhead(taskId, taskPath)
+  return folder === undefined ? undefined : { analysis: folder.analysis, dirStats: dirStats(folder) }
 }
 
 /**
- * The legacy analysis of `taskPath` and its folder's dates (`{ analysis, dirStats }`, `analysis`
- * null where the legacy builder skips the task), or `undefined` when the read-ahead does not
- * serve this call (off, an id that is not the folder's name, a folder not in the listing).
+ * Fixed mode: `{ skeleton, parentTaskId }` of `taskPath` (the engine's skeleton with its sequence,
+ * `null` where the detector answers `null`; the parent in the legacy priority), or `undefined`
+ * when the read-ahead does not serve this call.
  */
-async function legacyFolder(taskId, taskPath) {
-  const count = windowSize()
-  if (count === 0) return undefined
-  const dir = path.dirname(taskPath)
-  const name = path.basename(taskPath)
-  if (String(taskId) !== name) return undefined
-  const walk = walkOf(dir, name)
-  if (!walk) return undefined
-  const i = walk.position.get(name)
-  const result = walk.take(name)
-  walk.advance(i, count)
-  const { folder, error } = await result
-  if (error) throw error
-  return { analysis: folder.analysis, dirStats: dirStats(folder) }
+function fixedFolder(taskId, taskPath) {
+  return fixedAhead(taskId, taskPath)
 }
 
-module.exports = { legacyFolder }
+module.exports = { legacyFolder, fixedFolder }

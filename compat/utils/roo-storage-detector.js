@@ -263,6 +263,9 @@ function parseJsonText(text) {
 
 /** Fixed mode, natively: the engine's skeleton; parents in the legacy priority (metadata, then history item). */
 async function analyzeNativeFixed(taskId, taskPath, paths) {
+  const ahead = readAhead()
+  const early = ahead ? await ahead.fixedFolder(taskId, taskPath) : undefined
+  if (early !== undefined) return early.skeleton && skeletonOfEngine(early.skeleton, taskPath, early.parentTaskId ?? undefined)
   const dir = await nodeStat(taskPath)
   if (!dir || !dir.isDirectory()) return null
   const present = await Promise.all([paths.metadataPath, paths.apiHistoryPath, paths.uiMessagesPath].map(nodeStat))

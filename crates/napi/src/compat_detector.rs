@@ -130,6 +130,93 @@ pub fn compat_analyze_legacy_folder(
     })
 }
 
+/// What the compat detector's fixed mode needs of a task folder, read here for its read-ahead:
+/// the engine's skeleton (with its sequence), and the parent in the legacy priority
+/// (`task_metadata.parentTaskId || task_metadata.parent_task_id || history_item.parentTaskId`,
+/// as `String(value)`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompatFixedFolder {
+    /// `null` where the detector answers `null`: no folder, or none of the three task files.
+    pub skeleton: Option<roo_state::ConversationSkeleton>,
+    pub parent_task_id: Option<String>,
+}
+
+/// A task file's JSON as `JSON.parse(stripBom(await readFile(p, 'utf8')))` gives it; `None` where
+/// the read or the parse fails.
+fn json_file(path: &std::path::Path) -> Option<serde_json::Value> {
+    let bytes = std::fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    serde_json::from_str(text.strip_prefix('\u{FEFF}').unwrap_or(&text)).ok()
+}
+
+/// The fixed-mode analysis of a task folder (`analyzeWithNewSystem`'s native part and its parent
+/// rule), for the compat detector's read-ahead.
+#[napi(ts_return_type = "Promise<CompatFixedFolder>")]
+pub fn compat_analyze_fixed_folder(
+    task_id: String,
+    task_path: String,
+) -> AsyncTask<Job<CompatFixedFolder>> {
+    Job::spawn(None, move |_| {
+        let dir = std::path::PathBuf::from(&task_path);
+        let none = CompatFixedFolder {
+            skeleton: None,
+            parent_task_id: None,
+        };
+        if !std::fs::metadata(&dir).is_ok_and(|m| m.is_dir()) {
+            return Ok(none);
+        }
+        let task_files = [
+            "task_metadata.json",
+            "api_conversation_history.json",
+            "ui_messages.json",
+        ];
+        if task_files
+            .iter()
+            .all(|f| std::fs::metadata(dir.join(f)).is_err())
+        {
+            return Ok(none);
+        }
+        let meta = json_file(&dir.join("task_metadata.json"));
+        let hist = json_file(&dir.join("history_item.json"));
+        let field = |v: &Option<serde_json::Value>, key: &str| {
+            v.as_ref()
+                .and_then(|v| v.as_object())
+                .and_then(|o| o.get(key))
+                .cloned()
+        };
+        let parent_task_id = [
+            field(&meta, "parentTaskId"),
+            field(&meta, "parent_task_id"),
+            field(&hist, "parentTaskId"),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|v| roo_js::truthy(Some(v)))
+        .map(|v| roo_js::to_string(&v));
+        let opts = roo_state::skeleton::AnalyzeOptions::from(
+            crate::skeleton::AnalyzeConversationOptions {
+                include_sequence: Some(true),
+                max_content_length: None,
+            },
+        );
+        match roo_state::skeleton::analyze_task(&task_id, &dir, &opts) {
+            Ok(skeleton) => Ok(CompatFixedFolder {
+                skeleton: Some(skeleton),
+                parent_task_id,
+            }),
+            Err(d) => {
+                let err = crate::skeleton::task_error(&dir, d);
+                if matches!(err.code, ErrorCode::TaskNotFound | ErrorCode::InvalidPath) {
+                    Ok(none)
+                } else {
+                    Err(err)
+                }
+            }
+        }
+    })
+}
+
 /// The legacy extraction chain over the text of a `ui_messages.json` (as given: no BOM strip, no
 /// size cap), in the order the chain finds the instructions.
 #[napi(ts_return_type = "LegacyInstruction[]")]

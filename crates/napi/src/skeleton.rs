@@ -45,7 +45,7 @@ fn max_content_len(max: Option<u32>) -> usize {
     max.map_or(roo_state::skeleton::DEFAULT_MAX_CONTENT, |m| m as usize)
 }
 
-fn task_error(task_dir: &Path, diagnostics: Vec<roo_formats::Diagnostic>) -> CodedError {
+pub(crate) fn task_error(task_dir: &Path, diagnostics: Vec<roo_formats::Diagnostic>) -> CodedError {
     if !task_dir.exists() {
         CodedError::new(
             ErrorCode::TaskNotFound,
