@@ -10,67 +10,29 @@
  *
  * with specifiers relative to the caller's `src/services/`, so that a test's
  * `vi.mock('../utils/roo-storage-detector.js')` or `vi.mock('./unified-store/dual-write.js')`
- * reaches compat, and errors are instances of the caller's own classes. Each specifier is imported
- * once per importer. Without an importer, or when the import fails, the lookups give `undefined`
- * and the services use their own equivalents.
+ * reaches compat, and errors are instances of the caller's own classes. The importer is looked up
+ * and its modules kept by `callerImporter` (compat/utils/caller-modules.js), the one cache the
+ * `src/utils/*` replacements' importer goes through too: each specifier is imported once per
+ * importer. Without an importer, or when the import fails, the lookups give `undefined` and the
+ * services use their own equivalents.
  */
-const io = require('../io.js')
+const { callerImporter, exportOf } = require('../utils/caller-modules.js')
 
 const KEY = 'servicesImport'
 
-/** @type {WeakMap<Function, Map<string, {promise: Promise<object | undefined>, value?: object}>>} */
-const loaded = new WeakMap()
-
-function entry(specifier) {
-  const importer = io.mod(KEY)
-  if (typeof importer !== 'function') return undefined
-  let byName = loaded.get(importer)
-  if (!byName) {
-    byName = new Map()
-    loaded.set(importer, byName)
-  }
-  let e = byName.get(specifier)
-  if (!e) {
-    const fresh = { promise: Promise.resolve(undefined), value: undefined }
-    fresh.promise = Promise.resolve()
-      .then(() => importer(specifier))
-      .then(
-        (m) => {
-          fresh.value = m ?? undefined
-          return fresh.value
-        },
-        () => undefined,
-      )
-    byName.set(specifier, fresh)
-    e = fresh
-  }
-  return e
-}
+const services = callerImporter(KEY)
 
 /** The caller's module at `specifier`, or `undefined` (no importer, or the import failed). */
-function serviceModule(specifier) {
-  const e = entry(specifier)
-  return e ? e.promise : Promise.resolve(undefined)
-}
+const serviceModule = services.module
 
 /** The caller's module when its import has already finished (starts it otherwise). */
-function serviceModuleNow(specifier) {
-  const e = entry(specifier)
-  return e ? e.value : undefined
-}
+const serviceModuleNow = services.moduleNow
 
 /**
  * `mod[name]`, or `undefined`. A test runner's factory mock throws on a name its factory did not
  * return; the legacy code would not have used such a name either.
  */
-function pick(mod, name) {
-  if (!mod) return undefined
-  try {
-    return mod[name] ?? undefined
-  } catch {
-    return undefined
-  }
-}
+const pick = exportOf
 
 const ERRORS = '../types/errors.js'
 
