@@ -145,8 +145,11 @@ fn task_blocks(ts: f64, text: &str, out: &mut Vec<LegacyInstruction>) {
     let Some(re) = TASK_BLOCK.as_ref() else {
         return;
     };
-    for caps in re.captures_iter(text) {
-        let content = js_trim(caps.get(1).map_or("", |m| m.as_str()));
+    // The block's content is the match without its tags, `<task>` and `</task>` in any case: one
+    // length each, so the match is sliced rather than asked for its group.
+    for m in re.find_iter(text) {
+        let inner = &text[m.start() + "<task>".len()..m.end() - "</task>".len()];
+        let content = js_trim(inner);
         if utf16_len_upto(content, 20) < 20 {
             continue;
         }
@@ -520,6 +523,30 @@ pub fn main_instruction_in(parsed: Option<&Value>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn task_block_contents_are_the_matches_without_their_tags() {
+        let re = TASK_BLOCK.as_ref().expect("pattern compiles");
+        let texts = [
+            "<task>  a subtask long enough to count  </task>",
+            "<TASK>Mixed</Task> then <tAsK>\n\u{a0}é😀 second block of text here\n</taSK>",
+            "<task><task>nested opening tags inside one block</task></task>",
+            "no tags at all",
+            "<task>unclosed block that never ends",
+            "<task></task><task>x</task>",
+        ];
+        for text in texts {
+            let by_group: Vec<&str> = re
+                .captures_iter(text)
+                .map(|c| c.get(1).map_or("", |m| m.as_str()))
+                .collect();
+            let by_slice: Vec<&str> = re
+                .find_iter(text)
+                .map(|m| &text[m.start() + "<task>".len()..m.end() - "</task>".len()])
+                .collect();
+            assert_eq!(by_group, by_slice, "{text}");
+        }
+    }
     use serde_json::json;
 
     #[test]

@@ -106,19 +106,16 @@ fn repair_lone_surrogate_escapes(text: &str) -> Cow<'_, str> {
     // Collect every `\uXXXX` escape (backslashes always consume the next byte, so `\\u` is skipped).
     let mut escapes: Vec<(usize, u16)> = Vec::new();
     let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' {
-            if b.get(i + 1) == Some(&b'u') {
-                if let Some(u) = b.get(i + 2..).and_then(hex4) {
-                    escapes.push((i, u));
-                    i += 6;
-                    continue;
-                }
+    while let Some(off) = memchr::memchr(b'\\', &b[i..]) {
+        i += off;
+        if b.get(i + 1) == Some(&b'u') {
+            if let Some(u) = b.get(i + 2..).and_then(hex4) {
+                escapes.push((i, u));
+                i += 6;
+                continue;
             }
-            i += 2;
-        } else {
-            i += 1;
         }
+        i += 2;
     }
     let mut lone: Vec<usize> = Vec::new();
     let mut j = 0;
