@@ -1302,6 +1302,7 @@ export declare function combineCommandSequences(messages: ClineMessage[]): Cline
 /**
  * The fixed-mode analysis of a task folder (`analyzeWithNewSystem`'s native part and its parent
  * rule), for the compat detector's read-ahead.
+ * Runs on the tokio runtime's blocking threads, as [`compat_analyze_legacy_folder`].
  */
 export declare function compatAnalyzeFixedFolder(taskId: string, taskPath: string): Promise<CompatFixedFolder>
 
@@ -1311,6 +1312,8 @@ export declare function compatAnalyzeLegacyFiles(taskId: string, files: CompatTa
 /**
  * The legacy builder over a task folder it reads itself (the four files as
  * `analyzeWithOldSystem` reads them: conversation files over 10 MiB only stat'ed).
+ * Runs on the tokio runtime's blocking threads (not the libuv pool): a caller's own file requests
+ * are not queued behind the tasks read ahead of it.
  */
 export declare function compatAnalyzeLegacyFolder(taskId: string, taskPath: string): Promise<CompatLegacyFolder>
 

@@ -2,7 +2,7 @@
 //! over contents the JavaScript side read (through Node's file system, so callers' mocks apply).
 
 use crate::error::{CodedError, ErrorCode};
-use crate::job::Job;
+use crate::job::{blocking, Job, Written};
 use napi::bindgen_prelude::{AsyncTask, Buffer};
 use napi_derive::napi;
 use roo_legacy::{LegacyFile, LegacyTaskFiles};
@@ -106,12 +106,14 @@ fn birth_millis(meta: &std::fs::Metadata) -> Option<f64> {
 
 /// The legacy builder over a task folder it reads itself (the four files as
 /// `analyzeWithOldSystem` reads them: conversation files over 10 MiB only stat'ed).
+/// Runs on the tokio runtime's blocking threads (not the libuv pool): a caller's own file requests
+/// are not queued behind the tasks read ahead of it.
 #[napi(ts_return_type = "Promise<CompatLegacyFolder>")]
-pub fn compat_analyze_legacy_folder(
+pub async fn compat_analyze_legacy_folder(
     task_id: String,
     task_path: String,
-) -> AsyncTask<Job<CompatLegacyFolder>> {
-    Job::spawn(None, move |_| {
+) -> napi::Result<Written<CompatLegacyFolder>> {
+    blocking(move || {
         let dir = std::path::Path::new(&task_path);
         let meta = std::fs::metadata(dir).ok();
         let analysis = roo_legacy::analyze_task_legacy_files(
@@ -128,6 +130,7 @@ pub fn compat_analyze_legacy_folder(
             dir_birthtime_ms: meta.as_ref().and_then(birth_millis),
         })
     })
+    .await
 }
 
 /// What the compat detector's fixed mode needs of a task folder, read here for its read-ahead:
@@ -152,12 +155,13 @@ fn json_file(path: &std::path::Path) -> Option<serde_json::Value> {
 
 /// The fixed-mode analysis of a task folder (`analyzeWithNewSystem`'s native part and its parent
 /// rule), for the compat detector's read-ahead.
+/// Runs on the tokio runtime's blocking threads, as [`compat_analyze_legacy_folder`].
 #[napi(ts_return_type = "Promise<CompatFixedFolder>")]
-pub fn compat_analyze_fixed_folder(
+pub async fn compat_analyze_fixed_folder(
     task_id: String,
     task_path: String,
-) -> AsyncTask<Job<CompatFixedFolder>> {
-    Job::spawn(None, move |_| {
+) -> napi::Result<Written<CompatFixedFolder>> {
+    blocking(move || {
         let dir = std::path::PathBuf::from(&task_path);
         let none = CompatFixedFolder {
             skeleton: None,
@@ -215,6 +219,7 @@ pub fn compat_analyze_fixed_folder(
             }
         }
     })
+    .await
 }
 
 /// The legacy extraction chain over the text of a `ui_messages.json` (as given: no BOM strip, no

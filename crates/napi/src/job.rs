@@ -3,7 +3,7 @@
 use crate::error::CodedError;
 use napi::bindgen_prelude::{AbortSignal, AsyncTask};
 use napi::ScopedTask;
-use napi::{Env, Status, Unknown};
+use napi::{Env, JsValue, Status, Unknown};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -128,5 +128,37 @@ impl<'task, T: Send + 'static> ScopedTask<'task> for Job<T> {
             Ok(value) => (self.to_js)(env, value),
             Err(err) => Err(err.into_napi(env)),
         }
+    }
+}
+
+/// A result an `async fn` of the binding resolves to, converted by [`crate::to_js`] (the writer the
+/// jobs use) when napi hands it to JavaScript. Such functions run their work on the tokio runtime's
+/// blocking threads, not on the libuv pool, which stays free for the caller's own file requests.
+pub struct Written<T>(pub T);
+
+impl<T: Serialize> napi::bindgen_prelude::ToNapiValue for Written<T> {
+    /// # Safety
+    /// `env` is the live environment napi passes when it resolves the function's promise.
+    unsafe fn to_napi_value(
+        env: napi::sys::napi_env,
+        val: Self,
+    ) -> napi::Result<napi::sys::napi_value> {
+        let env = Env::from_raw(env);
+        Ok(crate::to_js(&env, &val.0)?.raw())
+    }
+}
+
+/// Runs `work` on the tokio runtime's blocking threads and resolves to its result, written to
+/// JavaScript by [`crate::to_js`]; a failure rejects with its code in front of the message.
+pub async fn blocking<T, F>(work: F) -> napi::Result<Written<T>>
+where
+    T: Serialize + Send + 'static,
+    F: FnOnce() -> Result<T, CodedError> + Send + 'static,
+{
+    match napi::bindgen_prelude::spawn_blocking(work).await {
+        Ok(Ok(value)) => Ok(Written(value)),
+        // No `Env` here to hang the code on the error object: it leads the message instead.
+        Ok(Err(err)) => Err(err.into_sync()),
+        Err(join) => Err(napi::Error::new(Status::GenericFailure, join.to_string())),
     }
 }
