@@ -146,18 +146,35 @@ fn preload_file(
     Some(text)
 }
 
+/// Side files (`task_metadata.json`, `history_item.json`) larger than this are not read: no real one
+/// comes near it, and a read without a bound is a way to exhaust memory (a sparse or endless file).
+pub const MAX_SIDE_FILE_SIZE: u64 = 64 * 1024 * 1024;
+
+/// The size of the regular file at `path` and its bytes when it holds at most `cap` bytes and can
+/// be read. `None` where there is nothing to stat. Only regular files are opened: a FIFO, a device
+/// or a socket (even behind a link) gives its size and no bytes, so a read never blocks or runs on
+/// without end.
+pub fn read_regular_file(path: &Path, cap: u64) -> Option<LegacyFile> {
+    let meta = fs::metadata(path).ok()?;
+    let size = meta.len();
+    let bytes = if meta.is_file() && size <= cap {
+        fs::read(path).ok()
+    } else {
+        None
+    };
+    Some(LegacyFile { size, bytes })
+}
+
 /// Reads a task folder's four files the way the legacy builder does (conversation files over the
-/// size cap are only stat'ed).
+/// size cap are only stat'ed), regular files only.
 pub fn read_legacy_task_files(task_dir: &Path) -> LegacyTaskFiles {
     let read = |name: &str, capped: bool| {
-        let meta = fs::metadata(task_dir.join(name)).ok()?;
-        let size = meta.len();
-        let bytes = if capped && size > MAX_CONVERSATION_FILE_SIZE {
-            None
+        let cap = if capped {
+            MAX_CONVERSATION_FILE_SIZE
         } else {
-            fs::read(task_dir.join(name)).ok()
+            MAX_SIDE_FILE_SIZE
         };
-        Some(LegacyFile { size, bytes })
+        read_regular_file(&task_dir.join(name), cap)
     };
     LegacyTaskFiles {
         metadata: read(METADATA, false),

@@ -44,8 +44,8 @@ mod sequence;
 
 pub use analysis::{
     analyze_task_legacy, analyze_task_legacy_files, extract_new_task_instructions_legacy,
-    read_legacy_task_files, LegacyAnalysis, LegacyFile, LegacyTaskFiles,
-    MAX_CONVERSATION_FILE_SIZE,
+    read_legacy_task_files, read_regular_file, LegacyAnalysis, LegacyFile, LegacyTaskFiles,
+    MAX_CONVERSATION_FILE_SIZE, MAX_SIDE_FILE_SIZE,
 };
 pub use extract::{
     extract_from_messages, main_instruction, parse_ui_for_instructions, run_chain, ChainResult,

@@ -232,3 +232,40 @@ fn edge_cases_return_what_the_legacy_builder_returns() {
     assert!(a.is_completed);
     assert_eq!(a.message_count, 2);
 }
+
+/// A FIFO, a link to an endless device and a sparse side file are stat'ed, never read: the builder
+/// answers at once (no blocking open, no unbounded read) and treats them as unreadable files.
+#[cfg(unix)]
+#[test]
+fn hostile_task_files_are_never_opened_or_read_without_bound() {
+    use std::process::Command;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let task = dir.path().join("t");
+    std::fs::create_dir(&task).expect("task dir");
+    let fifo = task.join("ui_messages.json");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    std::os::unix::fs::symlink("/dev/zero", task.join("api_conversation_history.json"))
+        .expect("symlink");
+    let meta = std::fs::File::create(task.join("task_metadata.json")).expect("metadata file");
+    meta.set_len(roo_legacy::MAX_SIDE_FILE_SIZE + 1)
+        .expect("sparse size");
+    let files = roo_legacy::read_legacy_task_files(&task);
+    for (name, f) in [
+        ("ui", &files.ui_messages),
+        ("api", &files.api_history),
+        ("meta", &files.metadata),
+    ] {
+        let f = f.as_ref().expect("stat'ed");
+        assert!(f.bytes.is_none(), "{name} was read");
+    }
+    assert_eq!(
+        files.metadata.as_ref().map(|f| f.size),
+        Some(roo_legacy::MAX_SIDE_FILE_SIZE + 1)
+    );
+    // The task is skipped (its metadata unreadable), as for any unreadable task_metadata.json.
+    assert!(roo_legacy::analyze_task_legacy(&task).is_none());
+}

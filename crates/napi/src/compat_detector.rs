@@ -148,7 +148,7 @@ pub struct CompatFixedFolder {
 /// A task file's JSON as `JSON.parse(stripBom(await readFile(p, 'utf8')))` gives it; `None` where
 /// the read or the parse fails.
 fn json_file(path: &std::path::Path) -> Option<serde_json::Value> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = roo_legacy::read_regular_file(path, roo_legacy::MAX_SIDE_FILE_SIZE)?.bytes?;
     let text = String::from_utf8_lossy(&bytes);
     serde_json::from_str(text.strip_prefix('\u{FEFF}').unwrap_or(&text)).ok()
 }
