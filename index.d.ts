@@ -1382,6 +1382,13 @@ export interface ConfigureXmlExportOptions {
   config?: PartialExportConfig
 }
 
+/**
+ * The entry of `allowed` that `requested` names, compared by canonical paths (the storage folder
+ * holding a `tasks/` standing for it): the one rule by which the MCP server accepts a tasks
+ * folder an argument names (`roo_store::confine`). Throws `INVALID_PATH` for any other folder.
+ */
+export declare function confineTasksDir(requested: string, allowed: Array<string>): string
+
 /** `consolidateTokenUsage(messages)`: the same function under its package name. */
 export declare function consolidateTokenUsage(messages: ClineMessage[], options?: EraOptions): TokenUsage
 

@@ -63,6 +63,15 @@ function serverEnv(): Record<string, string> {
     ROO_STATE_CACHE_DIR: path.join(work, 'cache'),
     ROO_STATE_DATA_DIR: path.join(work, 'data'),
     ROO_STATE_CONFIG_DIR: path.join(work, 'config'),
+    // The fixture stores are the stores "found on this machine": a tool's tasksDir may name them.
+    ROO_STATE_STORAGE: [
+      ...fs
+        .readdirSync(fixtures)
+        .map((n) => path.join(fixtures, n))
+        .filter((d) => fs.existsSync(path.join(d, 'tasks'))),
+      // The large store the progress tests make.
+      path.join(work, 'big'),
+    ].join(path.delimiter),
   }
 }
 

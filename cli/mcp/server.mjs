@@ -107,7 +107,7 @@ function progressSender(extra, token) {
 
 /**
  * The server, not yet connected.
- * @param {{tasksDirs?: string[], cacheDir?: string, indexDir?: string, listLegacy?: boolean, cwd?: string}} opts
+ * @param {{tasksDirs?: string[], cacheDir?: string, indexDir?: string, listLegacy?: boolean, cwd?: string, allowWrites?: boolean}} opts
  */
 export function createServer(opts = {}) {
   const byName = new Map()
@@ -121,9 +121,11 @@ export function createServer(opts = {}) {
       : legacy.filter((l) => l.listed).map((l) => ({ name: l.name, description: l.description, inputSchema: jsonSchemaOf(l.input) }))),
   ]
 
+  // Tool calls name tasks by id only (never by path), tasks folders only among the server's
+  // stores, and apply destructive changes only with the user's --allow-writes.
   const ctxBase = {
-    sel: { tasksDirs: opts.tasksDirs, cwd: opts.cwd ?? process.cwd(), cacheDir: opts.cacheDir },
-    server: { indexDir: opts.indexDir, embedder: undefined },
+    sel: { tasksDirs: opts.tasksDirs, cwd: opts.cwd ?? process.cwd(), cacheDir: opts.cacheDir, idsOnly: true },
+    server: { indexDir: opts.indexDir, embedder: undefined, allowWrites: Boolean(opts.allowWrites) },
   }
 
   const server = new Server(
@@ -214,5 +216,5 @@ export async function runServer(opts = {}) {
   process.on('SIGINT', shutdown)
   await server.connect(transport)
   const stores = opts.tasksDirs?.length ? opts.tasksDirs.join(', ') : process.env.ROO_STATE_STORAGE ? `ROO_STATE_STORAGE (${process.env.ROO_STATE_STORAGE})` : 'the stores found on this machine'
-  log(`roo-state ${pkg.version} serving ${tools.length} tools over stdio; stores: ${stores}`)
+  log(`roo-state ${pkg.version} serving ${tools.length} tools over stdio; stores: ${stores}; destructive calls ${opts.allowWrites ? 'applied when asked (--allow-writes)' : 'run dry (no --allow-writes)'}`)
 }

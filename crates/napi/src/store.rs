@@ -434,3 +434,14 @@ pub fn find_task(tasks_dirs: Vec<String>, id_or_prefix: String) -> AsyncTask<Job
         find_task_folder(&dirs, &id_or_prefix).map_err(find_error)
     })
 }
+
+/// The entry of `allowed` that `requested` names, compared by canonical paths (the storage folder
+/// holding a `tasks/` standing for it): the one rule by which the MCP server accepts a tasks
+/// folder an argument names (`roo_store::confine`). Throws `INVALID_PATH` for any other folder.
+#[napi]
+pub fn confine_tasks_dir(requested: String, allowed: Vec<String>) -> napi::Result<String> {
+    let allowed: Vec<PathBuf> = allowed.into_iter().map(PathBuf::from).collect();
+    roo_store::confine::confine_tasks_dir(std::path::Path::new(&requested), &allowed)
+        .map(|p| p.to_string_lossy().into_owned())
+        .map_err(|e| coded(e).into_sync())
+}

@@ -36,6 +36,8 @@ impl TaskLocation {
 pub enum FindTaskError {
     /// Nothing (or only white space) was given.
     Empty,
+    /// A path or something else no task folder can be named ([`crate::confine::check_task_id`]).
+    NotAnId(String),
     /// Several task folders start with the prefix.
     Ambiguous {
         wanted: String,
@@ -52,7 +54,7 @@ impl FindTaskError {
     /// Stable code for JavaScript callers.
     pub fn code(&self) -> &'static str {
         match self {
-            FindTaskError::Empty => "INVALID_ARGUMENT",
+            FindTaskError::Empty | FindTaskError::NotAnId(_) => "INVALID_ARGUMENT",
             FindTaskError::Ambiguous { .. } => "AMBIGUOUS_TASK_ID",
             FindTaskError::NotFound { .. } => "TASK_NOT_FOUND",
         }
@@ -71,6 +73,7 @@ impl fmt::Display for FindTaskError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FindTaskError::Empty => write!(f, "A task id is needed."),
+            FindTaskError::NotAnId(why) => write!(f, "{why}."),
             FindTaskError::Ambiguous { wanted, candidates } => {
                 let shown: Vec<&str> = candidates
                     .iter()
@@ -124,6 +127,9 @@ pub fn find_task(
     let wanted = roo_js::text::js_trim(id_or_prefix);
     if wanted.is_empty() {
         return Err(FindTaskError::Empty);
+    }
+    if let Err(e) = crate::confine::check_task_id(wanted) {
+        return Err(FindTaskError::NotAnId(e.to_string()));
     }
     if is_plain_task_name(wanted) {
         if let Some(dir) = tasks_dirs.iter().find(|d| d.join(wanted).is_dir()) {
@@ -249,12 +255,20 @@ mod tests {
     #[test]
     fn names_that_are_not_tasks_are_never_found() {
         let (_root, dirs) = stores();
-        for wanted in ["_index", ".hidden", "019a-file", "../a", "nothing"] {
+        for wanted in ["_index", ".hidden", "019a-file", "nothing"] {
             let err = find_task(&dirs, wanted).err();
             assert_eq!(
                 err.as_ref().map(FindTaskError::code),
                 Some("TASK_NOT_FOUND"),
                 "{wanted}"
+            );
+        }
+        // A path is not an id, even one that leads to a task folder.
+        for wanted in ["../a/019a-one", "../b/77-only", "..", "019a-one/.."] {
+            let err = find_task(&dirs, wanted).err();
+            assert!(
+                matches!(err, Some(FindTaskError::NotAnId(_))),
+                "{wanted}: {err:?}"
             );
         }
         let one = find_task(&dirs[..1], "zz").err().map(|e| e.to_string());

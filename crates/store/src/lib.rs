@@ -14,6 +14,7 @@
 
 pub mod cache;
 pub mod cleanup;
+pub mod confine;
 pub mod diagnose;
 pub mod discover;
 pub mod env;
