@@ -257,7 +257,7 @@ impl TaskStore {
     /// One store's tasks: from the cache (built or refreshed first), else parsed.
     #[allow(clippy::type_complexity)]
     fn load_store(
-        &self,
+        &mut self,
         dir: &Path,
         watch: Watch<'_>,
     ) -> Result<(
@@ -272,7 +272,7 @@ impl TaskStore {
         let tasks_dir = checked_dir(dir)?;
         let host = roo_state::skeleton::source_in_path(&tasks_dir).map(str::to_owned);
         if let Some(root) = &self.cache_root {
-            cache::build_skeleton_cache(
+            let built = cache::build_skeleton_cache(
                 std::slice::from_ref(&tasks_dir),
                 &BuildOptions {
                     on_progress: watch.on_progress,
@@ -280,6 +280,9 @@ impl TaskStore {
                     ..BuildOptions::new(root)
                 },
             )?;
+            // A damaged cache was repaired: the handle says so in its diagnostics.
+            self.diagnostics
+                .extend(built.stores.into_iter().filter_map(|s| s.damage));
             if let Some(snap) = cache::read_snapshot(root, &tasks_dir) {
                 let info = StoreInfo {
                     tasks_dir: tasks_dir.display().to_string(),
