@@ -142,11 +142,16 @@ pub fn find_task(
         let Ok((folders, _)) = list_task_dirs(dir) else {
             continue;
         };
+        // The folder's own path, not one rebuilt from its (possibly lossy) name: a folder whose
+        // name is not UTF-8 is still opened by its bytes.
         matches.extend(
             folders
                 .into_iter()
                 .filter(|(name, _)| name.to_lowercase().starts_with(&needle))
-                .map(|(name, _)| TaskLocation::new(dir, name)),
+                .map(|(name, path)| TaskLocation {
+                    task_dir: path,
+                    ..TaskLocation::new(dir, name)
+                }),
         );
     }
     if matches.len() == 1 {
@@ -285,6 +290,20 @@ mod tests {
                 dirs[1].display()
             ))
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_whose_name_is_not_utf8_is_opened_by_its_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}"));
+        let store = root.path().join("s");
+        let name = std::ffi::OsStr::from_bytes(b"019b-caf\xe9");
+        fs::create_dir_all(store.join(name)).unwrap_or_else(|e| panic!("{e}"));
+        let found =
+            find_task(std::slice::from_ref(&store), "019b").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(found.task_dir, store.join(name));
+        assert!(found.task_dir.is_dir());
     }
 
     #[test]

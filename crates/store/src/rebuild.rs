@@ -254,8 +254,9 @@ fn regenerate_index(
                     .any(|d| d.severity == Severity::Error);
             if usable {
                 // The file's own object, keys and numbers as they are.
-                std::fs::read(&hi_path)
+                roo_formats::read::read_task_file(&hi_path)
                     .ok()
+                    .flatten()
                     .map(|b| {
                         roo_formats::decode::decode_json_bytes(
                             b,

@@ -237,6 +237,7 @@ impl TaskStore {
                 }
             }
         }
+        store.diagnostics.extend(unread_files(&store.skeletons));
         store.reindex();
         // One store whose cache holds current metrics: its links and metrics as they are. Links
         // across stores, a scan without cache, or metrics a journal made stale: the hierarchy over
@@ -458,6 +459,7 @@ impl TaskStore {
             .failed
             .values()
             .flat_map(|f| f.2.iter().cloned())
+            .chain(unread_files(&self.skeletons))
             .collect();
 
         report.cache = self.record(&fresh, &relinked, &gone)?;
@@ -756,4 +758,16 @@ fn checked_dir(dir: &Path) -> Result<PathBuf> {
             path: dir.to_path_buf(),
         }),
     }
+}
+
+/// The files the tasks' readers left unread (not a regular file, over the size cap, unreadable):
+/// named in the handle's diagnostics as well as in the tasks' own, so that every listing says
+/// which task is incomplete.
+fn unread_files(skeletons: &[ConversationSkeleton]) -> Vec<Diagnostic> {
+    skeletons
+        .iter()
+        .flat_map(|s| s.diagnostics.iter())
+        .filter(|d| d.code == roo_formats::DiagCode::Unreadable)
+        .cloned()
+        .collect()
 }
