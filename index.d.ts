@@ -308,7 +308,7 @@ export interface LegacyAnalysis {
 /** Errors thrown or rejected by this library carry one of these codes (asynchronous calls as
  *  `err.code`, synchronous ones at the start of `err.message`); some also carry `err.details`
  *  (`AMBIGUOUS_TASK_ID`: `{ candidates: string[] }`). */
-export type ErrorCode = 'TASK_NOT_FOUND' | 'TASK_AMBIGUOUS' | 'AMBIGUOUS_TASK_ID' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED' | 'INVALID_ARGUMENT' | 'INTERNAL' | 'INVALID_CACHE_DIR' | 'IO_ERROR' | 'CACHE_LOCKED' | 'DESTINATION_NOT_EMPTY' | 'VERIFY_FAILED' | 'STATE_DB_ERROR' | 'INJECTED_FAILURE' | 'INVALID_CONFIG' | 'XML_GENERATION' | 'MODEL_MISSING' | 'MODEL_LOAD_FAILED' | 'MODEL_FETCH_FAILED' | 'UNSUPPORTED' | 'EMBEDDING_FAILED' | 'DIMENSION_MISMATCH' | 'EMBEDDER_MISMATCH' | 'SEMANTIC_UNAVAILABLE' | 'NOT_INDEXED' | 'STORE_FAILED' | 'INDEX_BUSY'
+export type ErrorCode = 'TASK_NOT_FOUND' | 'TASK_AMBIGUOUS' | 'AMBIGUOUS_TASK_ID' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED' | 'INVALID_ARGUMENT' | 'INTERNAL' | 'INVALID_CACHE_DIR' | 'IO_ERROR' | 'CACHE_LOCKED' | 'DESTINATION_NOT_EMPTY' | 'VERIFY_FAILED' | 'STATE_DB_ERROR' | 'INJECTED_FAILURE' | 'INVALID_CONFIG' | 'XML_GENERATION' | 'MODEL_MISSING' | 'MODEL_LOAD_FAILED' | 'MODEL_FETCH_FAILED' | 'UNSUPPORTED' | 'EMBEDDING_FAILED' | 'DIMENSION_MISMATCH' | 'EMBEDDER_MISMATCH' | 'SEMANTIC_UNAVAILABLE' | 'NOT_INDEXED' | 'STORE_FAILED' | 'INDEX_BUSY' | 'STORE_BUSY'
 /* Hierarchy types. */
 
 /** Something the reconstruction met and reports instead of guessing. */

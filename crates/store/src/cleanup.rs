@@ -243,6 +243,11 @@ pub fn cleanup_obsolete_checkpoints(
     opts: &CleanupOptions,
     cancel: Option<&AtomicBool>,
 ) -> Result<CleanupReport> {
+    let _writer = if opts.dry_run {
+        None
+    } else {
+        Some(crate::lock::store_writer(tasks_dir, "cleanup")?)
+    };
     let (dirs, _) = roo_state::scan::list_task_dirs(tasks_dir).map_err(|e| match e {
         roo_state::scan::ScanError::NotFound(p) => StoreError::NotFound { path: p },
         other => StoreError::InvalidPath(other.to_string()),

@@ -115,6 +115,12 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
         ..RebuildReport::default()
     };
     let index_file = tasks_dir.join(names::HISTORY_INDEX);
+    // One writer at a time; the lock is held to the end of the rebuild.
+    let _writer = if opts.dry_run {
+        None
+    } else {
+        Some(crate::lock::store_writer(tasks_dir, "rebuild")?)
+    };
     if opts.regenerate_extension_index && !opts.dry_run && extension_busy(&index_file, opts.now_ms)
     {
         return Err(StoreError::InvalidArgument(format!(
@@ -212,6 +218,13 @@ fn regenerate_index(
 ) -> Result<ExtensionIndexReport> {
     let stamp = fsutil::file_stamp(opts.now_ms);
     let index_file = tasks_dir.join(names::HISTORY_INDEX);
+    if !opts.dry_run {
+        // Temporary files of a run that was killed: they would count in the tasks' sizes.
+        fsutil::remove_stale_temps(tasks_dir, &[names::HISTORY_INDEX]);
+        for (_, dir) in cache::list_tasks(tasks_dir)? {
+            fsutil::remove_stale_temps(&dir, &[names::HISTORY_ITEM]);
+        }
+    }
     let mut rep = ExtensionIndexReport {
         index_file: index_file.display().to_string(),
         ..ExtensionIndexReport::default()
