@@ -133,15 +133,23 @@ export function createServer(opts = {}) {
     {
       capabilities: { tools: {} },
       instructions:
-        'Task history of Roo Code, Zoo Code, Cline and Kilo Code: the task tree with the evidence of each link (get_task_tree), a conversation\'s messages (view_conversation_tree), exports (export_*), search (index_tasks then search_tasks_semantic), and maintenance (diagnose_roo_state, rebuild_roo_state_from_tasks, cleanup_obsolete_checkpoints: dry runs unless dryRun is false).',
+        'Task history of Roo Code, Zoo Code, Cline and Kilo Code: the task tree with the evidence of each link (get_task_tree), a conversation\'s messages (view_conversation_tree), exports (export_*), search (index_tasks then search_tasks_semantic), and maintenance (diagnose_roo_state, rebuild_roo_state_from_tasks, cleanup_obsolete_checkpoints: dry runs unless dryRun is false and the server was started with --allow-writes). Tasks are named by id; tasksDir must be one of the server\'s stores.',
     },
   )
 
-  server.onerror = (err) => log(`ignored a message that is not valid JSON-RPC: ${err?.message ?? err}`)
+  server.onerror = (err) => log(`ignored a message that is not valid JSON-RPC: ${String(err?.message ?? err).split('\n')[0].slice(0, 300)}`)
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }))
+  // Tools are served within an initialized session only.
+  const initialized = () => server.getClientVersion() !== undefined
+  const notInitialized = () => new McpError(ErrorCode.InvalidRequest, 'the session is not initialized: send initialize first')
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    if (!initialized()) throw notInitialized()
+    return { tools: listed }
+  })
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    if (!initialized()) throw notInitialized()
     const name = request.params.name
     const entry = byName.get(name)
     if (!entry) {
