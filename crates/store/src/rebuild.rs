@@ -211,6 +211,16 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
     Ok(report)
 }
 
+/// The temporary files a killed rebuild left (they would count in the tasks' sizes); only with
+/// the store's writer lock held.
+fn remove_killed_runs_temps(tasks_dir: &Path) -> Result<()> {
+    fsutil::remove_stale_temps(tasks_dir, &[names::HISTORY_INDEX]);
+    for (_, dir) in cache::list_tasks(tasks_dir)? {
+        fsutil::remove_stale_temps(&dir, &[names::HISTORY_ITEM]);
+    }
+    Ok(())
+}
+
 fn regenerate_index(
     tasks_dir: &Path,
     skeletons: &[ConversationSkeleton],
@@ -219,11 +229,7 @@ fn regenerate_index(
     let stamp = fsutil::file_stamp(opts.now_ms);
     let index_file = tasks_dir.join(names::HISTORY_INDEX);
     if !opts.dry_run {
-        // Temporary files of a run that was killed: they would count in the tasks' sizes.
-        fsutil::remove_stale_temps(tasks_dir, &[names::HISTORY_INDEX]);
-        for (_, dir) in cache::list_tasks(tasks_dir)? {
-            fsutil::remove_stale_temps(&dir, &[names::HISTORY_ITEM]);
-        }
+        remove_killed_runs_temps(tasks_dir)?;
     }
     let mut rep = ExtensionIndexReport {
         index_file: index_file.display().to_string(),

@@ -18,7 +18,7 @@
 //! skeleton line's (`h`), each journal line its own (after a tab). A line whose checksum does not
 //! match, that lies past the end of the file or that names another task is damaged: a build reads
 //! those tasks again from their folders and reports it ([`StoreBuild::damage`]); an entry list or a
-//! header that does not check out makes the whole file rebuilt. A warm build therefore reads and
+//! header that cannot be read makes the whole file rebuilt. A warm build therefore reads and
 //! hashes the data section besides the first two lines.
 //!
 //! A task's entry is valid while every source file has the recorded size and modification time
