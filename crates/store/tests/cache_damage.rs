@@ -7,6 +7,7 @@
 mod common;
 
 use roo_store::cache::{build_skeleton_cache, cache_file_for, cache_status, BuildOptions};
+use roo_store::diagnose::{diagnose, DiagnoseOptions, Target};
 use roo_store::task_store::{OpenOptions, TaskStore};
 use roo_store::HostEnv;
 use std::fs;
@@ -82,6 +83,18 @@ fn check_repaired(n: usize, damage: impl Fn(&Path)) {
         status.damaged > 0 || status.unusable.is_some() || status.journal_damage.is_some(),
         "cache_status sees no damage: {status:?}"
     );
+    // diagnose reports the damage of a cache not yet repaired.
+    if status.damaged > 0 {
+        let report = diagnose(
+            &[Target::from_tasks_dir(&tasks)],
+            &DiagnoseOptions::new(&cache),
+        );
+        let said = report.locations[0]
+            .reasons
+            .iter()
+            .any(|r| r.message.contains("skeleton cache is damaged"));
+        assert!(said, "{:?}", report.locations[0].reasons);
+    }
     let handle = open(&tasks, &cache);
     let got: Vec<(String, String)> = handle
         .skeletons()
