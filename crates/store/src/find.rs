@@ -18,7 +18,13 @@ const SHOWN_CANDIDATES: usize = 10;
 pub struct TaskLocation {
     pub task_id: String,
     pub tasks_dir: PathBuf,
+    /// Serialised with U+FFFD for bytes that are not UTF-8 (the name [`task_folder`] finds again).
+    #[serde(serialize_with = "lossy_path")]
     pub task_dir: PathBuf,
+}
+
+fn lossy_path<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&path.to_string_lossy())
 }
 
 impl TaskLocation {
@@ -114,6 +120,24 @@ impl std::error::Error for FindTaskError {}
 /// name the listings leave out).
 fn is_plain_task_name(wanted: &str) -> bool {
     is_task_name(wanted) && !wanted.contains(['/', '\\'])
+}
+
+/// The folder of the task `task_id` in `tasks_dir`: `tasks_dir/task_id` when it is one, else the
+/// task folder whose name, read as UTF-8 with U+FFFD for the bytes that are not, is `task_id` (a
+/// folder whose name is not UTF-8 is opened by its own bytes).
+pub fn task_folder(tasks_dir: &Path, task_id: &str) -> Option<PathBuf> {
+    let direct = tasks_dir.join(task_id);
+    if direct.is_dir() {
+        return Some(direct);
+    }
+    if !task_id.contains('\u{FFFD}') {
+        return None;
+    }
+    let (folders, _) = list_task_dirs(tasks_dir).ok()?;
+    folders
+        .into_iter()
+        .find(|(name, _)| name == task_id)
+        .map(|(_, path)| path)
 }
 
 /// The task `id_or_prefix` names in `tasks_dirs` (searched in order; surrounding white space is
@@ -304,6 +328,9 @@ mod tests {
             find_task(std::slice::from_ref(&store), "019b").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(found.task_dir, store.join(name));
         assert!(found.task_dir.is_dir());
+        // Its id, as listings show it, leads back to the folder.
+        assert_eq!(task_folder(&store, &found.task_id), Some(store.join(name)));
+        assert_eq!(task_folder(&store, "019b-caf"), None);
     }
 
     #[test]

@@ -713,7 +713,7 @@ impl TaskStore {
     pub fn task_dir(&self, task_id: &str) -> Option<PathBuf> {
         let &i = self.index.get(task_id)?;
         let t = self.tasks.get(i)?;
-        Some(Path::new(&self.stores.get(t.store)?.tasks_dir).join(task_id))
+        crate::find::task_folder(Path::new(&self.stores.get(t.store)?.tasks_dir), task_id)
     }
 
     /// The forest of tasks, or one subtree (see [`hierarchy::get_task_tree`]).
