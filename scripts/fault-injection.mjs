@@ -8,7 +8,8 @@
 //
 //   node scripts/fault-injection.mjs [--kills N] [--seed S] [--tasks N]
 //
-// Groups: kill -9 at a random point of each writing command (cache build, rebuild with the
+// Groups: two rebuilds and two cleanups of one store at once (one runs, the other is told the
+// store is busy, nothing is lost); kill -9 at a random point of each writing command (cache build, rebuild with the
 // extension index, cleanup, migrate, index; --kills points each, inside the run's length as a
 // first whole run measured it), each followed by the same command run to its end and a
 // before/after hash manifest of every task file; each kind of skeleton cache damage; each kind
@@ -25,7 +26,7 @@ import { parseArgs } from 'node:util'
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const CLI = path.join(root, 'cli', 'roo-state.mjs')
 const { values: argv } = parseArgs({
-  options: { kills: { type: 'string', default: '5' }, seed: { type: 'string', default: '36' }, tasks: { type: 'string', default: '400' } },
+  options: { kills: { type: 'string', default: '5' }, seed: { type: 'string', default: '36' }, tasks: { type: 'string', default: '300' } },
 })
 const KILLS = Number(argv.kills)
 const N = Number(argv.tasks)
@@ -241,6 +242,34 @@ async function killGroup() {
     (c) => ['index', ...withCache(c, ['--embedder', 'none', '--index-dir', c.index])],
     (c) => losses(c.before, c.tasks),
   )
+}
+
+// ------------------------------------------------------------------------------------------------
+// 1b. two writers at once
+
+async function concurrencyGroup() {
+  const runs = {
+    'rebuild --apply --extension-index': (c) => ['rebuild', '--tasks-dir', c.tasks, '--cache-dir', c.cache, '--apply', '--extension-index', '--json', '--quiet'],
+    'cleanup --apply': (c) => ['cleanup', '--tasks-dir', c.tasks, '--cache-dir', c.cache, '--apply', '--older-than', '0', '--keep-last', '0', '--json', '--quiet'],
+  }
+  for (const [name, args] of Object.entries(runs)) {
+    for (let k = 0; k < 2; k++) {
+      const dir = path.join(work, `both-${name.replace(/\W+/g, '-')}-${k}`)
+      const c = storeCase(dir)
+      const [a, b] = await Promise.all([cli(args(c)), cli(args(c))])
+      const bad = badEnd(a) ?? badEnd(b)
+      const codes = [a.code, b.code].sort()
+      const label = `two ${name} at once #${k}`
+      const backups = filesUnder(c.tasks).filter((p) => path.basename(p).startsWith('history_item.json.bak'))
+      if (bad) record('concurrency', label, bad)
+      else if (!(codes[0] === 0 && (codes[1] === 0 || codes[1] === 6))) record('concurrency', label, 'crashed', `exits ${codes.join(', ')}`)
+      else {
+        const lost = [...losses(c.before, c.tasks, { historyMayChange: true }), ...backups.map((p) => `${path.relative(c.tasks, p)} made by a racing writer`)]
+        record('concurrency', label, lost.length ? 'lost' : 'survived', `exits ${codes.join(', ')}${lost.length ? `; ${lost.slice(0, 3).join('; ')}` : ''}`)
+      }
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -522,6 +551,7 @@ async function mcpGroup() {
 const started = Date.now()
 try {
   await killGroup()
+  await concurrencyGroup()
   await cacheGroup()
   await indexGroup()
   await readsGroup()
