@@ -1228,6 +1228,11 @@ export interface BuildSkeletonCacheOptions {
   workspaceFilter?: string
   /** Parse every task again. */
   forceRebuild?: boolean
+  /**
+   * How long to wait for another builder of the same store, in ms (default 600 000; 0: give
+   * up at once with `CACHE_LOCKED`, the busy answer of `roo-state cache build`).
+   */
+  waitMs?: number
   onProgress?: (progress: Progress) => void
   signal?: AbortSignal
 }

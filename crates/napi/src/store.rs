@@ -108,6 +108,9 @@ pub struct BuildSkeletonCacheOptions {
     pub workspace_filter: Option<String>,
     /// Parse every task again.
     pub force_rebuild: Option<bool>,
+    /// How long to wait for another builder of the same store, in ms (default 600 000; 0: give
+    /// up at once with `CACHE_LOCKED`, the busy answer of `roo-state cache build`).
+    pub wait_ms: Option<u32>,
     #[napi(ts_type = "(progress: Progress) => void")]
     pub on_progress: Option<ProgressFn>,
     #[napi(ts_type = "AbortSignal")]
@@ -130,6 +133,9 @@ pub fn build_skeleton_cache(
             force_rebuild: o.force_rebuild.unwrap_or(false),
             on_progress: Some(&report),
             cancel: Some(cancel),
+            lock_wait: o.wait_ms.map_or(roo_store::lock::DEFAULT_WAIT, |ms| {
+                std::time::Duration::from_millis(u64::from(ms))
+            }),
             ..roo_store::cache::BuildOptions::new(
                 env.cache_root(o.cache_dir.as_deref().map(std::path::Path::new)),
             )

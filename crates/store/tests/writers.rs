@@ -122,3 +122,28 @@ fn temporary_files_of_a_killed_rebuild_are_removed_by_the_next() {
     assert!(!index_leftover.exists());
     assert_eq!(size_of(&fs::read(&item).expect("item")), size);
 }
+
+#[test]
+fn a_cache_builder_that_does_not_wait_is_told_the_cache_is_locked() {
+    let (_tmp, tasks, cache, _ids) = store(3);
+    let dir = roo_store::cache::store_cache_dir(&cache, &roo_store::fsutil::canonical(&tasks));
+    let held = roo_store::lock::DirLock::acquire(&dir, std::time::Duration::ZERO, None)
+        .expect("first builder");
+    let r = roo_store::cache::build_skeleton_cache(
+        std::slice::from_ref(&tasks),
+        &roo_store::cache::BuildOptions {
+            lock_wait: std::time::Duration::ZERO,
+            ..roo_store::cache::BuildOptions::new(&cache)
+        },
+    );
+    match r {
+        Err(e @ StoreError::Locked { .. }) => assert_eq!(e.code(), "CACHE_LOCKED"),
+        other => panic!("expected CACHE_LOCKED, got {other:?}"),
+    }
+    drop(held);
+    assert!(roo_store::cache::build_skeleton_cache(
+        std::slice::from_ref(&tasks),
+        &roo_store::cache::BuildOptions::new(&cache)
+    )
+    .is_ok());
+}
