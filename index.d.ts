@@ -326,7 +326,7 @@ export interface CompatFixedFolder {
 /** Errors thrown or rejected by this library carry one of these codes (asynchronous calls as
  *  `err.code`, synchronous ones at the start of `err.message`); some also carry `err.details`
  *  (`AMBIGUOUS_TASK_ID`: `{ candidates: string[] }`). */
-export type ErrorCode = 'TASK_NOT_FOUND' | 'TASK_AMBIGUOUS' | 'AMBIGUOUS_TASK_ID' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED' | 'INVALID_ARGUMENT' | 'INTERNAL' | 'INVALID_CACHE_DIR' | 'IO_ERROR' | 'CACHE_LOCKED' | 'DESTINATION_NOT_EMPTY' | 'VERIFY_FAILED' | 'STATE_DB_ERROR' | 'INJECTED_FAILURE' | 'INVALID_CONFIG' | 'XML_GENERATION' | 'MODEL_MISSING' | 'MODEL_LOAD_FAILED' | 'MODEL_FETCH_FAILED' | 'UNSUPPORTED' | 'EMBEDDING_FAILED' | 'DIMENSION_MISMATCH' | 'EMBEDDER_MISMATCH' | 'SEMANTIC_UNAVAILABLE' | 'NOT_INDEXED' | 'STORE_FAILED' | 'INDEX_BUSY'
+export type ErrorCode = 'TASK_NOT_FOUND' | 'TASK_AMBIGUOUS' | 'AMBIGUOUS_TASK_ID' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED' | 'INVALID_ARGUMENT' | 'INTERNAL' | 'INVALID_CACHE_DIR' | 'IO_ERROR' | 'CACHE_LOCKED' | 'DESTINATION_NOT_EMPTY' | 'VERIFY_FAILED' | 'STATE_DB_ERROR' | 'INJECTED_FAILURE' | 'INVALID_CONFIG' | 'XML_GENERATION' | 'MODEL_MISSING' | 'MODEL_LOAD_FAILED' | 'MODEL_FETCH_FAILED' | 'UNSUPPORTED' | 'EMBEDDING_FAILED' | 'DIMENSION_MISMATCH' | 'EMBEDDER_MISMATCH' | 'SEMANTIC_UNAVAILABLE' | 'NOT_INDEXED' | 'STORE_FAILED' | 'INDEX_BUSY' | 'STORE_BUSY'
 /* Hierarchy types. */
 
 /** Something the reconstruction met and reports instead of guessing. */
@@ -426,6 +426,8 @@ export interface StoreBuild {
   written: boolean
   hierarchy: HierarchyMetrics | null
   elapsedMs: number
+  /** Cached skeletons that failed their checksum and were read again from their folders. */
+  repaired: number
 }
 
 export interface BuildCacheReport {
@@ -517,6 +519,10 @@ export interface CacheStatus {
   stale: number
   missing: number
   removed: number
+  /** Cached skeletons that fail their checksum (the next build reads those tasks again). */
+  damaged: number
+  /** A journal line that failed its checksum. */
+  journalDamage?: string
 }
 
 export interface LocationHealth {
@@ -1240,6 +1246,11 @@ export interface BuildSkeletonCacheOptions {
   workspaceFilter?: string
   /** Parse every task again. */
   forceRebuild?: boolean
+  /**
+   * How long to wait for another builder of the same store, in ms (default 600 000; 0: give
+   * up at once with `CACHE_LOCKED`, the busy answer of `roo-state cache build`).
+   */
+  waitMs?: number
   onProgress?: (progress: Progress) => void
   signal?: AbortSignal
 }
@@ -1414,6 +1425,13 @@ export interface ConfigureXmlExportOptions {
   /** For `set`: a partial configuration, merged into the current one. */
   config?: PartialExportConfig
 }
+
+/**
+ * The entry of `allowed` that `requested` names, compared by canonical paths (the storage folder
+ * holding a `tasks/` standing for it): the one rule by which the MCP server accepts a tasks
+ * folder an argument names (`roo_store::confine`). Throws `INVALID_PATH` for any other folder.
+ */
+export declare function confineTasksDir(requested: string, allowed: Array<string>): string
 
 /** `consolidateTokenUsage(messages)`: the same function under its package name. */
 export declare function consolidateTokenUsage(messages: ClineMessage[], options?: EraOptions): TokenUsage

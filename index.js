@@ -872,6 +872,7 @@ module.exports.compatReconstructLegacy = nativeBinding.compatReconstructLegacy
 module.exports.compatTaskXml = nativeBinding.compatTaskXml
 module.exports.computeInstructionPrefix = nativeBinding.computeInstructionPrefix
 module.exports.configureXmlExport = nativeBinding.configureXmlExport
+module.exports.confineTasksDir = nativeBinding.confineTasksDir
 module.exports.consolidateTokenUsage = nativeBinding.consolidateTokenUsage
 module.exports.contextManagementEvents = nativeBinding.contextManagementEvents
 module.exports.countTokens = nativeBinding.countTokens

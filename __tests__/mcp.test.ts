@@ -63,6 +63,15 @@ function serverEnv(): Record<string, string> {
     ROO_STATE_CACHE_DIR: path.join(work, 'cache'),
     ROO_STATE_DATA_DIR: path.join(work, 'data'),
     ROO_STATE_CONFIG_DIR: path.join(work, 'config'),
+    // The fixture stores are the stores "found on this machine": a tool's tasksDir may name them.
+    ROO_STATE_STORAGE: [
+      ...fs
+        .readdirSync(fixtures)
+        .map((n) => path.join(fixtures, n))
+        .filter((d) => fs.existsSync(path.join(d, 'tasks'))),
+      // The large store the progress tests make.
+      path.join(work, 'big'),
+    ].join(path.delimiter),
   }
 }
 
@@ -429,7 +438,8 @@ describe('errors', () => {
     for (const m of messages) expect(m.jsonrpc).toBe('2.0')
     const byId = new Map(messages.map((m) => [m.id, m]))
     expect(byId.get(1).result.serverInfo.name).toBe('roo-state')
-    expect(byId.has(2)).toBe(false)
+    // A cut line whose id can be read is answered with a parse error.
+    expect(byId.get(2).error.code).toBe(-32700)
     expect(byId.get(3).result.isError).toBe(true)
     expect(byId.get(4).result.content[0].text).toContain(ROOT)
     // Roo Code reports standard-error lines without INFO as server errors: ours all carry it.

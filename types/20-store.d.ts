@@ -45,6 +45,8 @@ export interface StoreBuild {
   written: boolean
   hierarchy: HierarchyMetrics | null
   elapsedMs: number
+  /** Cached skeletons that failed their checksum and were read again from their folders. */
+  repaired: number
 }
 
 export interface BuildCacheReport {
@@ -136,6 +138,10 @@ export interface CacheStatus {
   stale: number
   missing: number
   removed: number
+  /** Cached skeletons that fail their checksum (the next build reads those tasks again). */
+  damaged: number
+  /** A journal line that failed its checksum. */
+  journalDamage?: string
 }
 
 export interface LocationHealth {

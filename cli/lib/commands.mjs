@@ -440,6 +440,7 @@ export const commands = {
     summary: 'run the MCP server over stdio (for Roo Code, Zoo Code, Claude and other MCP clients)',
     options: {
       'no-legacy': { type: 'boolean', help: 'do not list the legacy server\'s tool names (they stay callable)' },
+      'allow-writes': { type: 'boolean', help: 'let cleanup, rebuild and migrate calls with dryRun false apply their changes (without it they run dry)' },
       'index-dir': O.indexDir,
     },
     examples: ['roo-state mcp', 'roo-state mcp --tasks-dir ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks'],
@@ -452,6 +453,7 @@ export const commands = {
         indexDir: ctx.opts['index-dir'] ? path.resolve(ctx.cwd, ctx.opts['index-dir']) : undefined,
         listLegacy: !ctx.opts['no-legacy'],
         cwd: ctx.cwd,
+        allowWrites: Boolean(ctx.opts['allow-writes']),
       })
       return { data: null, text: () => '', keepAlive: true }
     },

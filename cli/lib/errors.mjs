@@ -40,6 +40,7 @@ const EXIT_BY_CODE = {
   UNHEALTHY: EXIT.UNHEALTHY,
   CACHE_LOCKED: EXIT.BUSY,
   INDEX_BUSY: EXIT.BUSY,
+  STORE_BUSY: EXIT.BUSY,
   ABORTED: EXIT.ABORTED,
 }
 
@@ -62,9 +63,10 @@ const HINTS = {
   MODEL_LOAD_FAILED: 'The model files are damaged: install them again with `roo-state models fetch --force`.',
   SEMANTIC_UNAVAILABLE: 'This index has no embedding vectors: search with --mode lexical, or re-index with a model.',
   CACHE_LOCKED: 'Another roo-state process is writing the cache; wait for it to finish and try again.',
-  INDEX_BUSY: 'Another roo-state process is indexing; wait for it to finish and try again.',
+  INDEX_BUSY: 'Another roo-state process is indexing or holds the index open (a running `roo-state mcp`); wait for it to finish, or use another --index-dir.',
+  STORE_BUSY: 'Another roo-state process is writing this store (rebuild, cleanup or migrate); run the command again when it has finished.',
   STORE_FAILED:
-    'If another process (for instance a running `roo-state mcp`) holds the index open, stop it or use another --index-dir.',
+    'The vector store failed. A damaged embedded index is started again by `roo-state index` (or `roo-state index --rebuild`, which wipes it first).',
   DESTINATION_NOT_EMPTY: 'migrate moves into a new or empty folder: pick another destination.',
   INVALID_CACHE_DIR:
     'Choose a --cache-dir (or ROO_STATE_CACHE_DIR) outside the extension\'s folders; the default, the platform cache folder, is one.',
@@ -79,14 +81,15 @@ const HINTS = {
 const MCP_HINTS = {
   ...HINTS,
   TASK_NOT_FOUND: 'List the task ids with get_task_tree or list_tasks; if the task is in another store, give tasksDir.',
-  INVALID_PATH: 'Check the path: tasksDir takes a tasks/ folder or the storage folder holding it; discover_roo_storage lists the stores found.',
+  INVALID_PATH: 'Check the path: tasksDir must be one of this server\'s stores (its tasks/ folder or the storage folder holding it); discover_roo_storage lists the stores found.',
   NO_STORE: 'Give tasksDir, or start the server with --tasks-dir or ROO_STATE_STORAGE in its environment.',
   AMBIGUOUS_STORE: 'Give tasksDir: one of the stores above.',
   NOT_INDEXED: 'Call index_tasks first.',
   MODEL_MISSING: 'Install the local model on the server machine (`roo-state models fetch`) or search with mode "lexical".',
   MODEL_LOAD_FAILED: 'Install the model again on the server machine (`roo-state models fetch --force`) or search with mode "lexical".',
   SEMANTIC_UNAVAILABLE: 'Search with mode "lexical", or re-index with a model.',
-  STORE_FAILED: 'If another process holds the search index open, stop it or start this server with --index-dir.',
+  STORE_FAILED: 'A damaged search index is started again by index_tasks (rebuild: true wipes it first).',
+  INDEX_BUSY: 'Another process is indexing or holds the search index open; try again later, or start this server with another --index-dir.',
   INVALID_CACHE_DIR: 'Give another cache_dir, or start the server with --cache-dir outside the extension\'s folders.',
   INVALID_CONFIG: 'The configuration was not changed; configure_xml_export with action "get" shows the current one.',
   ABORTED: undefined,

@@ -42,6 +42,9 @@ export async function buildCache(sel, opts = {}, io = noIo) {
     cacheDir: sel.cacheDir,
     workspaceFilter: opts.workspace,
     forceRebuild: Boolean(opts.force),
+    // One writer at a time: a second builder of the same store is told it is busy (CACHE_LOCKED,
+    // exit 6) instead of waiting for the first.
+    waitMs: 0,
     onProgress: io.onProgress,
     signal: io.signal,
   })

@@ -37,7 +37,15 @@ export function renderTree(data, opts = {}) {
     const problems = (store.diagnostics ?? []).filter((d) => d.severity === 'error' || d.code === 'cache_unavailable')
     if (problems.length) out.push('')
     for (const d of problems) {
-      out.push(d.code === 'cache_unavailable' ? `note: ${d.message}` : `not shown: ${path.basename(d.file)}: ${d.message}`)
+      // A file a shown task's reader left unread names the task and the file; a folder that gave
+      // no task is not shown.
+      const line =
+        d.code === 'cache_unavailable'
+          ? `note: ${d.message}`
+          : d.code === 'unreadable'
+            ? `incomplete: ${path.basename(path.dirname(d.file))}/${path.basename(d.file)}: ${d.message}`
+            : `not shown: ${path.basename(d.file)}: ${d.message}`
+      out.push(line)
     }
   }
   return out.join('\n')

@@ -102,13 +102,34 @@ export async function findTask(sel, idOrPath) {
     throw new RooStateError('INVALID_ARGUMENT', 'A task id is needed.')
   }
   const wanted = idOrPath.trim()
-  // A path to a task folder (anything with a separator that exists).
-  if (/[\\/]/.test(wanted)) {
+  // A path to a task folder (anything with a separator that exists), unless the caller takes
+  // ids only (the MCP server: an id is then checked and looked up by the core, never a path).
+  if (!sel.idsOnly && /[\\/]/.test(wanted)) {
     const abs = path.resolve(sel.cwd ?? process.cwd(), wanted)
     if (isDir(abs)) return { taskId: path.basename(abs), tasksDir: path.dirname(abs), taskDir: abs }
     throw new RooStateError('TASK_NOT_FOUND', `There is no task folder at ${abs}.`)
   }
   return call('findTask', await resolveStores(sel), wanted)
+}
+
+/**
+ * The tasks folder `dir` names, if it is one of the stores the user chose outside the call: the
+ * folders named at start-up (`sel.tasksDirs`) and the stores discovery finds (which honours
+ * ROO_STATE_STORAGE). The core's confinement rule (confineTasksDir) compares them; any other
+ * folder is refused with INVALID_PATH before anything reads or writes it.
+ * @returns {Promise<string>}
+ */
+export async function confinedStore(sel, dir) {
+  const named = sel.tasksDirs?.length ? await resolveStores(sel) : []
+  const found = (await call('discoverStorage', { measureSize: false })).locations.map((l) => l.tasksDir)
+  const allowed = [...new Set([...named, ...found])]
+  try {
+    return call('confineTasksDir', path.resolve(sel.cwd ?? process.cwd(), dir), allowed)
+  } catch (err) {
+    // A synchronous binding error puts its code in front of the message.
+    const m = /^([A-Z_]+): ([\s\S]*)$/.exec(err?.message ?? '')
+    throw m ? new RooStateError(m[1], m[2]) : err
+  }
 }
 
 /** Open task store handles of this process: the MCP server keeps them and refreshes them per call. */

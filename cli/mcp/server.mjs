@@ -107,7 +107,7 @@ function progressSender(extra, token) {
 
 /**
  * The server, not yet connected.
- * @param {{tasksDirs?: string[], cacheDir?: string, indexDir?: string, listLegacy?: boolean, cwd?: string}} opts
+ * @param {{tasksDirs?: string[], cacheDir?: string, indexDir?: string, listLegacy?: boolean, cwd?: string, allowWrites?: boolean}} opts
  */
 export function createServer(opts = {}) {
   const byName = new Map()
@@ -121,9 +121,11 @@ export function createServer(opts = {}) {
       : legacy.filter((l) => l.listed).map((l) => ({ name: l.name, description: l.description, inputSchema: jsonSchemaOf(l.input) }))),
   ]
 
+  // Tool calls name tasks by id only (never by path), tasks folders only among the server's
+  // stores, and apply destructive changes only with the user's --allow-writes.
   const ctxBase = {
-    sel: { tasksDirs: opts.tasksDirs, cwd: opts.cwd ?? process.cwd(), cacheDir: opts.cacheDir },
-    server: { indexDir: opts.indexDir, embedder: undefined },
+    sel: { tasksDirs: opts.tasksDirs, cwd: opts.cwd ?? process.cwd(), cacheDir: opts.cacheDir, idsOnly: true },
+    server: { indexDir: opts.indexDir, embedder: undefined, allowWrites: Boolean(opts.allowWrites) },
   }
 
   const server = new Server(
@@ -131,15 +133,23 @@ export function createServer(opts = {}) {
     {
       capabilities: { tools: {} },
       instructions:
-        'Task history of Roo Code, Zoo Code, Cline and Kilo Code: the task tree with the evidence of each link (get_task_tree), a conversation\'s messages (view_conversation_tree), exports (export_*), search (index_tasks then search_tasks_semantic), and maintenance (diagnose_roo_state, rebuild_roo_state_from_tasks, cleanup_obsolete_checkpoints: dry runs unless dryRun is false).',
+        'Task history of Roo Code, Zoo Code, Cline and Kilo Code: the task tree with the evidence of each link (get_task_tree), a conversation\'s messages (view_conversation_tree), exports (export_*), search (index_tasks then search_tasks_semantic), and maintenance (diagnose_roo_state, rebuild_roo_state_from_tasks, cleanup_obsolete_checkpoints: dry runs unless dryRun is false and the server was started with --allow-writes). Tasks are named by id; tasksDir must be one of the server\'s stores.',
     },
   )
 
-  server.onerror = (err) => log(`ignored a message that is not valid JSON-RPC: ${err?.message ?? err}`)
+  server.onerror = (err) => log(`ignored a message that is not valid JSON-RPC: ${String(err?.message ?? err).split('\n')[0].slice(0, 300)}`)
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }))
+  // Tools are served within an initialized session only.
+  const initialized = () => server.getClientVersion() !== undefined
+  const notInitialized = () => new McpError(ErrorCode.InvalidRequest, 'the session is not initialized: send initialize first')
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    if (!initialized()) throw notInitialized()
+    return { tools: listed }
+  })
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    if (!initialized()) throw notInitialized()
     const name = request.params.name
     const entry = byName.get(name)
     if (!entry) {
@@ -214,5 +224,5 @@ export async function runServer(opts = {}) {
   process.on('SIGINT', shutdown)
   await server.connect(transport)
   const stores = opts.tasksDirs?.length ? opts.tasksDirs.join(', ') : process.env.ROO_STATE_STORAGE ? `ROO_STATE_STORAGE (${process.env.ROO_STATE_STORAGE})` : 'the stores found on this machine'
-  log(`roo-state ${pkg.version} serving ${tools.length} tools over stdio; stores: ${stores}`)
+  log(`roo-state ${pkg.version} serving ${tools.length} tools over stdio; stores: ${stores}; destructive calls ${opts.allowWrites ? 'applied when asked (--allow-writes)' : 'run dry (no --allow-writes)'}`)
 }

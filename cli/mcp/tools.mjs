@@ -5,10 +5,12 @@ import { z } from 'zod'
 import * as ops from '../lib/ops.mjs'
 import * as render from '../lib/render.mjs'
 import { RooStateError } from '../lib/errors.mjs'
+import { confinedStore } from '../lib/stores.mjs'
+import { configureFromTool, exportWrites } from './confine.mjs'
 
 const tasksDir = z
   .string()
-  .describe('A tasks/ folder, or the storage folder holding it. Default: the server\'s --tasks-dir, ROO_STATE_STORAGE, or every store found on this machine.')
+  .describe('One of the server\'s task stores (its tasks/ folder, or the storage folder holding it): those named by --tasks-dir or ROO_STATE_STORAGE, else those found on this machine; any other folder is refused. Default: all of them.')
   .optional()
 const id = (description) => z.string().min(1).describe(description)
 const opt = (type, description) => (description ? type.describe(description) : type).optional()
@@ -27,9 +29,30 @@ const readOnly = { readOnlyHint: true, destructiveHint: false, openWorldHint: fa
 const writesCache = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 const destructive = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
 
-/** `sel` of one call: its tasks folder argument, else the server's selection. */
-function selOf(ctx, dir) {
-  return dir ? { ...ctx.sel, tasksDirs: [dir] } : ctx.sel
+/**
+ * `sel` of one call: its tasks folder argument, which must be one of the server's stores
+ * (confinedStore), else the server's selection.
+ */
+async function selOf(ctx, dir) {
+  return dir ? { ...ctx.sel, tasksDirs: [await confinedStore(ctx.sel, dir)] } : ctx.sel
+}
+
+/**
+ * Options of a destructive tool: applied only when the call asks (dryRun false) and the server
+ * was started with --allow-writes; otherwise a dry run, and the answer says why.
+ */
+function applyOf(a, ctx) {
+  const asked = a.dryRun === false
+  return { apply: asked && Boolean(ctx.server.allowWrites), refused: asked && !ctx.server.allowWrites }
+}
+
+function withRefusal(result, refused) {
+  if (!refused) return result
+  return {
+    ...result,
+    notApplied:
+      'This server was started without --allow-writes: the call ran as a dry run and changed nothing. Ask the user to restart it with `roo-state mcp --allow-writes` to apply it.',
+  }
 }
 
 /** An export's answer: the document itself (and its figures), or what was written. */
@@ -42,7 +65,14 @@ function exportAnswer(r) {
 }
 
 /** One export of the task store, answered as a document or a written file. */
-const exportOf = (target, format, pick) => async (a, ctx) => exportAnswer(await ops.runExport(selOf(ctx, a.tasksDir), { target, format, ...pick(a) }, ctx.io))
+const exportOf = (target, format, pick) => async (a, ctx) => {
+  const picked = pick(a)
+  const writes = exportWrites(ctx.server)
+  const overwrite = picked.filePath ? await writes.mayOverwrite(picked.filePath) : undefined
+  const out = await ops.runExport(await selOf(ctx, a.tasksDir), { target, format, ...picked, overwrite }, ctx.io)
+  if (out.filePath) writes.wrote(out.filePath)
+  return exportAnswer(out)
+}
 
 /**
  * @typedef {object} Tool
@@ -67,7 +97,7 @@ export const tools = [
       tasksDir,
     },
     annotations: writesCache,
-    run: (a, ctx) => ops.buildCache(selOf(ctx, a.tasksDir), { force: a.forceRebuild, workspace: a.workspaceFilter }, ctx.io),
+    run: async (a, ctx) => ops.buildCache(await selOf(ctx, a.tasksDir), { force: a.forceRebuild, workspace: a.workspaceFilter }, ctx.io),
   },
   {
     name: 'get_task_tree',
@@ -83,7 +113,7 @@ export const tools = [
     },
     annotations: readOnly,
     async run(a, ctx) {
-      const data = await ops.taskTree(selOf(ctx, a.tasksDir), { taskId: a.conversationId, maxDepth: a.maxDepth, workspace: a.workspace }, ctx.io)
+      const data = await ops.taskTree(await selOf(ctx, a.tasksDir), { taskId: a.conversationId, maxDepth: a.maxDepth, workspace: a.workspace }, ctx.io)
       if (a.outputFormat === 'ascii-tree') return render.renderTree(data, { width: 120 })
       if (a.outputFormat === 'markdown') return render.renderTreeMarkdown(data)
       return data
@@ -104,7 +134,7 @@ export const tools = [
     },
     annotations: readOnly,
     async run(a, ctx) {
-      const view = await ops.conversationView(selOf(ctx, a.tasksDir), { taskId: a.taskId, viewMode: a.viewMode, detailLevel: a.detailLevel }, ctx.io)
+      const view = await ops.conversationView(await selOf(ctx, a.tasksDir), { taskId: a.taskId, viewMode: a.viewMode, detailLevel: a.detailLevel }, ctx.io)
       return { text: render.renderConversation(view, { truncate: a.truncate }), maxLength: a.maxOutputLength }
     },
   },
@@ -189,7 +219,7 @@ export const tools = [
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     run: async (a) => {
       if (a.action === 'set' && !a.config) throw new RooStateError('INVALID_ARGUMENT', 'config is required for action "set".')
-      return ops.configureExport({ action: a.action, config: a.config })
+      return configureFromTool(a.action, a.config)
     },
   },
   {
@@ -232,7 +262,7 @@ export const tools = [
     description: 'Build or bring up to date the search index: only tasks whose files changed are read and embedded again; tasks gone from disk are removed. Reports progress; cancelling keeps what was written.',
     input: { tasksDir, rebuild: flag('Drop the index and start again.') },
     annotations: writesCache,
-    run: (a, ctx) => ops.index(selOf(ctx, a.tasksDir), { rebuild: a.rebuild, indexDir: ctx.server.indexDir, embedder: ctx.server.embedder }, ctx.io),
+    run: async (a, ctx) => ops.index(await selOf(ctx, a.tasksDir), { rebuild: a.rebuild, indexDir: ctx.server.indexDir, embedder: ctx.server.embedder }, ctx.io),
   },
   {
     name: 'diagnose_roo_state',
@@ -241,42 +271,54 @@ export const tools = [
       'Health of each task store: files of the recent tasks, sizes split into conversations, checkpoints and other, the editor\'s state.vscdb (read-only), our cache, and an overall OK, WARNING or ERROR with the reasons.',
     input: { tasksDir, recent: count(1, 'How many recent tasks to check (default 10).', 1000) },
     annotations: readOnly,
-    run: (a, ctx) => ops.diagnose(selOf(ctx, a.tasksDir), { recent: a.recent }),
+    run: async (a, ctx) => ops.diagnose(await selOf(ctx, a.tasksDir), { recent: a.recent }),
   },
   {
     name: 'rebuild_roo_state_from_tasks',
     title: 'Rebuild state from the task folders',
     description:
-      'Scan the task folders (or a backup given as source), rebuild our cache, and report tasks, workspaces, roots and orphans. With regenerateExtensionIndex, also write the extension\'s tasks/_index.json and missing history_item.json files so it lists the tasks again after a state.vscdb loss (every replaced file is backed up). A dry run unless dryRun is false.',
+      'Scan the task folders (or a backup given as source), rebuild our cache, and report tasks, workspaces, roots and orphans. With regenerateExtensionIndex, also write the extension\'s tasks/_index.json and missing history_item.json files so it lists the tasks again after a state.vscdb loss (every replaced file is backed up). A dry run unless dryRun is false and the server was started with --allow-writes.',
     input: {
-      source: opt(z.string().min(1), 'A tasks folder to read instead of the store\'s own (e.g. a backup put back).'),
+      source: opt(z.string().min(1), 'Another of the server\'s task stores to read instead (e.g. a backup put back and named at start-up).'),
       tasksDir,
       regenerateExtensionIndex: flag('Also write the extension\'s task index (default false).'),
       dryRun,
     },
     annotations: writesCache,
-    run: (a, ctx) => ops.rebuild(selOf(ctx, a.tasksDir), { source: a.source, regenerateExtensionIndex: a.regenerateExtensionIndex, apply: a.dryRun === false }, ctx.io),
+    async run(a, ctx) {
+      const { apply, refused } = applyOf(a, ctx)
+      // A source is a tasks folder like any other: one of the server's stores.
+      const sel = a.source ? { ...ctx.sel, tasksDirs: [await confinedStore(ctx.sel, a.source)] } : await selOf(ctx, a.tasksDir)
+      const result = await ops.rebuild(sel, { regenerateExtensionIndex: a.regenerateExtensionIndex, apply }, ctx.io)
+      return withRefusal(result, refused)
+    },
   },
   {
     name: 'cleanup_obsolete_checkpoints',
     title: 'Clean up obsolete checkpoints',
     description:
-      'Free the disk space of obsolete checkpoints (the checkpoints/ shadow repositories) of tasks inactive for a while; conversation files are never touched. A dry run (what would be freed) unless dryRun is false.',
+      'Free the disk space of obsolete checkpoints (the checkpoints/ shadow repositories) of tasks inactive for a while; conversation files are never touched. A dry run (what would be freed) unless dryRun is false and the server was started with --allow-writes.',
     input: {
       tasksDir,
       olderThanDays: count(0, 'Only tasks inactive for longer (default 30; 0 = any age).'),
       keepLast: count(0, 'Never touch the N most recent tasks (default 10).'),
       completedOnly: flag('Only tasks that finished.'),
-      includeOther: flag('Also files that are neither conversation nor checkpoint data (default false).'),
+      includeOther: flag('Refused when true: a tool removes checkpoint data only (the command line\'s --include-other removes other files).'),
       dryRun,
     },
     annotations: destructive,
-    run: (a, ctx) =>
-      ops.cleanup(
-        selOf(ctx, a.tasksDir),
-        { olderThanDays: a.olderThanDays, keepLast: a.keepLast, completedOnly: a.completedOnly, includeOther: a.includeOther, apply: a.dryRun === false },
-        ctx.io,
-      ),
+    async run(a, ctx) {
+      if (a.includeOther) {
+        throw new RooStateError(
+          'INVALID_ARGUMENT',
+          'includeOther is not taken from a tool call: a tool removes checkpoint data (checkpoints/) only. Files that are neither conversation nor checkpoint data are removed by the user, with `roo-state cleanup --include-other`.',
+        )
+      }
+      const { apply, refused } = applyOf(a, ctx)
+      const sel = await selOf(ctx, a.tasksDir)
+      const result = await ops.cleanup(sel, { olderThanDays: a.olderThanDays, keepLast: a.keepLast, completedOnly: a.completedOnly, apply }, ctx.io)
+      return withRefusal(result, refused)
+    },
   },
   // Beyond the seed contracts: the CLI's other capabilities.
   {
@@ -303,7 +345,7 @@ export const tools = [
       tasksDir,
     },
     annotations: readOnly,
-    run: (a, ctx) => ops.listTasks(selOf(ctx, a.tasksDir), { workspace: a.workspace, sortBy: a.sortBy, sortOrder: a.sortOrder, limit: a.limit, offset: a.offset }, ctx.io),
+    run: async (a, ctx) => ops.listTasks(await selOf(ctx, a.tasksDir), { workspace: a.workspace, sortBy: a.sortBy, sortOrder: a.sortOrder, limit: a.limit, offset: a.offset }, ctx.io),
   },
   {
     name: 'get_task_details',
@@ -311,7 +353,7 @@ export const tools = [
     description: 'One task\'s skeleton: dates, mode, workspace, counts, tokens and cost, parent and link evidence, the subtasks it created, the problems found reading its files, and optionally its message sequence.',
     input: { taskId: id('The task (full id or a unique prefix).'), includeSequence: flag('Include the messages and tool calls (default false).'), tasksDir },
     annotations: readOnly,
-    run: async (a, ctx) => (await ops.showTask(selOf(ctx, a.tasksDir), a.taskId, { sequence: Boolean(a.includeSequence) }, ctx.io)).skeleton,
+    run: async (a, ctx) => (await ops.showTask(await selOf(ctx, a.tasksDir), a.taskId, { sequence: Boolean(a.includeSequence) }, ctx.io)).skeleton,
   },
   {
     name: 'export_conversation_markdown',
@@ -355,15 +397,19 @@ export const tools = [
       tasksDir,
     },
     annotations: readOnly,
-    run: ({ tasksDir: dir, ...a }, ctx) => ops.condenseCheck(selOf(ctx, dir), a, ctx.io),
+    run: async ({ tasksDir: dir, ...a }, ctx) => ops.condenseCheck(await selOf(ctx, dir), a, ctx.io),
   },
   {
     name: 'migrate_tasks_dir',
     title: 'Move a tasks folder',
-    description: 'Move a tasks folder: rename on the same device, else copy, verify (size and hash), swap and remove. Resumable after any interruption. A dry run unless dryRun is false.',
-    input: { from: z.string().min(1), to: z.string().min(1).describe('A new or empty folder.'), dryRun, forceCopy: flag() },
+    description: 'Move a tasks folder: rename on the same device, else copy, verify (size and hash), swap and remove. Resumable after any interruption. A dry run unless dryRun is false and the server was started with --allow-writes.',
+    input: { from: z.string().min(1).describe('One of the server\'s task stores.'), to: z.string().min(1).describe('A new or empty folder.'), dryRun, forceCopy: flag() },
     annotations: destructive,
-    run: (a, ctx) => ops.migrate(a.from, a.to, { apply: a.dryRun === false, forceCopy: a.forceCopy }, ctx.sel.cwd),
+    async run(a, ctx) {
+      const { apply, refused } = applyOf(a, ctx)
+      const from = await confinedStore(ctx.sel, a.from)
+      return withRefusal(await ops.migrate(from, a.to, { apply, forceCopy: a.forceCopy }, ctx.sel.cwd), refused)
+    },
   },
 ]
 

@@ -53,10 +53,10 @@ impl TasksDirSource {
 
 /// A task id must be one plain directory name.
 pub fn check_task_id(task_id: &str) -> Result<()> {
-    let bad = task_id.trim().is_empty()
-        || task_id == "."
-        || task_id == ".."
-        || task_id.contains(['/', '\\', '\0'])
+    // The store's rule for ids (no separator, no "..", no control character), and no name a
+    // listing of tasks leaves out.
+    let bad = roo_store::confine::task_id_problem(task_id).is_some()
+        || task_id.trim().is_empty()
         || task_id.starts_with(['.', '_'])
         || (task_id.len() >= 2 && task_id.as_bytes()[1] == b':');
     if bad {
@@ -109,15 +109,12 @@ impl SkeletonSource for TasksDirSource {
 
     fn task_dir(&self, task_id: &str) -> Result<PathBuf> {
         check_task_id(task_id)?;
-        let dir = self.tasks_dir.join(task_id);
-        if dir.is_dir() {
-            Ok(dir)
-        } else {
-            Err(ExportError::TaskNotFound {
+        roo_store::find::task_folder(&self.tasks_dir, task_id).ok_or_else(|| {
+            ExportError::TaskNotFound {
                 task_id: task_id.to_owned(),
                 tasks_dir: self.tasks_dir.clone(),
-            })
-        }
+            }
+        })
     }
 
     fn stores(&self) -> Vec<PathBuf> {

@@ -64,29 +64,112 @@ thread_local! {
     static READ_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
-/// Read a file into `buffer` (replacing what it held); `Ok(false)` when the file is missing,
-/// anything else that fails is a diagnostic.
-fn read_into(path: &Path, buffer: &mut Vec<u8>) -> Result<bool, Diagnostic> {
+/// The default of [`max_file_bytes`]: 1 GiB, far above any task file seen (the largest real
+/// ones are tens of megabytes).
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// The environment variable that sets [`max_file_bytes`] (a number of bytes).
+pub const MAX_FILE_BYTES_ENV: &str = "ROO_STATE_MAX_FILE_BYTES";
+
+/// The largest task file a reader reads: `ROO_STATE_MAX_FILE_BYTES`, else
+/// [`DEFAULT_MAX_FILE_BYTES`] (read once per process). A larger file is not read; its task gets a
+/// diagnostic naming the size and the cap.
+pub fn max_file_bytes() -> u64 {
+    static CAP: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *CAP.get_or_init(|| {
+        std::env::var(MAX_FILE_BYTES_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(DEFAULT_MAX_FILE_BYTES)
+    })
+}
+
+/// Open `path` for reading without ever blocking on it: on Unix with `O_NONBLOCK`, so a FIFO
+/// or a device put where a task file should be is opened at once (and then refused by
+/// [`read_task_file_into`], which reads regular files only).
+pub fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK);
+    }
+    o.open(path)
+}
+
+/// Read a task file into `buffer` (replacing what it held), within the limits every reader keeps:
+/// a regular file only (a link is followed; a FIFO, device, socket or directory is refused
+/// without reading a byte), of at most [`max_file_bytes`]. `Ok(false)` when the file is missing;
+/// anything else that stops the read is a diagnostic for the task.
+pub fn read_task_file_into(path: &Path, buffer: &mut Vec<u8>) -> Result<bool, Diagnostic> {
     use std::io::Read as _;
     buffer.clear();
-    let read = std::fs::File::open(path).and_then(|mut file| {
-        let size = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
-        buffer.try_reserve_exact(size)?;
-        file.read_to_end(buffer)
-    });
+    let file = match open_nonblocking(path) {
+        Ok(f) => f,
+        // A link to nowhere is there, and says so; a missing file is not a problem.
+        Err(err)
+            if err.kind() == ErrorKind::NotFound && std::fs::symlink_metadata(path).is_ok() =>
+        {
+            return Err(unreadable(path, &err))
+        }
+        Err(err) if err.kind() == ErrorKind::NotFound => return Ok(false),
+        Err(err) => return Err(unreadable(path, &err)),
+    };
+    let md = file.metadata().map_err(|e| unreadable(path, &e))?;
+    if md.is_dir() {
+        return Err(skipped(
+            path,
+            "a directory stands where this file should be".into(),
+        ));
+    }
+    if !md.is_file() {
+        return Err(skipped(
+            path,
+            "it is not a regular file (a FIFO, device or socket) and was not read".into(),
+        ));
+    }
+    let cap = max_file_bytes();
+    let too_big = |size: u64| {
+        skipped(
+            path,
+            format!(
+                "the file is {size} bytes, more than the {cap} bytes a task file may hold \
+                 ({MAX_FILE_BYTES_ENV}); it was not read"
+            ),
+        )
+    };
+    if md.len() > cap {
+        return Err(too_big(md.len()));
+    }
+    let read = buffer
+        .try_reserve_exact(md.len() as usize)
+        .map_err(std::io::Error::other)
+        .and_then(|()| file.take(cap + 1).read_to_end(buffer));
     match read {
+        // The file grew past the cap while it was read.
+        Ok(_) if buffer.len() as u64 > cap => {
+            let n = buffer.len() as u64;
+            buffer.clear();
+            Err(too_big(n))
+        }
         Ok(_) => Ok(true),
-        Err(err) if err.kind() == ErrorKind::NotFound => Ok(false),
         Err(err) => Err(unreadable(path, &err)),
     }
 }
 
-fn unreadable(path: &Path, err: &std::io::Error) -> Diagnostic {
-    let message = if path.is_dir() {
-        "a directory stands where this file should be".to_owned()
-    } else {
-        format!("the file could not be read: {err}")
-    };
+/// [`read_task_file_into`] into a new buffer.
+pub fn read_task_file(path: &Path) -> Result<Option<Vec<u8>>, Diagnostic> {
+    let mut buffer = Vec::new();
+    Ok(read_task_file_into(path, &mut buffer)?.then_some(buffer))
+}
+
+fn read_into(path: &Path, buffer: &mut Vec<u8>) -> Result<bool, Diagnostic> {
+    read_task_file_into(path, buffer)
+}
+
+fn skipped(path: &Path, message: String) -> Diagnostic {
     Diagnostic::new(
         path.display().to_string(),
         "",
@@ -94,6 +177,10 @@ fn unreadable(path: &Path, err: &std::io::Error) -> Diagnostic {
         Severity::Error,
         message,
     )
+}
+
+fn unreadable(path: &Path, err: &std::io::Error) -> Diagnostic {
+    skipped(path, format!("the file could not be read: {err}"))
 }
 
 /// Summary of a streamed array file.

@@ -99,6 +99,8 @@ error_codes! {
     StoreFailed = "STORE_FAILED",
     /// Another indexing run holds the index.
     IndexBusy = "INDEX_BUSY",
+    /// Another process is writing the same task store (rebuild, cleanup, migrate).
+    StoreBusy = "STORE_BUSY",
 }
 
 /// An error for JavaScript: `err.code` is its [`ErrorCode`], `err.message` says what to do about

@@ -76,9 +76,23 @@ pub fn analyze_conversation(
 ) -> AsyncTask<Job<roo_state::ConversationSkeleton>> {
     let opts = AnalyzeOptions::from(options.unwrap_or_default());
     Job::spawn(signal, move |_| {
-        let dir = PathBuf::from(&task_path);
+        let dir = task_dir_from_js(&task_path);
         analyze_task(&task_id, &dir, &opts).map_err(|d| task_error(&dir, d))
     })
+}
+
+/// A task folder's path as JavaScript holds it: a folder whose name is not UTF-8 reaches it with
+/// U+FFFD in place of the other bytes, and is found again by that name
+/// (`roo_store::find::task_folder`).
+fn task_dir_from_js(task_path: &str) -> PathBuf {
+    let given = PathBuf::from(task_path);
+    if given.exists() {
+        return given;
+    }
+    let (Some(parent), Some(name)) = (given.parent(), given.file_name()) else {
+        return given;
+    };
+    roo_store::find::task_folder(parent, &name.to_string_lossy()).unwrap_or(given)
 }
 
 #[napi(object, object_to_js = false)]

@@ -108,6 +108,9 @@ pub struct BuildSkeletonCacheOptions {
     pub workspace_filter: Option<String>,
     /// Parse every task again.
     pub force_rebuild: Option<bool>,
+    /// How long to wait for another builder of the same store, in ms (default 600 000; 0: give
+    /// up at once with `CACHE_LOCKED`, the busy answer of `roo-state cache build`).
+    pub wait_ms: Option<u32>,
     #[napi(ts_type = "(progress: Progress) => void")]
     pub on_progress: Option<ProgressFn>,
     #[napi(ts_type = "AbortSignal")]
@@ -130,6 +133,9 @@ pub fn build_skeleton_cache(
             force_rebuild: o.force_rebuild.unwrap_or(false),
             on_progress: Some(&report),
             cancel: Some(cancel),
+            lock_wait: o.wait_ms.map_or(roo_store::lock::DEFAULT_WAIT, |ms| {
+                std::time::Duration::from_millis(u64::from(ms))
+            }),
             ..roo_store::cache::BuildOptions::new(
                 env.cache_root(o.cache_dir.as_deref().map(std::path::Path::new)),
             )
@@ -433,4 +439,15 @@ pub fn find_task(tasks_dirs: Vec<String>, id_or_prefix: String) -> AsyncTask<Job
         let dirs: Vec<PathBuf> = tasks_dirs.into_iter().map(PathBuf::from).collect();
         find_task_folder(&dirs, &id_or_prefix).map_err(find_error)
     })
+}
+
+/// The entry of `allowed` that `requested` names, compared by canonical paths (the storage folder
+/// holding a `tasks/` standing for it): the one rule by which the MCP server accepts a tasks
+/// folder an argument names (`roo_store::confine`). Throws `INVALID_PATH` for any other folder.
+#[napi]
+pub fn confine_tasks_dir(requested: String, allowed: Vec<String>) -> napi::Result<String> {
+    let allowed: Vec<PathBuf> = allowed.into_iter().map(PathBuf::from).collect();
+    roo_store::confine::confine_tasks_dir(std::path::Path::new(&requested), &allowed)
+        .map(|p| p.to_string_lossy().into_owned())
+        .map_err(|e| coded(e).into_sync())
 }

@@ -60,6 +60,11 @@ pub enum Error {
          another); wait for it to finish"
     )]
     Busy(PathBuf),
+    #[error(
+        "the index at {0} is open in another process (a running `roo-state mcp`, for one); stop \
+         it, wait, or use another index directory"
+    )]
+    HeldOpen(PathBuf),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -86,7 +91,7 @@ impl Error {
             Error::SemanticUnavailable(_) => "SEMANTIC_UNAVAILABLE",
             Error::NotIndexed(_) => "NOT_INDEXED",
             Error::Store { .. } => "STORE_FAILED",
-            Error::Busy(_) => "INDEX_BUSY",
+            Error::Busy(_) | Error::HeldOpen(_) => "INDEX_BUSY",
             Error::Io { .. } => "IO_ERROR",
             Error::Aborted => "ABORTED",
         }

@@ -109,10 +109,15 @@ pub(crate) fn target(
     store_cfg: &StoreConfig,
     collection: Option<&str>,
 ) -> Target {
+    // The index is keyed by its canonical path: a relative and an absolute name of one folder
+    // are one index (and one open store in this process).
     let index_dir = index_dir.map_or_else(paths::default_index_dir, Path::to_path_buf);
+    let index_dir = std::fs::canonicalize(&index_dir)
+        .or_else(|_| std::path::absolute(&index_dir))
+        .unwrap_or(index_dir);
     let collection = store::collection_name(collection);
     let resolved = store::resolve(store_cfg, &index_dir, &collection);
-    let state_path = state::state_path(&index_dir, &resolved.identity(&collection));
+    let state_path = state::state_path(&index_dir, &resolved.state_key(&index_dir, &collection));
     Target {
         index_dir,
         collection,
@@ -313,7 +318,35 @@ impl Restart {
                 });
                 self.drop_store = true;
             }
+            Existing::Damaged => {
+                self.reason.get_or_insert_with(|| {
+                    format!(
+                        "the index in the {} was damaged and could not be loaded",
+                        store.location()
+                    )
+                });
+                self.drop_store = true;
+            }
             Existing::Present { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// The consistency check: a store holding fewer points than the state lists chunks (a
+    /// segment lost, files deleted) cannot be brought up to date task by task; it starts again.
+    fn check_points(&mut self, store: &dyn VectorStore, loaded: Option<&IndexState>) -> Result<()> {
+        let Some(st) = loaded else { return Ok(()) };
+        if self.reason.is_some() {
+            return Ok(());
+        }
+        let expected: u64 = st.tasks.values().map(|r| r.chunk_ids.len() as u64).sum();
+        let held = store.count()?;
+        if held < expected {
+            self.reason = Some(format!(
+                "the {} holds {held} of the {expected} chunks the index state lists",
+                store.location()
+            ));
+            self.drop_store = true;
         }
         Ok(())
     }
@@ -331,7 +364,15 @@ fn open_state(
     let mut restart =
         Restart::from_state(opts.rebuild, damaged, loaded.as_ref(), store.kind(), eid);
     let want_dim = eid.is_dense().then_some(eid.dimension);
-    let existing = store.inspect()?;
+    // A rebuild wipes whatever the store holds, readable or not, before looking at it.
+    let existing = if opts.rebuild {
+        if !matches!(store.inspect(), Ok(Existing::Absent)) {
+            store.drop_collection()?;
+        }
+        Existing::Absent
+    } else {
+        store.inspect()?
+    };
     restart.check_collection(
         existing,
         loaded.as_ref(),
@@ -340,6 +381,9 @@ fn open_state(
         opts.rebuild,
         &t.collection,
     )?;
+    if existing != Existing::Absent {
+        restart.check_points(store, loaded.as_ref())?;
+    }
     let mut st = match (&restart.reason, loaded) {
         (None, Some(s)) => s,
         _ => IndexState::new(

@@ -207,6 +207,10 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
     let store = store::open(&t.resolved, &t.collection)?;
     let index_dense = match store.inspect()? {
         Existing::Absent => return Err(Error::NotIndexed(t.index_dir.clone())),
+        Existing::Damaged => return Err(Error::store(
+            store.location(),
+            "the index is damaged and cannot be loaded; run indexTasks (it starts the index again)",
+        )),
         Existing::Present { dense_dim } => dense_dim,
     };
     let mut notes = Vec::new();

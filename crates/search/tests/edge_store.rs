@@ -64,7 +64,7 @@ fn the_index_survives_a_restart_and_is_locked_while_open() {
     // While this process holds the shard, another opener is refused with a clear message.
     let shard = index_dir.join("edge").join(roo_search::store::COLLECTION);
     let err = EdgeStore::open(&shard).err().expect("locked");
-    assert_eq!(err.code(), "STORE_FAILED");
+    assert_eq!(err.code(), "INDEX_BUSY");
     assert!(err.to_string().contains("another process"), "{err}");
 
     // Closed and reopened from disk (as a new process would): same answers.

@@ -176,7 +176,8 @@ impl Collections for Fake {
         let store = self.store(&r.into_inner().collection_name)?;
         let dense_dim = match store.inspect().map_err(internal)? {
             Existing::Present { dense_dim } => dense_dim,
-            Existing::Absent => None,
+            // The fake server keeps its collections in memory: never damaged.
+            Existing::Absent | Existing::Damaged => None,
         };
         let mut map = HashMap::new();
         if let Some(d) = dense_dim {

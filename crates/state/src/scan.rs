@@ -105,9 +105,22 @@ pub fn list_task_dirs(tasks_dir: &Path) -> Result<(Vec<TaskDir>, Vec<Diagnostic>
                 continue;
             }
         };
-        let name = entry.file_name().to_string_lossy().into_owned();
+        let raw = entry.file_name();
+        let name = raw.to_string_lossy().into_owned();
         if !is_task_name(&name) {
             continue;
+        }
+        if raw.to_str().is_none() {
+            diagnostics.push(Diagnostic::new(
+                entry.path().display().to_string(),
+                "",
+                DiagCode::InvalidUtf8,
+                Severity::Warning,
+                format!(
+                    "the folder name is not UTF-8; the task's id is shown as {name:?}, with U+FFFD \
+                     for the bytes that are not"
+                ),
+            ));
         }
         let path = entry.path();
         // The entry's own type saves a stat per task; a symbolic link is followed to see what it is.

@@ -8,7 +8,8 @@
 //!   and `command-output/` (terminal output the messages refer to);
 //! - **checkpoint**: the `checkpoints/` shadow git repository (and `checkpoints.removing-…` left by
 //!   an interrupted cleanup);
-//! - **other**: anything else (removed only with `include_other`).
+//! - **other**: anything else (removed only with `include_other`, and only from a folder holding
+//!   a conversation file: a folder that is not a task's loses nothing but checkpoint data).
 //!
 //! A checkpoint folder is first renamed to `checkpoints.removing-<stamp>` (atomic), then deleted,
 //! so an interruption never leaves a half-deleted repository that the extension would try to use.
@@ -158,6 +159,10 @@ fn removable(task_dir: &Path, include_other: bool) -> Removable {
     };
     let mut tops: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     tops.sort();
+    // "Other" files are taken only from a folder that is a task's: one holding a conversation
+    // file. A folder that is not (a project, a home folder named as a store by mistake) loses
+    // nothing but checkpoint data.
+    let include_other = include_other && tops.iter().any(|p| is_conversation_file(p));
     for top in tops {
         let Ok(rel) = top.strip_prefix(task_dir) else {
             continue;
@@ -215,6 +220,15 @@ fn removable(task_dir: &Path, include_other: bool) -> Removable {
     r
 }
 
+/// Whether `path` is one of the conversation files a task folder holds (a regular file).
+fn is_conversation_file(path: &Path) -> bool {
+    let named = path.file_name().is_some_and(|n| {
+        let n = n.to_string_lossy();
+        CONVERSATION_NAMES.iter().any(|c| n == *c)
+    });
+    named && fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+}
+
 fn is_completed(task_id: &str, dir: &Path) -> bool {
     let opts = roo_state::AnalyzeOptions {
         include_sequence: false,
@@ -229,6 +243,11 @@ pub fn cleanup_obsolete_checkpoints(
     opts: &CleanupOptions,
     cancel: Option<&AtomicBool>,
 ) -> Result<CleanupReport> {
+    let _writer = if opts.dry_run {
+        None
+    } else {
+        Some(crate::lock::store_writer(tasks_dir, "cleanup")?)
+    };
     let (dirs, _) = roo_state::scan::list_task_dirs(tasks_dir).map_err(|e| match e {
         roo_state::scan::ScanError::NotFound(p) => StoreError::NotFound { path: p },
         other => StoreError::InvalidPath(other.to_string()),

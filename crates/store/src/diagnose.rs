@@ -529,6 +529,12 @@ fn cache_reason(cache: &CacheStatus) -> Option<Reason> {
         ))
     } else if let Some(u) = &cache.unusable {
         Some(warning(format!("the skeleton cache cannot be used: {u}")))
+    } else if cache.damaged > 0 || cache.journal_damage.is_some() {
+        Some(warning(format!(
+            "the skeleton cache is damaged: {} cached skeleton(s) fail their checksum{}; buildSkeletonCache reads those tasks again",
+            cache.damaged,
+            cache.journal_damage.as_deref().map_or(String::new(), |j| format!(", and {j}"))
+        )))
     } else if cache.stale + cache.missing + cache.removed > 0 {
         Some(warning(format!(
             "the skeleton cache is behind: {} changed, {} new, {} deleted task(s); buildSkeletonCache refreshes only those",

@@ -18,7 +18,13 @@ const SHOWN_CANDIDATES: usize = 10;
 pub struct TaskLocation {
     pub task_id: String,
     pub tasks_dir: PathBuf,
+    /// Serialised with U+FFFD for bytes that are not UTF-8 (the name [`task_folder`] finds again).
+    #[serde(serialize_with = "lossy_path")]
     pub task_dir: PathBuf,
+}
+
+fn lossy_path<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&path.to_string_lossy())
 }
 
 impl TaskLocation {
@@ -36,6 +42,8 @@ impl TaskLocation {
 pub enum FindTaskError {
     /// Nothing (or only white space) was given.
     Empty,
+    /// A path or something else no task folder can be named ([`crate::confine::check_task_id`]).
+    NotAnId(String),
     /// Several task folders start with the prefix.
     Ambiguous {
         wanted: String,
@@ -52,7 +60,7 @@ impl FindTaskError {
     /// Stable code for JavaScript callers.
     pub fn code(&self) -> &'static str {
         match self {
-            FindTaskError::Empty => "INVALID_ARGUMENT",
+            FindTaskError::Empty | FindTaskError::NotAnId(_) => "INVALID_ARGUMENT",
             FindTaskError::Ambiguous { .. } => "AMBIGUOUS_TASK_ID",
             FindTaskError::NotFound { .. } => "TASK_NOT_FOUND",
         }
@@ -71,6 +79,7 @@ impl fmt::Display for FindTaskError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FindTaskError::Empty => write!(f, "A task id is needed."),
+            FindTaskError::NotAnId(why) => write!(f, "{why}."),
             FindTaskError::Ambiguous { wanted, candidates } => {
                 let shown: Vec<&str> = candidates
                     .iter()
@@ -113,6 +122,24 @@ fn is_plain_task_name(wanted: &str) -> bool {
     is_task_name(wanted) && !wanted.contains(['/', '\\'])
 }
 
+/// The folder of the task `task_id` in `tasks_dir`: `tasks_dir/task_id` when it is one, else the
+/// task folder whose name, read as UTF-8 with U+FFFD for the bytes that are not, is `task_id` (a
+/// folder whose name is not UTF-8 is opened by its own bytes).
+pub fn task_folder(tasks_dir: &Path, task_id: &str) -> Option<PathBuf> {
+    let direct = tasks_dir.join(task_id);
+    if direct.is_dir() {
+        return Some(direct);
+    }
+    if !task_id.contains('\u{FFFD}') {
+        return None;
+    }
+    let (folders, _) = list_task_dirs(tasks_dir).ok()?;
+    folders
+        .into_iter()
+        .find(|(name, _)| name == task_id)
+        .map(|(_, path)| path)
+}
+
 /// The task `id_or_prefix` names in `tasks_dirs` (searched in order; surrounding white space is
 /// ignored): the first store holding a folder of exactly that name; else the one task folder of
 /// any store whose name starts with it, compared in lower case. A store that cannot be listed is
@@ -125,6 +152,9 @@ pub fn find_task(
     if wanted.is_empty() {
         return Err(FindTaskError::Empty);
     }
+    if let Err(e) = crate::confine::check_task_id(wanted) {
+        return Err(FindTaskError::NotAnId(e.to_string()));
+    }
     if is_plain_task_name(wanted) {
         if let Some(dir) = tasks_dirs.iter().find(|d| d.join(wanted).is_dir()) {
             return Ok(TaskLocation::new(dir, wanted.to_owned()));
@@ -136,11 +166,16 @@ pub fn find_task(
         let Ok((folders, _)) = list_task_dirs(dir) else {
             continue;
         };
+        // The folder's own path, not one rebuilt from its (possibly lossy) name: a folder whose
+        // name is not UTF-8 is still opened by its bytes.
         matches.extend(
             folders
                 .into_iter()
                 .filter(|(name, _)| name.to_lowercase().starts_with(&needle))
-                .map(|(name, _)| TaskLocation::new(dir, name)),
+                .map(|(name, path)| TaskLocation {
+                    task_dir: path,
+                    ..TaskLocation::new(dir, name)
+                }),
         );
     }
     if matches.len() == 1 {
@@ -249,12 +284,20 @@ mod tests {
     #[test]
     fn names_that_are_not_tasks_are_never_found() {
         let (_root, dirs) = stores();
-        for wanted in ["_index", ".hidden", "019a-file", "../a", "nothing"] {
+        for wanted in ["_index", ".hidden", "019a-file", "nothing"] {
             let err = find_task(&dirs, wanted).err();
             assert_eq!(
                 err.as_ref().map(FindTaskError::code),
                 Some("TASK_NOT_FOUND"),
                 "{wanted}"
+            );
+        }
+        // A path is not an id, even one that leads to a task folder.
+        for wanted in ["../a/019a-one", "../b/77-only", "..", "019a-one/.."] {
+            let err = find_task(&dirs, wanted).err();
+            assert!(
+                matches!(err, Some(FindTaskError::NotAnId(_))),
+                "{wanted}: {err:?}"
             );
         }
         let one = find_task(&dirs[..1], "zz").err().map(|e| e.to_string());
@@ -271,6 +314,23 @@ mod tests {
                 dirs[1].display()
             ))
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_whose_name_is_not_utf8_is_opened_by_its_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}"));
+        let store = root.path().join("s");
+        let name = std::ffi::OsStr::from_bytes(b"019b-caf\xe9");
+        fs::create_dir_all(store.join(name)).unwrap_or_else(|e| panic!("{e}"));
+        let found =
+            find_task(std::slice::from_ref(&store), "019b").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(found.task_dir, store.join(name));
+        assert!(found.task_dir.is_dir());
+        // Its id, as listings show it, leads back to the folder.
+        assert_eq!(task_folder(&store, &found.task_id), Some(store.join(name)));
+        assert_eq!(task_folder(&store, "019b-caf"), None);
     }
 
     #[test]

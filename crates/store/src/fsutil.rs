@@ -76,6 +76,28 @@ pub fn write_atomic_with(path: &Path, bytes: &[u8], durable: bool) -> io::Result
     result
 }
 
+/// Remove the temporary files [`write_atomic_with`] left in `dir` for the files named in
+/// `names` (a run killed between writing and renaming leaves `.<name>.tmp-<pid>-<ns>`). Only for a
+/// caller holding the store's writer lock: no live writer can own them then. Returns how many
+/// were removed.
+pub fn remove_stale_temps(dir: &Path, names: &[&str]) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let file_name = e.file_name();
+        let n = file_name.to_string_lossy();
+        let ours = names
+            .iter()
+            .any(|name| n.starts_with(&format!(".{name}.tmp-")));
+        if ours && e.file_type().is_ok_and(|t| t.is_file()) && fs::remove_file(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// A free backup name beside `path`: `<name>.bak-<stamp>` (then `-2`, `-3`, … if taken).
 pub fn backup_path(path: &Path, stamp: &str) -> PathBuf {
     let name = path

@@ -14,6 +14,7 @@
 
 pub mod cache;
 pub mod cleanup;
+pub mod confine;
 pub mod diagnose;
 pub mod discover;
 pub mod env;
@@ -53,6 +54,9 @@ pub enum StoreError {
     Locked { path: PathBuf, waited_ms: u64 },
     #[error("the operation was aborted")]
     Aborted,
+    /// Another process is writing the same task store.
+    #[error("{0}")]
+    Busy(String),
     #[error("the destination {path} already holds files that are not a finished migration of this source; choose an empty or new folder")]
     DestinationNotEmpty { path: PathBuf },
     #[error(
@@ -76,6 +80,7 @@ impl StoreError {
             StoreError::Io { .. } => "IO_ERROR",
             StoreError::Locked { .. } => "CACHE_LOCKED",
             StoreError::Aborted => "ABORTED",
+            StoreError::Busy(_) => "STORE_BUSY",
             StoreError::DestinationNotEmpty { .. } => "DESTINATION_NOT_EMPTY",
             StoreError::VerifyFailed { .. } => "VERIFY_FAILED",
             StoreError::Sqlite(_) => "STATE_DB_ERROR",

@@ -5,6 +5,11 @@
 //! `LockFileEx` on Windows, through `fs4`). The OS releases it when the holder exits or crashes, so
 //! no stale lock can outlive its process and no pid or age check is needed. The file also records
 //! who holds the lock, for people reading the directory.
+//!
+//! [`store_writer`] is the one-writer rule of the maintenance commands that write into a task
+//! store (rebuild, cleanup, migrate): a lock per store, in the system's temporary folder (so that
+//! processes with different cache folders see each other), taken without waiting: the second
+//! writer is told the store is busy.
 
 use crate::{Result, StoreError};
 use fs4::fs_std::FileExt;
@@ -75,6 +80,24 @@ impl DirLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// The writer lock of the task store `tasks_dir`, for `what` (a command's name); another holder
+/// makes it [`StoreError::Busy`] at once.
+pub fn store_writer(tasks_dir: &Path, what: &str) -> Result<DirLock> {
+    let dir = std::env::temp_dir()
+        .join("roo-state-core-writers")
+        .join(crate::fsutil::path_key(&crate::fsutil::canonical(
+            tasks_dir,
+        )));
+    DirLock::acquire(&dir, Duration::ZERO, None).map_err(|e| match e {
+        StoreError::Locked { .. } => StoreError::Busy(format!(
+            "another roo-state process is writing {} (a rebuild, cleanup or migration); the {what} \
+             was not started: run it again when that one has finished",
+            tasks_dir.display()
+        )),
+        other => other,
+    })
 }
 
 impl Drop for DirLock {

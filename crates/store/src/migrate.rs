@@ -181,6 +181,11 @@ pub fn migrate_tasks_dir(from: &Path, to: &Path, opts: &MigrateOptions) -> Resul
             to.display()
         )));
     }
+    let _writer = if opts.dry_run {
+        None
+    } else {
+        Some(crate::lock::store_writer(&from, "migration")?)
+    };
     let marker_path = to.join(MARKER);
     let mut run = Run {
         opts,

@@ -115,6 +115,12 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
         ..RebuildReport::default()
     };
     let index_file = tasks_dir.join(names::HISTORY_INDEX);
+    // One writer at a time; the lock is held to the end of the rebuild.
+    let _writer = if opts.dry_run {
+        None
+    } else {
+        Some(crate::lock::store_writer(tasks_dir, "rebuild")?)
+    };
     if opts.regenerate_extension_index && !opts.dry_run && extension_busy(&index_file, opts.now_ms)
     {
         return Err(StoreError::InvalidArgument(format!(
@@ -205,6 +211,16 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
     Ok(report)
 }
 
+/// The temporary files a killed rebuild left (they would count in the tasks' sizes); only with
+/// the store's writer lock held.
+fn remove_killed_runs_temps(tasks_dir: &Path) -> Result<()> {
+    fsutil::remove_stale_temps(tasks_dir, &[names::HISTORY_INDEX]);
+    for (_, dir) in cache::list_tasks(tasks_dir)? {
+        fsutil::remove_stale_temps(&dir, &[names::HISTORY_ITEM]);
+    }
+    Ok(())
+}
+
 fn regenerate_index(
     tasks_dir: &Path,
     skeletons: &[ConversationSkeleton],
@@ -212,6 +228,9 @@ fn regenerate_index(
 ) -> Result<ExtensionIndexReport> {
     let stamp = fsutil::file_stamp(opts.now_ms);
     let index_file = tasks_dir.join(names::HISTORY_INDEX);
+    if !opts.dry_run {
+        remove_killed_runs_temps(tasks_dir)?;
+    }
     let mut rep = ExtensionIndexReport {
         index_file: index_file.display().to_string(),
         ..ExtensionIndexReport::default()
@@ -254,8 +273,9 @@ fn regenerate_index(
                     .any(|d| d.severity == Severity::Error);
             if usable {
                 // The file's own object, keys and numbers as they are.
-                std::fs::read(&hi_path)
+                roo_formats::read::read_task_file(&hi_path)
                     .ok()
+                    .flatten()
                     .map(|b| {
                         roo_formats::decode::decode_json_bytes(
                             b,

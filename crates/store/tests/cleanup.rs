@@ -260,3 +260,36 @@ fn completed_only_selects_finished_tasks() {
     );
     assert!(r.tasks_affected > 0 && (r.tasks_kept as usize) < ids.len());
 }
+
+/// A project folder named as a store with `include_other`, every age and nothing kept: its
+/// source files are not conversation files, so they are "other", and a folder holding no
+/// conversation file is not a task: nothing of it goes. A task beside it still loses its other
+/// files.
+#[test]
+fn include_other_never_empties_a_folder_that_is_not_a_task() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let project = tmp.path().join("project");
+    write(&project.join("src/main.rs"), b"fn main() {}");
+    write(&project.join("docs/readme.md"), b"# readme");
+    write(&project.join("task-1/ui_messages.json"), b"[]");
+    write(&project.join("task-1/notes.txt"), b"notes");
+    let before_src = fs::read(project.join("src/main.rs")).expect("read");
+    let report = cleanup_obsolete_checkpoints(
+        &project,
+        &CleanupOptions {
+            older_than_days: Some(0.0),
+            keep_last: 0,
+            completed_only: false,
+            include_other: true,
+            dry_run: false,
+            now_ms: roo_js::now_ms() + DAY_MS,
+        },
+        None,
+    )
+    .expect("cleanup");
+    assert_eq!(fs::read(project.join("src/main.rs")).ok(), Some(before_src));
+    assert!(project.join("docs/readme.md").is_file());
+    assert_eq!(report.tasks_affected, 1, "{report:?}");
+    assert!(!project.join("task-1/notes.txt").exists());
+    assert!(project.join("task-1/ui_messages.json").is_file());
+}

@@ -3,9 +3,9 @@
 mod common;
 
 use roo_formats::diag::Severity;
-use roo_store::rebuild::{rebuild_from_tasks, RebuildOptions};
+use roo_store::rebuild::rebuild_from_tasks;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The key order of a freshly built HistoryItem, then the fields later upserts append.
 const KEY_ORDER: [&str; 21] = [
@@ -43,17 +43,7 @@ fn store() -> (tempfile::TempDir, PathBuf) {
     (tmp, tasks)
 }
 
-fn opts(tasks: &Path, cache: &Path, dry_run: bool) -> RebuildOptions<'static> {
-    RebuildOptions {
-        tasks_dir: tasks.to_path_buf(),
-        cache_root: cache.to_path_buf(),
-        regenerate_extension_index: true,
-        dry_run,
-        on_progress: None,
-        cancel: None,
-        now_ms: 1_760_000_000_000,
-    }
-}
+use common::rebuild_opts as opts;
 
 fn check_extension_format(bytes: &[u8]) {
     let text = std::str::from_utf8(bytes).expect("utf-8");

@@ -4,6 +4,11 @@
 //! on `<shard>.lock`, so a second process gets a clear "busy" error instead of two writers on
 //! one write-ahead log. Search structures (HNSW) are built by [`VectorStore::commit`] after bulk
 //! loads: the engine has no background optimiser.
+//!
+//! Every call into the engine goes through [`guarded`]: a damaged shard can make the engine
+//! panic (a cut `status.dat`, a zeroed page), and a panic there becomes an error here, never the
+//! end of the process. A shard that cannot be loaded is [`Existing::Damaged`]: indexing drops it
+//! and starts again; searching says so.
 
 use super::{
     Existing, Filter, Hit, Point, Query, VectorStore, DENSE, INTEGER_INDEXES, KEYWORD_INDEXES,
@@ -26,11 +31,36 @@ use uuid::Uuid;
 pub struct EdgeStore {
     path: PathBuf,
     shard: RwLock<Option<EdgeShard>>,
+    /// Why the shard on disk could not be loaded (until it is dropped).
+    damaged: RwLock<Option<String>>,
     _lock: File,
 }
 
 fn edge_err(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::store(format!("embedded Qdrant Edge at {}", path.display()), e)
+}
+
+/// The text of a panic's payload.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned())
+}
+
+/// Run `f`, a call into the engine: a panic inside it becomes an error naming `what` was done.
+pub(crate) fn guarded<T>(path: &Path, what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => Err(edge_err(
+            path,
+            format!(
+                "the engine failed while {what} ({}); the index is damaged: run indexTasks with rebuild",
+                panic_text(payload.as_ref())
+            ),
+        )),
+    }
 }
 
 /// A shard directory holds a config once it was created.
@@ -52,41 +82,57 @@ impl EdgeStore {
             .map_err(|e| Error::io(&lock_path, e))?;
         match lock.try_lock_exclusive() {
             Ok(true) => {}
-            Ok(false) => {
-                return Err(Error::store(
-                    format!("embedded Qdrant Edge at {}", path.display()),
-                    "it is open in another process; close that process (or call \
-                     closeSearchIndex there) or use another cacheDir",
-                ))
-            }
+            Ok(false) => return Err(Error::HeldOpen(path.to_path_buf())),
             Err(e) => return Err(Error::io(&lock_path, e)),
         }
-        let shard = if shard_exists(path) {
-            Some(EdgeShard::load(path, None).map_err(|e| {
-                edge_err(
-                    path,
-                    format!("the index could not be loaded ({e}); run indexTasks with rebuild"),
-                )
-            })?)
+        // A shard that cannot be loaded (an error or a panic in the engine) is kept as damaged.
+        let (shard, damaged) = if shard_exists(path) {
+            let loaded = guarded(path, "loading the index", || {
+                EdgeShard::load(path, None).map_err(|e| {
+                    edge_err(
+                        path,
+                        format!("the index could not be loaded ({e}); run indexTasks with rebuild"),
+                    )
+                })
+            });
+            match loaded {
+                Ok(s) => (Some(s), None),
+                Err(e) => (None, Some(e.to_string())),
+            }
+        } else if path.exists() {
+            // Segments without a config (a deleted `edge_config.json`): damaged too.
+            let leftovers = std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_some());
+            (
+                None,
+                leftovers.then(|| format!("{} holds no edge_config.json", path.display())),
+            )
         } else {
-            None
+            (None, None)
         };
         Ok(Self {
             path: path.to_path_buf(),
             shard: RwLock::new(shard),
+            damaged: RwLock::new(damaged),
             _lock: lock,
         })
+    }
+
+    fn damage(&self) -> Option<String> {
+        self.damaged.read().ok().and_then(|d| d.clone())
     }
 
     fn fail(&self, e: impl std::fmt::Display) -> Error {
         edge_err(&self.path, e)
     }
 
-    fn with_shard<T>(&self, f: impl FnOnce(&EdgeShard) -> Result<T>) -> Result<T> {
+    fn with_shard<T>(&self, what: &str, f: impl FnOnce(&EdgeShard) -> Result<T>) -> Result<T> {
         let g = self.shard.read().map_err(|_| self.fail("lock poisoned"))?;
         match g.as_ref() {
-            Some(s) => f(s),
-            None => Err(self.fail("the collection does not exist; run indexTasks")),
+            Some(s) => guarded(&self.path, what, || f(s)),
+            None => Err(self
+                .fail(self.damage().unwrap_or_else(|| {
+                    "the collection does not exist; run indexTasks".to_owned()
+                }))),
         }
     }
 }
@@ -134,13 +180,18 @@ impl VectorStore for EdgeStore {
     }
 
     fn inspect(&self) -> Result<Existing> {
+        if self.damage().is_some() {
+            return Ok(Existing::Damaged);
+        }
         let g = self.shard.read().map_err(|_| self.fail("lock poisoned"))?;
-        Ok(match g.as_ref() {
-            None => Existing::Absent,
-            Some(s) => Existing::Present {
-                dense_dim: s.config().vectors.get(DENSE).map(|v| v.size),
-            },
-        })
+        match g.as_ref() {
+            None => Ok(Existing::Absent),
+            Some(s) => guarded(&self.path, "reading the index configuration", || {
+                Ok(Existing::Present {
+                    dense_dim: s.config().vectors.get(DENSE).map(|v| v.size),
+                })
+            }),
+        }
     }
 
     fn create(&self, dense_dim: Option<usize>) -> Result<()> {
@@ -167,7 +218,9 @@ impl VectorStore for EdgeStore {
                 EdgeVectorParamsBuilder::new(d, Distance::Cosine).build(),
             );
         }
-        let shard = EdgeShard::new(&self.path, builder.build()).map_err(|e| self.fail(e))?;
+        let shard = guarded(&self.path, "creating the index", || {
+            EdgeShard::new(&self.path, builder.build()).map_err(|e| self.fail(e))
+        })?;
         let indexes = KEYWORD_INDEXES
             .iter()
             .map(|k| (*k, "keyword"))
@@ -178,11 +231,13 @@ impl VectorStore for EdgeStore {
                 "field_schema": kind,
             }))
             .map_err(|e| self.fail(format!("index on {field}: {e}")))?;
-            shard
-                .update(UpdateOperation::FieldIndexOperation(
-                    FieldIndexOperations::CreateIndex(op),
-                ))
-                .map_err(|e| self.fail(format!("index on {field}: {e}")))?;
+            guarded(&self.path, "creating a payload index", || {
+                shard
+                    .update(UpdateOperation::FieldIndexOperation(
+                        FieldIndexOperations::CreateIndex(op),
+                    ))
+                    .map_err(|e| self.fail(format!("index on {field}: {e}")))
+            })?;
         }
         *g = Some(shard);
         Ok(())
@@ -190,9 +245,15 @@ impl VectorStore for EdgeStore {
 
     fn drop_collection(&self) -> Result<()> {
         let mut g = self.shard.write().map_err(|_| self.fail("lock poisoned"))?;
-        drop(g.take());
+        let _ = guarded(&self.path, "closing the index", || {
+            drop(g.take());
+            Ok(())
+        });
         if self.path.exists() {
             std::fs::remove_dir_all(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        }
+        if let Ok(mut d) = self.damaged.write() {
+            *d = None;
         }
         Ok(())
     }
@@ -218,7 +279,7 @@ impl VectorStore for EdgeStore {
                 payload: Some(to_payload(&p.payload)?),
             });
         }
-        self.with_shard(|s| {
+        self.with_shard("writing points", |s| {
             s.update(UpdateOperation::PointOperation(
                 PointOperations::UpsertPoints(PointInsertOperations::PointsList(list)),
             ))
@@ -230,7 +291,7 @@ impl VectorStore for EdgeStore {
         if ids.is_empty() {
             return Ok(());
         }
-        self.with_shard(|s| {
+        self.with_shard("deleting points", |s| {
             s.update(UpdateOperation::PointOperation(
                 PointOperations::DeletePoints {
                     ids: ids
@@ -269,7 +330,8 @@ impl VectorStore for EdgeStore {
             with_vector: None,
             score_threshold: None,
         };
-        let found = self.with_shard(|s| s.search(request).map_err(|e| self.fail(e)))?;
+        let found =
+            self.with_shard("searching", |s| s.search(request).map_err(|e| self.fail(e)))?;
         let mut hits = Vec::with_capacity(found.len());
         for p in found {
             let id = match p.id {
@@ -294,16 +356,24 @@ impl VectorStore for EdgeStore {
 
     fn count(&self) -> Result<u64> {
         let g = self.shard.read().map_err(|_| self.fail("lock poisoned"))?;
-        Ok(g.as_ref().map_or(0, |s| s.info().points_count as u64))
+        match g.as_ref() {
+            None => Ok(0),
+            Some(s) => guarded(&self.path, "counting points", || {
+                Ok(s.info().points_count as u64)
+            }),
+        }
     }
 
     fn commit(&self, bulk_loaded: bool) -> Result<()> {
         let g = self.shard.read().map_err(|_| self.fail("lock poisoned"))?;
         if let Some(s) = g.as_ref() {
-            if bulk_loaded {
-                s.optimize().map_err(|e| self.fail(e))?;
-            }
-            s.flush();
+            guarded(&self.path, "saving the index", || {
+                if bulk_loaded {
+                    s.optimize().map_err(|e| self.fail(e))?;
+                }
+                s.flush();
+                Ok(())
+            })?;
         }
         Ok(())
     }

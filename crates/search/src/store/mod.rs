@@ -139,6 +139,8 @@ pub enum Existing {
     Present {
         dense_dim: Option<usize>,
     },
+    /// The collection is on disk but cannot be loaded (damaged files); indexing starts again.
+    Damaged,
 }
 
 /// A vector store holding one collection.
@@ -219,6 +221,26 @@ impl ResolvedStore {
                 None => "memory:".to_owned(),
             },
         }
+    }
+
+    /// The key of the state file: [`ResolvedStore::identity`], except that a store inside the
+    /// index directory is named relative to it, so the index is found again by any name of its
+    /// folder and after the folder is copied or moved.
+    pub fn state_key(&self, index_dir: &Path, collection: &str) -> String {
+        let inside = |p: &Path| {
+            p.strip_prefix(index_dir).ok().map(|rel| {
+                rel.components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            })
+        };
+        match self {
+            ResolvedStore::Edge(p) => inside(p).map(|r| format!("edge:@index/{r}")),
+            ResolvedStore::Memory(Some(p)) => inside(p).map(|r| format!("memory:@index/{r}")),
+            _ => None,
+        }
+        .unwrap_or_else(|| self.identity(collection))
     }
 
     pub fn kind(&self) -> &'static str {
@@ -315,6 +337,10 @@ pub fn close(prefix: &str) -> usize {
 
 /// Close the stores that live under `index_dir` (embedded and in-memory ones).
 pub fn close_dir(index_dir: &Path) -> usize {
+    // Stores are opened under the canonical path of their index directory.
+    let index_dir = std::fs::canonicalize(index_dir)
+        .or_else(|_| std::path::absolute(index_dir))
+        .unwrap_or_else(|_| index_dir.to_path_buf());
     let shown = index_dir.display().to_string();
     close(&format!("edge:{shown}")) + close(&format!("memory:{shown}"))
 }

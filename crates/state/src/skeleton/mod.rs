@@ -293,10 +293,14 @@ impl FoundFiles {
         any.then_some(found)
     }
 
-    /// Whether `name` exists in `task_dir`; a file's size and time are counted.
+    /// Whether `name` exists in `task_dir`; a file's size and time are counted. A name that is
+    /// there but cannot be followed (a link loop, a link to nowhere, no permission) exists too,
+    /// so its reader reports it.
     fn note(&mut self, task_dir: &Path, name: &str) -> bool {
-        let Ok(md) = std::fs::metadata(task_dir.join(name)) else {
-            return false;
+        let path = task_dir.join(name);
+        let md = match std::fs::metadata(&path) {
+            Ok(md) => md,
+            Err(_) => return std::fs::symlink_metadata(&path).is_ok(),
         };
         if md.is_file() {
             self.total_size += md.len();

@@ -55,6 +55,11 @@ pub struct StoreBuild {
     /// Ids parsed in this build.
     #[serde(skip)]
     pub parsed: Vec<String>,
+    /// Cached skeletons that failed their checksum and were read again from their folders.
+    pub repaired: u32,
+    /// The diagnostic saying so (also in [`BuildReport::diagnostics`]).
+    #[serde(skip)]
+    pub damage: Option<Diagnostic>,
 }
 
 /// What [`build_skeleton_cache`] did.
@@ -140,7 +145,41 @@ fn build_store(
     if cancelled(opts) {
         return Err(StoreError::Aborted);
     }
-    let plans = plan(&dirs, &sigs, old.as_ref(), opts);
+    let mut plans = plan(&dirs, &sigs, old.as_ref(), opts);
+    // The old data section, checked line by line: a task whose line does not check out is parsed
+    // again, and the damage is reported.
+    let old_data = match &old {
+        Some(o)
+            if plans
+                .iter()
+                .any(|p| matches!(p, Plan::Reuse(_) | Plan::Skip(_))) =>
+        {
+            read_data(&cache_file, o.data_start).unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    let damaged: Vec<&str> = damaged_entries(
+        &old_data,
+        plans.iter().filter_map(|p| match p {
+            Plan::Reuse(e) | Plan::Skip(e) => Some(*e),
+            Plan::Parse => None,
+        }),
+    );
+    if !damaged.is_empty() {
+        let ids: HashSet<&str> = damaged.iter().copied().collect();
+        for p in plans.iter_mut() {
+            if matches!(p, Plan::Reuse(e) | Plan::Skip(e) if ids.contains(e.id.as_str())) {
+                *p = Plan::Parse;
+            }
+        }
+    }
+    let damage = old
+        .as_ref()
+        .and_then(|o| damage_diagnostic(&cache_file, &damaged, o.journal_damage.as_deref()));
+    let repaired = damaged.len() as u32;
+    if let Some(d) = &damage {
+        diagnostics.push(d.clone());
+    }
     let on_disk: HashSet<&str> = dirs.iter().map(|(id, _)| id.as_str()).collect();
     let removed = old.as_ref().map_or(0, |o| {
         o.entries
@@ -158,9 +197,12 @@ fn build_store(
         reused: reused as u32,
         removed: removed as u32,
         skipped: skipped as u32,
+        repaired,
+        damage,
         ..StoreBuild::default()
     };
-    if let (Some(o), 0, 0) = (&old, to_parse, removed) {
+    let journal_damaged = old.as_ref().is_some_and(|o| o.journal_damage.is_some());
+    if let (Some(o), 0, 0, false) = (&old, to_parse, removed, journal_damaged) {
         // Nothing changed: the file on disk is already this generation.
         out.hierarchy = o.header.hierarchy.clone();
         out.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
@@ -171,11 +213,6 @@ fn build_store(
     if cancelled(opts) {
         return Err(StoreError::Aborted);
     }
-    // Unchanged skeletons from the old data section.
-    let old_data = match (&old, reused + skipped) {
-        (Some(o), n) if n > 0 => read_data(&cache_file, o.data_start).unwrap_or_default(),
-        _ => Vec::new(),
-    };
     let mut slots = fill_slots(&dirs, &plans, parsed, &old_data)?;
     let (links, metrics) = link_slots(&mut slots, &dirs, &old_data);
     let (entries, data) = new_entries(
@@ -199,6 +236,7 @@ fn build_store(
         tasks: entries.len(),
         hierarchy: Some(metrics.clone()),
         generation: new_generation(),
+        entries_hash: 0,
     };
     write_generation(&cache_file, &header, &entries, &data)?;
     out.written = true;
@@ -210,7 +248,7 @@ fn build_store(
 /// The index of the cache file on disk, if it is one this engine can use (why not is reported).
 fn old_index(cache_file: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Index> {
     match read_index(cache_file) {
-        ReadOutcome::Ok(i) => Some(i),
+        ReadOutcome::Ok(i) => Some(*i),
         ReadOutcome::Missing => None,
         ReadOutcome::Invalid(reason) => {
             diagnostics.push(Diagnostic::new(
@@ -316,9 +354,7 @@ fn link_slots(
     let old_skeletons: Vec<Option<ConversationSkeleton>> = slots
         .par_iter()
         .map(|s| match s {
-            EntryDraft::Old(e) if e.len > 0 => {
-                line_of(old_data, e).and_then(|b| serde_json::from_slice(b).ok())
-            }
+            EntryDraft::Old(e) if e.len > 0 => skeleton_of(old_data, e),
             _ => None,
         })
         .collect();
@@ -368,11 +404,12 @@ fn new_entries(
     let mut entries: Vec<Entry> = Vec::with_capacity(slots.len());
     for (i, slot) in slots.into_iter().enumerate() {
         let (id, _) = &dirs[i];
-        let fresh = |ws: Option<String>, off: u64, len: u64, diagnostics: Vec<Diagnostic>| Entry {
+        let fresh = |ws: Option<String>, line: Option<(u64, &[u8])>, diagnostics| Entry {
             id: id.clone(),
             sig: sigs[i],
-            off,
-            len,
+            off: line.map_or(0, |l| l.0),
+            len: line.map_or(0, |l| l.1.len() as u64),
+            h: line.map(|l| line_hash(l.1)),
             ws,
             parent: None,
             root: None,
@@ -391,6 +428,7 @@ fn new_entries(
                     _ => {
                         e.off = 0;
                         e.len = 0;
+                        e.h = None;
                     }
                 }
                 // A skipped entry keeps its old signature, so it stays stale until parsed.
@@ -402,13 +440,13 @@ fn new_entries(
                 let off = data.len() as u64;
                 data.extend_from_slice(&bytes);
                 let ws = s.metadata.workspace.as_deref().map(normalize_workspace);
-                fresh(ws, off, bytes.len() as u64, Vec::new())
+                fresh(ws, Some((off, &bytes)), Vec::new())
             }
             EntryDraft::Failed(d) => {
                 out.failed += 1;
                 out.parsed.push(id.clone());
                 diagnostics.extend(d.iter().cloned());
-                fresh(None, 0, 0, d)
+                fresh(None, None, d)
             }
         };
         if let Some((parent, root, evidence)) = links.get(id) {
@@ -429,11 +467,16 @@ fn write_generation(
     entries: &[Entry],
     data: &[u8],
 ) -> Result<()> {
+    let entries_line =
+        serde_json::to_vec(entries).map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
+    let header = Header {
+        entries_hash: line_hash(&entries_line),
+        ..header.clone()
+    };
     let mut file =
-        serde_json::to_vec(header).map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
+        serde_json::to_vec(&header).map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
     file.push(b'\n');
-    serde_json::to_writer(&mut file, entries)
-        .map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
+    file.extend_from_slice(&entries_line);
     file.push(b'\n');
     file.extend_from_slice(data);
     fsutil::write_atomic_with(cache_file, &file, false)

@@ -24,22 +24,36 @@ pub(super) fn journal_path(cache_file: &Path) -> PathBuf {
 }
 
 /// Apply the journal's lines of `generation` to `entries`, in order. A line cut short by a crash
-/// (no newline, or not JSON) ends the journal.
-pub(super) fn apply_journal(cache_file: &Path, generation: u64, entries: &mut Vec<Entry>) {
-    let Ok(text) = fs::read_to_string(journal_path(cache_file)) else {
-        return;
+/// (no newline) ends the journal; so does a complete line whose checksum fails, which is damage
+/// and is returned as a sentence (the entries it and the lines after it would have changed keep
+/// their old signatures, so their tasks are read again).
+pub(super) fn apply_journal(
+    cache_file: &Path,
+    generation: u64,
+    entries: &mut Vec<Entry>,
+) -> Option<String> {
+    let Ok(bytes) = fs::read(journal_path(cache_file)) else {
+        return None;
     };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut damage = None;
     let mut at: HashMap<String, usize> = entries
         .iter()
         .enumerate()
         .map(|(i, e)| (e.id.clone(), i))
         .collect();
     let mut removed: HashSet<String> = HashSet::new();
-    for line in text.split_inclusive('\n') {
+    for (n, line) in text.split_inclusive('\n').enumerate() {
         if !line.ends_with('\n') {
             break;
         }
-        let Ok(j) = serde_json::from_str::<JournalLine>(line) else {
+        let Some(j) =
+            unsealed(line).and_then(|json| serde_json::from_str::<JournalLine>(json).ok())
+        else {
+            damage = Some(format!(
+                "line {} of its journal failed its checksum and was dropped with the lines after it",
+                n + 1
+            ));
             break;
         };
         if j.generation != generation {
@@ -61,6 +75,7 @@ pub(super) fn apply_journal(cache_file: &Path, generation: u64, entries: &mut Ve
     if !removed.is_empty() {
         entries.retain(|e| !removed.contains(&e.id));
     }
+    damage
 }
 
 /// A fresh generation number (time and process, never 0).
@@ -69,6 +84,24 @@ pub(super) fn new_generation() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
     (nanos ^ (u64::from(std::process::id()) << 48)) | 1
+}
+
+/// A journal line as written: the JSON, a tab and the JSON's checksum in hex (serde_json never
+/// writes a raw tab, so the last one ends the JSON).
+fn sealed_line(out: &mut Vec<u8>, line: &JournalLine) -> Result<()> {
+    let start = out.len();
+    serde_json::to_writer(&mut *out, line)
+        .map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
+    let sum = line_hash(&out[start..]);
+    out.extend_from_slice(format!("\t{sum:016x}\n").as_bytes());
+    Ok(())
+}
+
+/// The JSON of a complete journal line whose checksum matches.
+fn unsealed(line: &str) -> Option<&str> {
+    let (json, sum) = line.strip_suffix('\n')?.rsplit_once('\t')?;
+    let sum = u64::from_str_radix(sum, 16).ok()?;
+    (line_hash(json.as_bytes()) == sum).then_some(json)
 }
 
 /// A change to record in a store's cache without rewriting it.
@@ -124,16 +157,14 @@ pub fn append_updates(
         let Some((entry, removed)) = journal_entry(u, &current, base, &mut data)? else {
             continue;
         };
-        serde_json::to_writer(
+        sealed_line(
             &mut journal,
             &JournalLine {
                 generation,
                 removed,
                 entry,
             },
-        )
-        .map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
-        journal.push(b'\n');
+        )?;
     }
     // The skeleton lines first: a crash before the journal is written leaves bytes nothing points to.
     cache
@@ -172,7 +203,7 @@ fn journal_entry(
             diagnostics,
             link,
         } => {
-            let (off, len, ws) = match skeleton {
+            let (off, len, h, ws) = match skeleton {
                 Some(s) => {
                     let mut line = serde_json::to_vec(s)
                         .map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
@@ -180,15 +211,16 @@ fn journal_entry(
                     let off = base + data.len() as u64;
                     data.extend_from_slice(&line);
                     let ws = s.metadata.workspace.as_deref().map(normalize_workspace);
-                    (off, line.len() as u64, ws)
+                    (off, line.len() as u64, Some(line_hash(&line)), ws)
                 }
-                None => (0, 0, None),
+                None => (0, 0, None, None),
             };
             Entry {
                 id: (*id).to_owned(),
                 sig: *sig,
                 off,
                 len,
+                h,
                 ws,
                 parent: link.0.clone(),
                 root: link.1.clone(),
@@ -212,6 +244,7 @@ fn journal_entry(
                 sig: [None; 5],
                 off: 0,
                 len: 0,
+                h: None,
                 ws: None,
                 parent: None,
                 root: None,

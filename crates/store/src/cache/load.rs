@@ -100,8 +100,7 @@ pub fn load_skeletons(
         let skeletons: Vec<Option<ConversationSkeleton>> = wanted
             .par_iter()
             .map(|e| {
-                let mut s: ConversationSkeleton =
-                    line_of(&data, e).and_then(|b| serde_json::from_slice(b).ok())?;
+                let mut s = skeleton_of(&data, e)?;
                 s.parent_task_id = e.parent.clone();
                 s.root_task_id = e.root.clone();
                 s.parent_evidence = e.evidence.clone();
@@ -115,7 +114,7 @@ pub fn load_skeletons(
                 "",
                 DiagCode::Truncated,
                 Severity::Warning,
-                format!("{damaged} cached skeleton(s) could not be read; run buildSkeletonCache to repair the cache"),
+                format!("{damaged} cached skeleton(s) failed their checksum or could not be read; run buildSkeletonCache to read those tasks again"),
             ));
         }
         let served: Vec<ConversationSkeleton> = skeletons.into_iter().flatten().collect();
@@ -147,6 +146,12 @@ pub struct CacheStatus {
     pub missing: u32,
     /// Cached tasks whose folder is gone.
     pub removed: u32,
+    /// Cached skeletons that fail their checksum (cut off, altered); the next build reads those
+    /// tasks again.
+    pub damaged: u32,
+    /// A journal line that failed its checksum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal_damage: Option<String>,
 }
 
 /// Compare a store's cache with the disk (stats only).
@@ -168,6 +173,9 @@ pub fn cache_status(cache_root: &Path, tasks_dir: &Path) -> CacheStatus {
     st.exists = true;
     st.built_at = Some(index.header.built_at);
     st.entries = index.entries.len() as u32;
+    let data = read_data(&file, index.data_start).unwrap_or_default();
+    st.damaged = damaged_entries(&data, index.entries.iter()).len() as u32;
+    st.journal_damage = index.journal_damage.clone();
     let dirs = list_tasks(tasks_dir).unwrap_or_default();
     let sigs: Vec<TaskSig> = dirs.par_iter().map(|(_, d)| task_sig(d)).collect();
     let map: HashMap<&str, &Entry> = index.entries.iter().map(|e| (e.id.as_str(), e)).collect();
@@ -248,15 +256,14 @@ pub fn read_snapshot(cache_root: &Path, tasks_dir: &Path) -> Option<StoreSnapsho
         .entries
         .par_iter()
         .map(|e| {
-            let skeleton = (e.len > 0)
-                .then(|| line_of(&data, e).and_then(|b| serde_json::from_slice(b).ok()))
-                .flatten()
-                .map(|mut s: ConversationSkeleton| {
+            let skeleton = (e.len > 0).then(|| skeleton_of(&data, e)).flatten().map(
+                |mut s: ConversationSkeleton| {
                     s.parent_task_id = e.parent.clone();
                     s.root_task_id = e.root.clone();
                     s.parent_evidence = e.evidence.clone();
                     s
-                });
+                },
+            );
             // An entry whose line is unreadable gets a signature that matches nothing.
             let sig = if e.len > 0 && skeleton.is_none() {
                 [None; 5]

@@ -14,14 +14,23 @@
 //! - then the data section: each task's skeleton header (no `sequence`) as one JSON line, exactly
 //!   as `analyze_task` produced it, before the hierarchy.
 //!
+//! Checksums (XXH3-64): the header holds the entry list's (`entriesHash`), each entry its
+//! skeleton line's (`h`), each journal line its own (after a tab). A line whose checksum does not
+//! match, that lies past the end of the file or that names another task is damaged: a build reads
+//! those tasks again from their folders and reports it ([`StoreBuild::damage`]); an entry list or a
+//! header that cannot be read makes the whole file rebuilt. A warm build therefore reads and
+//! hashes the data section besides the first two lines (on 5 000 tasks: 24 ms, 2.0× the bare
+//! stat floor, against 1.4× without it).
+//!
 //! A task's entry is valid while every source file has the recorded size and modification time
 //! (a file that appears or disappears changes the signature too). Files are stat'ed *before* a
 //! task is parsed, so a write during the parse leaves a signature that no longer matches and the
 //! task is parsed again next time. A header of another format or engine version invalidates the
 //! whole file.
 //!
-//! A warm build with nothing changed reads only the first two lines and stats the source files
-//! (four or five per task, in parallel): no skeleton is deserialised and nothing is written.
+//! A warm build with nothing changed reads the index lines, checks the data section's checksums
+//! and stats the source files (four or five per task, in parallel): no skeleton is deserialised
+//! and nothing is written.
 //! When something changed, unchanged skeletons are taken from the data section as they are (their
 //! bytes are copied, not re-serialised), changed tasks are parsed, the hierarchy runs over the
 //! whole store, and the new file replaces the old one by rename.
@@ -59,7 +68,7 @@ use journal::{apply_journal, journal_path, new_generation, read_hierarchy_note};
 pub use load::*;
 
 /// Bumped whenever the file layout or the meaning of its fields changes.
-pub const CACHE_FORMAT_VERSION: u32 = 1;
+pub const CACHE_FORMAT_VERSION: u32 = 2;
 const MAGIC: &str = "roo-state-core skeleton cache";
 /// The cache file name inside a store's cache directory.
 pub const CACHE_FILE: &str = "cache.bin";
@@ -109,6 +118,9 @@ struct Header {
     /// Identifies this generation of the file; journal lines of another generation are ignored.
     #[serde(default)]
     generation: u64,
+    /// XXH3-64 of the entry list line (without its newline).
+    #[serde(default)]
+    entries_hash: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -120,6 +132,9 @@ struct Entry {
     off: u64,
     #[serde(default)]
     len: u64,
+    /// XXH3-64 of the skeleton line (newline included); `None` when there is no line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    h: Option<u64>,
     /// Normalised workspace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ws: Option<String>,
@@ -139,13 +154,20 @@ struct Index {
     header: Header,
     entries: Vec<Entry>,
     data_start: u64,
+    /// Journal lines of this generation whose checksum failed (the journal ends there).
+    journal_damage: Option<String>,
+}
+
+/// The checksum of a line of the cache or its journal.
+pub(crate) fn line_hash(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
 enum ReadOutcome {
     Missing,
     /// Unusable or of another version: the reason.
     Invalid(String),
-    Ok(Index),
+    Ok(Box<Index>),
 }
 
 fn read_index(path: &Path) -> ReadOutcome {
@@ -188,18 +210,27 @@ fn read_index(path: &Path) -> ReadOutcome {
     if reader.read_line(&mut line).is_err() || !line.ends_with('\n') {
         return ReadOutcome::Invalid("the cache file has no complete entry list".into());
     }
+    if line_hash(line.trim_end_matches('\n').as_bytes()) != header.entries_hash {
+        return ReadOutcome::Invalid(
+            "the cache entries are damaged (their checksum does not match); every task was read again"
+                .into(),
+        );
+    }
     let mut entries: Vec<Entry> = match serde_json::from_str(&line) {
         Ok(e) => e,
         Err(e) => return ReadOutcome::Invalid(format!("the cache entries are damaged: {e}")),
     };
-    if header.generation != 0 {
-        apply_journal(path, header.generation, &mut entries);
-    }
-    ReadOutcome::Ok(Index {
+    let journal_damage = if header.generation != 0 {
+        apply_journal(path, header.generation, &mut entries)
+    } else {
+        None
+    };
+    ReadOutcome::Ok(Box::new(Index {
         header,
         entries,
         data_start: header_len + line.len() as u64,
-    })
+        journal_damage,
+    }))
 }
 
 fn read_data(path: &Path, start: u64) -> std::io::Result<Vec<u8>> {
@@ -219,11 +250,57 @@ pub fn list_tasks(tasks_dir: &Path) -> Result<Vec<(String, PathBuf)>> {
         .map_err(|e| StoreError::InvalidPath(e.to_string()))
 }
 
-/// The skeleton line of an entry in a data section, when the entry's span lies inside it.
+/// The skeleton line of an entry in a data section, when the entry's span lies inside it and the
+/// line's checksum is the entry's.
 fn line_of<'a>(data: &'a [u8], e: &Entry) -> Option<&'a [u8]> {
     let start = usize::try_from(e.off).ok()?;
     let end = start.checked_add(usize::try_from(e.len).ok()?)?;
-    data.get(start..end)
+    let line = data.get(start..end)?;
+    (e.h == Some(line_hash(line))).then_some(line)
+}
+
+/// The skeleton an entry's line holds, when the line checks out and is the entry's task's.
+fn skeleton_of(data: &[u8], e: &Entry) -> Option<ConversationSkeleton> {
+    let s: ConversationSkeleton = serde_json::from_slice(line_of(data, e)?).ok()?;
+    (s.task_id == e.id).then_some(s)
+}
+
+/// Entries with a skeleton line that does not check out (cut off, altered, re-pointed).
+fn damaged_entries<'e>(data: &[u8], entries: impl Iterator<Item = &'e Entry>) -> Vec<&'e str> {
+    entries
+        .filter(|e| e.len > 0 && line_of(data, e).is_none())
+        .map(|e| e.id.as_str())
+        .collect()
+}
+
+/// The diagnostic of a damaged cache: which tasks were read again, and a damaged journal.
+fn damage_diagnostic(cache_file: &Path, ids: &[&str], journal: Option<&str>) -> Option<Diagnostic> {
+    if ids.is_empty() && journal.is_none() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if !ids.is_empty() {
+        let shown: Vec<&str> = ids.iter().take(5).copied().collect();
+        parts.push(format!(
+            "{} cached skeleton(s) failed their checksum ({}{})",
+            ids.len(),
+            shown.join(", "),
+            if ids.len() > 5 { ", …" } else { "" }
+        ));
+    }
+    if let Some(j) = journal {
+        parts.push(j.to_owned());
+    }
+    Some(Diagnostic::new(
+        cache_file.display().to_string(),
+        "",
+        DiagCode::Truncated,
+        Severity::Warning,
+        format!(
+            "the skeleton cache was damaged: {}; those tasks were read again from their folders",
+            parts.join("; ")
+        ),
+    ))
 }
 
 /// The cache directory of one store.

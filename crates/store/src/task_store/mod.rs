@@ -237,6 +237,7 @@ impl TaskStore {
                 }
             }
         }
+        store.diagnostics.extend(unread_files(&store.skeletons));
         store.reindex();
         // One store whose cache holds current metrics: its links and metrics as they are. Links
         // across stores, a scan without cache, or metrics a journal made stale: the hierarchy over
@@ -257,7 +258,7 @@ impl TaskStore {
     /// One store's tasks: from the cache (built or refreshed first), else parsed.
     #[allow(clippy::type_complexity)]
     fn load_store(
-        &self,
+        &mut self,
         dir: &Path,
         watch: Watch<'_>,
     ) -> Result<(
@@ -272,7 +273,7 @@ impl TaskStore {
         let tasks_dir = checked_dir(dir)?;
         let host = roo_state::skeleton::source_in_path(&tasks_dir).map(str::to_owned);
         if let Some(root) = &self.cache_root {
-            cache::build_skeleton_cache(
+            let built = cache::build_skeleton_cache(
                 std::slice::from_ref(&tasks_dir),
                 &BuildOptions {
                     on_progress: watch.on_progress,
@@ -280,6 +281,9 @@ impl TaskStore {
                     ..BuildOptions::new(root)
                 },
             )?;
+            // A damaged cache was repaired: the handle says so in its diagnostics.
+            self.diagnostics
+                .extend(built.stores.into_iter().filter_map(|s| s.damage));
             if let Some(snap) = cache::read_snapshot(root, &tasks_dir) {
                 let info = StoreInfo {
                     tasks_dir: tasks_dir.display().to_string(),
@@ -455,6 +459,7 @@ impl TaskStore {
             .failed
             .values()
             .flat_map(|f| f.2.iter().cloned())
+            .chain(unread_files(&self.skeletons))
             .collect();
 
         report.cache = self.record(&fresh, &relinked, &gone)?;
@@ -708,7 +713,7 @@ impl TaskStore {
     pub fn task_dir(&self, task_id: &str) -> Option<PathBuf> {
         let &i = self.index.get(task_id)?;
         let t = self.tasks.get(i)?;
-        Some(Path::new(&self.stores.get(t.store)?.tasks_dir).join(task_id))
+        crate::find::task_folder(Path::new(&self.stores.get(t.store)?.tasks_dir), task_id)
     }
 
     /// The forest of tasks, or one subtree (see [`hierarchy::get_task_tree`]).
@@ -753,4 +758,16 @@ fn checked_dir(dir: &Path) -> Result<PathBuf> {
             path: dir.to_path_buf(),
         }),
     }
+}
+
+/// The files the tasks' readers left unread (not a regular file, over the size cap, unreadable):
+/// named in the handle's diagnostics as well as in the tasks' own, so that every listing says
+/// which task is incomplete.
+fn unread_files(skeletons: &[ConversationSkeleton]) -> Vec<Diagnostic> {
+    skeletons
+        .iter()
+        .flat_map(|s| s.diagnostics.iter())
+        .filter(|d| d.code == roo_formats::DiagCode::Unreadable)
+        .cloned()
+        .collect()
 }

@@ -100,3 +100,30 @@ pub fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// A temporary folder holding `ext/tasks` with `n` tasks ([`make_tasks`]) and the path of a cache
+/// root beside it (not created).
+pub fn temp_store(n: usize) -> (tempfile::TempDir, PathBuf, PathBuf, Vec<String>) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let tasks = tmp.path().join("ext").join("tasks");
+    let ids = make_tasks(&tasks, n);
+    let cache = tmp.path().join("cache");
+    (tmp, tasks, cache, ids)
+}
+
+/// Rebuild options regenerating the extension's index, at a fixed "now".
+pub fn rebuild_opts(
+    tasks: &Path,
+    cache: &Path,
+    dry_run: bool,
+) -> roo_store::rebuild::RebuildOptions<'static> {
+    roo_store::rebuild::RebuildOptions {
+        tasks_dir: tasks.to_path_buf(),
+        cache_root: cache.to_path_buf(),
+        regenerate_extension_index: true,
+        dry_run,
+        on_progress: None,
+        cancel: None,
+        now_ms: 1_760_000_000_000,
+    }
+}
