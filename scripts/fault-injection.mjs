@@ -562,4 +562,6 @@ try {
 const totals = { cases: results.length, survived: 0, lost: 0, crashed: 0, hung: 0 }
 for (const r of results) totals[r.outcome]++
 process.stdout.write(`\nfault injection: ${JSON.stringify({ ...totals, killsLanded })} in ${Math.round((Date.now() - started) / 1000)} s\n`)
+// The closing line CI reads: each case that survived passed.
+process.stdout.write(`faults: ${totals.survived} passed, ${totals.cases - totals.survived} failed\n`)
 process.exit(totals.survived === totals.cases ? 0 : 1)
