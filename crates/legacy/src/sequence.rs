@@ -116,13 +116,22 @@ fn read_sequence_items<'v>(content: &str, parsed: Option<&'v Value>) -> Option<C
     ))
 }
 
-/// `item.content ?? item.text ?? ''` turned into the sequence's message text (before truncation).
-fn message_text(item: &Value) -> String {
-    let raw = match prop(item, "content") {
+/// `item.content ?? item.text` (`null` counting as absent).
+fn content_of(item: &Value) -> Option<&Value> {
+    match prop(item, "content") {
         Some(v) if !v.is_null() => Some(v),
         _ => prop(item, "text").filter(|v| !v.is_null()),
-    };
-    let text = match raw {
+    }
+}
+
+/// Whether the item's content is an array holding a `null` part, on which the builder throws.
+fn has_null_part(item: &Value) -> bool {
+    matches!(content_of(item), Some(Value::Array(parts)) if parts.iter().any(Value::is_null))
+}
+
+/// `item.content ?? item.text ?? ''` turned into the sequence's message text (before truncation).
+fn message_text(item: &Value) -> String {
+    let text = match content_of(item) {
         None => String::new(),
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(parts)) => {
@@ -191,14 +200,8 @@ fn legacy_sequence(items: &[&Value]) -> Option<Vec<Value>> {
         };
         let user_or_assistant = matches!(role.as_str(), Some("user" | "assistant"));
         if user_or_assistant || ty == Some("say") {
-            let content = match prop(item, "content") {
-                Some(v) if !v.is_null() => Some(v),
-                _ => prop(item, "text").filter(|v| !v.is_null()),
-            };
-            if let Some(Value::Array(parts)) = content {
-                if parts.iter().any(Value::is_null) {
-                    return None;
-                }
+            if has_null_part(item) {
+                return None;
             }
             let text = message_text(item);
             let is_truncated = utf16_len_upto(&text, 401) > 400;
@@ -287,14 +290,8 @@ fn sequence_summary(items: &[&Value]) -> Option<(u32, u32, bool)> {
         };
         let ty = prop_str(item, "type");
         if user_or_assistant || ty == Some("say") {
-            let content = match prop(item, "content") {
-                Some(v) if !v.is_null() => Some(v),
-                _ => prop(item, "text").filter(|v| !v.is_null()),
-            };
-            if let Some(Value::Array(parts)) = content {
-                if parts.iter().any(Value::is_null) {
-                    return None;
-                }
+            if has_null_part(item) {
+                return None;
             }
             entries.push(SequenceEntry {
                 item,
