@@ -106,7 +106,7 @@ fn repair_lone_surrogate_escapes(text: &str) -> Cow<'_, str> {
     // Collect every `\uXXXX` escape (backslashes always consume the next byte, so `\\u` is skipped).
     let mut escapes: Vec<(usize, u16)> = Vec::new();
     let mut i = 0;
-    while let Some(off) = memchr::memchr(b'\\', &b[i..]) {
+    while let Some(off) = b.get(i..).and_then(|rest| memchr::memchr(b'\\', rest)) {
         i += off;
         if b.get(i + 1) == Some(&b'u') {
             if let Some(u) = b.get(i + 2..).and_then(hex4) {
@@ -297,6 +297,9 @@ mod tests {
             ]))
         );
         assert_eq!(json_parse("{"), None);
+        // A text that holds a `\u` and ends on a backslash: the escape walk steps past its end.
+        assert_eq!(json_parse("\"\\u0041\"\\"), None);
+        assert_eq!(repair_lone_surrogate_escapes("\\u0041\\"), "\\u0041\\");
     }
 
     #[test]
