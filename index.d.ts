@@ -1313,7 +1313,7 @@ export declare function combineCommandSequences(messages: ClineMessage[]): Cline
 /**
  * The fixed-mode analysis of a task folder (`analyzeWithNewSystem`'s native part and its parent
  * rule), for the compat detector's read-ahead.
- * Runs on the tokio runtime's blocking threads, as [`compat_analyze_legacy_folder`].
+ * Runs on the tokio runtime's blocking threads, as the legacy-mode read-ahead does.
  */
 export declare function compatAnalyzeFixedFolder(taskId: string, taskPath: string): Promise<CompatFixedFolder>
 

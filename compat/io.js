@@ -25,8 +25,6 @@ const pristine = {
   access: node['fs/promises'].access,
   readFileSync: node.fs.readFileSync,
   existsSync: node.fs.existsSync,
-  statSync: node.fs.statSync,
-  readdirSync: node.fs.readdirSync,
 }
 
 const current = { ...node }

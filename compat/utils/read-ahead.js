@@ -5,8 +5,9 @@
  * awaiting each). Each call waits for one task, so the second core idles and every task pays its
  * full read and parse in turn. Here, the first call for a folder lists its parent once (in the order
  * Node's `readdir` gives, the order such a walk follows) and, from then on, each call starts the
- * native analysis (legacy or fixed mode) of the next few folders of that listing on the libuv pool,
- * so they are read and analysed while the caller converts, writes and awaits the current one.
+ * native analysis (legacy or fixed mode) of the next few folders of that listing on the binding's
+ * blocking threads (not the libuv pool, which the caller's own file requests use), so they are read
+ * and analysed while the caller converts, writes and awaits the current one.
  *
  * Used only when compat may read natively (nothing replaced Node's file functions) and only for a
  * task whose folder name is its id. A folder the listing does not hold (made after it) is left to the

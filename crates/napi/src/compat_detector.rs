@@ -79,19 +79,19 @@ pub struct CompatLegacyFolder {
 }
 
 /// Milliseconds since the epoch with their fraction, as Node's `mtimeMs` (its `mtime` rounds them).
-fn millis(t: std::time::SystemTime) -> Option<f64> {
+fn millis(t: std::time::SystemTime) -> f64 {
     let ms =
         |d: std::time::Duration| d.as_secs() as f64 * 1000.0 + f64::from(d.subsec_nanos()) / 1e6;
     match t.duration_since(std::time::UNIX_EPOCH) {
-        Ok(d) => Some(ms(d)),
-        Err(e) => Some(-ms(e.duration())),
+        Ok(d) => ms(d),
+        Err(e) => -ms(e.duration()),
     }
 }
 
 /// The birth time of `meta`, else (as Node does where the file system has none) its change time.
 fn birth_millis(meta: &std::fs::Metadata) -> Option<f64> {
-    if let Some(ms) = meta.created().ok().and_then(millis) {
-        return Some(ms);
+    if let Ok(created) = meta.created() {
+        return Some(millis(created));
     }
     #[cfg(unix)]
     {
@@ -123,10 +123,7 @@ pub async fn compat_analyze_legacy_folder(
         );
         Ok(CompatLegacyFolder {
             analysis,
-            dir_mtime_ms: meta
-                .as_ref()
-                .and_then(|m| m.modified().ok())
-                .and_then(millis),
+            dir_mtime_ms: meta.as_ref().and_then(|m| m.modified().ok()).map(millis),
             dir_birthtime_ms: meta.as_ref().and_then(birth_millis),
         })
     })
@@ -155,7 +152,7 @@ fn json_file(path: &std::path::Path) -> Option<serde_json::Value> {
 
 /// The fixed-mode analysis of a task folder (`analyzeWithNewSystem`'s native part and its parent
 /// rule), for the compat detector's read-ahead.
-/// Runs on the tokio runtime's blocking threads, as [`compat_analyze_legacy_folder`].
+/// Runs on the tokio runtime's blocking threads, as the legacy-mode read-ahead does.
 #[napi(ts_return_type = "Promise<CompatFixedFolder>")]
 pub async fn compat_analyze_fixed_folder(
     task_id: String,
