@@ -116,6 +116,8 @@ describe('compat read-ahead', () => {
         ['older-key', { parentTaskId: '', parent_task_id: 'p-1' }, 'p-1'],
         ['bom', '\uFEFF{"parentTaskId":"p-2"}', 'p-2'],
         ['broken', '{"parentTaskId":', null],
+        // JSON.parse takes a lone surrogate escape, which a strict JSON reader refuses.
+        ['lone-surrogate', '{"title":"\\ud800","parentTaskId":"p-3"}', 'p-3'],
       ]
       for (const [name, meta] of cases) {
         fs.cpSync(path.join(src, first), path.join(dir, name), { recursive: true })

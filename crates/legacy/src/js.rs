@@ -81,7 +81,7 @@ pub(crate) fn typeof_object(v: Option<&Value>) -> bool {
 /// escapes are rewritten to `\uFFFD` first (the crate-wide lone-surrogate policy). Known residual
 /// differences, all far from real task files: numbers beyond the f64 range (JS: `Infinity`,
 /// `serde_json`: error) and nesting deeper than 128 levels (`serde_json`'s recursion limit).
-pub(crate) fn json_parse(text: &str) -> Option<Value> {
+pub fn json_parse(text: &str) -> Option<Value> {
     let repaired = repair_lone_surrogate_escapes(text);
     serde_json::from_str(&repaired).ok()
 }

@@ -52,5 +52,6 @@ pub use extract::{
     LegacyInstruction, PATTERN_NAMES,
 };
 pub use index::LegacyInstructionIndex;
+pub use js::json_parse;
 pub use links::legacy_links;
 pub use prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};

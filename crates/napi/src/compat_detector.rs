@@ -147,7 +147,7 @@ pub struct CompatFixedFolder {
 fn json_file(path: &std::path::Path) -> Option<serde_json::Value> {
     let bytes = roo_legacy::read_regular_file(path, roo_legacy::MAX_SIDE_FILE_SIZE)?.bytes?;
     let text = String::from_utf8_lossy(&bytes);
-    serde_json::from_str(text.strip_prefix('\u{FEFF}').unwrap_or(&text)).ok()
+    roo_legacy::json_parse(text.strip_prefix('\u{FEFF}').unwrap_or(&text))
 }
 
 /// The fixed-mode analysis of a task folder (`analyzeWithNewSystem`'s native part and its parent
