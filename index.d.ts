@@ -1342,6 +1342,12 @@ export interface CompatChainResult {
 export declare function compatConversationXml(rootJson: string, childrenJson: string, options?: CompatXmlOptions | undefined | null): string
 
 /**
+ * For each of `prefixes`, the entries under `base` whose name starts with it, at any depth (what
+ * `glob('**\/<prefix>*', { cwd: base, absolute: true })` gives on Linux), found in one walk.
+ */
+export declare function compatEntriesNamedWithPrefixes(base: string, prefixes: Array<string>): Promise<string[][]>
+
+/**
  * The engine's typed extraction of new-task instructions over UI records given as one JSON text:
  * every era's records, each subtask once, never the task's own instruction (its first text).
  */

@@ -20,6 +20,7 @@ const binding = require('../../index.js')
 const io = require('../io.js')
 const { currentMode } = require('../services/compat-mode.js')
 const { exportOf } = require('./caller-modules.js')
+const { matchesPerPattern } = require('./detector-glob.js')
 const fallbacks = require('./detector-fallbacks.js')
 const oldSystem = require('./detector-old-system.js')
 const { own, deps, newWorkspaceDetector } = require('./detector-deps.js')
@@ -115,13 +116,7 @@ class RooStorageDetector {
       } catch {
         continue
       }
-      for (const pattern of RooStorageDetector.ROO_EXTENSION_PATTERNS) {
-        let matches
-        try {
-          matches = await glob(pattern, { cwd: base, absolute: true })
-        } catch {
-          continue
-        }
+      for await (const matches of matchesPerPattern(glob, base, RooStorageDetector.ROO_EXTENSION_PATTERNS)) {
         for (const match of matches ?? []) {
           try {
             if ((await fsp().stat(match)).isDirectory()) found.push(match)

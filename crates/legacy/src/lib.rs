@@ -39,6 +39,7 @@ mod extract;
 mod index;
 mod js;
 mod links;
+mod name_walk;
 mod prefix;
 mod sequence;
 
@@ -54,4 +55,5 @@ pub use extract::{
 pub use index::LegacyInstructionIndex;
 pub use js::json_parse;
 pub use links::legacy_links;
+pub use name_walk::entries_named_with_prefixes;
 pub use prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};

@@ -104,6 +104,28 @@ fn birth_millis(meta: &std::fs::Metadata) -> Option<f64> {
     }
 }
 
+/// For each of `prefixes`, the entries under `base` whose name starts with it, at any depth (what
+/// `glob('**/<prefix>*', { cwd: base, absolute: true })` gives on Linux), found in one walk.
+#[napi(ts_return_type = "Promise<string[][]>")]
+pub async fn compat_entries_named_with_prefixes(
+    base: String,
+    prefixes: Vec<String>,
+) -> napi::Result<Written<Vec<Vec<String>>>> {
+    blocking(move || {
+        Ok(
+            roo_legacy::entries_named_with_prefixes(std::path::Path::new(&base), &prefixes)
+                .into_iter()
+                .map(|list| {
+                    list.into_iter()
+                        .map(|p| p.to_string_lossy().into_owned())
+                        .collect()
+                })
+                .collect(),
+        )
+    })
+    .await
+}
+
 /// The legacy builder over a task folder it reads itself (the four files as
 /// `analyzeWithOldSystem` reads them: conversation files over 10 MiB only stat'ed).
 /// Runs on the tokio runtime's blocking threads (not the libuv pool): a caller's own file requests
