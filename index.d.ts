@@ -1941,6 +1941,8 @@ export interface TaskListQuery {
   workspace?: string
   /** Only tasks of this host family. */
   host?: 'roo' | 'zoo-code' | 'cline' | 'kilo-code'
+  /** Only tasks of this mode (`code`, `orchestrator`, …; compared without case). */
+  mode?: string
   /** Last activity at or after this time (ms since the epoch). */
   since?: number
   /** Last activity before this time (ms since the epoch). */

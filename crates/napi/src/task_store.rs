@@ -47,6 +47,8 @@ pub struct TaskListQuery {
     /// Only tasks of this host family.
     #[napi(ts_type = "'roo' | 'zoo-code' | 'cline' | 'kilo-code'")]
     pub host: Option<String>,
+    /// Only tasks of this mode (`code`, `orchestrator`, …; compared without case).
+    pub mode: Option<String>,
     /// Last activity at or after this time (ms since the epoch).
     pub since: Option<f64>,
     /// Last activity before this time (ms since the epoch).
@@ -104,6 +106,7 @@ impl TryFrom<TaskListQuery> for ListQuery {
         Ok(ListQuery {
             workspace: q.workspace,
             host: q.host,
+            mode: q.mode,
             since_ms: q.since.map(|t| t as i64),
             until_ms: q.until.map(|t| t as i64),
             roots_only: q.roots_only.unwrap_or(false),
