@@ -153,6 +153,9 @@ describe('roo-state serve: data', () => {
     const get = async (p) => JSON.parse((await request(server.port, `${T}${p}`)).body)
     expect(await get('/api/list')).toEqual(handle.list({ rootsOnly: true, offset: 0, limit: 50 }))
     expect(await get(`/api/tree/${PARENT}`)).toEqual(handle.tree({ rootId: PARENT }))
+    // The tree page's one pass over the forest gives each conversation as tree({ rootId }) does.
+    expect(handle.trees([HOSTILE_ID, 'nope', PARENT])).toEqual([...handle.tree({ rootId: HOSTILE_ID }), ...handle.tree({ rootId: PARENT })])
+    expect(handle.trees([PARENT], 0)).toEqual(handle.tree({ rootId: PARENT, maxDepth: 0 }))
     expect(await get(`/api/task/${PARENT}`)).toEqual(
       await core.analyzeConversation(PARENT, path.join(env.tasksDir, PARENT), { includeSequence: true, maxContentLength: 20_000 }),
     )

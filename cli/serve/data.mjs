@@ -100,7 +100,9 @@ export class ServeData {
   treePage(store, q) {
     const { handle } = this.entries[store]
     const page = this.list(store, q)
-    const roots = page.items.map((s) => handle.tree({ rootId: s.taskId })[0]).filter(Boolean)
+    const ids = page.items.map((s) => s.taskId)
+    // One pass over the forest for the whole page (`trees`), else one per conversation.
+    const roots = typeof handle.trees === 'function' ? handle.trees(ids) : ids.map((id) => handle.tree({ rootId: id })[0]).filter(Boolean)
     return { total: page.total, offset: page.offset, roots, tasks: handle.size }
   }
 

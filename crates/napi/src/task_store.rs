@@ -331,6 +331,22 @@ impl TaskStore {
         )
     }
 
+    /// The trees of several tasks (full ids) in one pass, in the order given: each as
+    /// `tree({ rootId, maxDepth })` gives it; an unknown id is left out.
+    #[napi(ts_return_type = "TaskTreeNode[]")]
+    pub fn trees<'e>(
+        &self,
+        env: &'e Env,
+        root_ids: Vec<String>,
+        max_depth: Option<u32>,
+    ) -> napi::Result<Unknown<'e>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        crate::to_js_parsed(
+            env,
+            &store.trees_view(&root_ids, Some(max_depth.unwrap_or(DEFAULT_TREE_DEPTH))),
+        )
+    }
+
     /// Ancestors of a task, nearest first.
     #[napi]
     pub fn ancestors(&self, task_id: String) -> napi::Result<Vec<String>> {
