@@ -1194,6 +1194,11 @@ export declare class TaskStore {
    * whose parent is not in the handle says so (`parentMissing`).
    */
   tree(options?: TaskStoreTreeOptions): TaskTreeNode[]
+  /**
+   * The trees of several tasks (full ids) in one pass, in the order given: each as
+   * `tree({ rootId, maxDepth })` gives it; an unknown id is left out.
+   */
+  trees(rootIds: Array<string>, maxDepth?: number | undefined | null): TaskTreeNode[]
   /** Ancestors of a task, nearest first. */
   ancestors(taskId: string): Array<string>
   /** Descendants of a task, breadth-first. */
@@ -1947,6 +1952,8 @@ export interface TaskListQuery {
   workspace?: string
   /** Only tasks of this host family. */
   host?: 'roo' | 'zoo-code' | 'cline' | 'kilo-code'
+  /** Only tasks of this mode (`code`, `orchestrator`, …; compared without case). */
+  mode?: string
   /** Last activity at or after this time (ms since the epoch). */
   since?: number
   /** Last activity before this time (ms since the epoch). */

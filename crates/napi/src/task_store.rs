@@ -47,6 +47,8 @@ pub struct TaskListQuery {
     /// Only tasks of this host family.
     #[napi(ts_type = "'roo' | 'zoo-code' | 'cline' | 'kilo-code'")]
     pub host: Option<String>,
+    /// Only tasks of this mode (`code`, `orchestrator`, …; compared without case).
+    pub mode: Option<String>,
     /// Last activity at or after this time (ms since the epoch).
     pub since: Option<f64>,
     /// Last activity before this time (ms since the epoch).
@@ -104,6 +106,7 @@ impl TryFrom<TaskListQuery> for ListQuery {
         Ok(ListQuery {
             workspace: q.workspace,
             host: q.host,
+            mode: q.mode,
             since_ms: q.since.map(|t| t as i64),
             until_ms: q.until.map(|t| t as i64),
             roots_only: q.roots_only.unwrap_or(false),
@@ -325,6 +328,22 @@ impl TaskStore {
                 workspace: o.workspace,
                 max_depth: Some(o.max_depth.unwrap_or(DEFAULT_TREE_DEPTH)),
             }),
+        )
+    }
+
+    /// The trees of several tasks (full ids) in one pass, in the order given: each as
+    /// `tree({ rootId, maxDepth })` gives it; an unknown id is left out.
+    #[napi(ts_return_type = "TaskTreeNode[]")]
+    pub fn trees<'e>(
+        &self,
+        env: &'e Env,
+        root_ids: Vec<String>,
+        max_depth: Option<u32>,
+    ) -> napi::Result<Unknown<'e>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        crate::to_js_parsed(
+            env,
+            &store.trees_view(&root_ids, Some(max_depth.unwrap_or(DEFAULT_TREE_DEPTH))),
         )
     }
 

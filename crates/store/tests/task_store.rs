@@ -174,6 +174,24 @@ fn open_from_the_cache_equals_a_scan_and_answers_queries() {
     };
     assert_eq!(by_name("Meteo-CLI"), 4);
     assert_eq!(by_name("projets"), 0);
+    // A mode names the tasks of that mode, in any case.
+    let by_mode = |mode: &str| {
+        cached
+            .list(&ListQuery {
+                mode: Some(mode.into()),
+                ..ListQuery::default()
+            })
+            .total
+    };
+    let first_mode = all.items[0].metadata.mode.clone().expect("a mode");
+    let of_first = all
+        .items
+        .iter()
+        .filter(|s| s.metadata.mode.as_deref() == Some(first_mode.as_str()))
+        .count();
+    assert!(of_first >= 1);
+    assert_eq!(by_mode(&first_mode.to_uppercase()), of_first);
+    assert_eq!(by_mode("no-such-mode"), 0);
     every_sort_key_in_both_orders(&cached);
     // The bulk transfer is one JSON array of every header.
     let json: serde_json::Value =

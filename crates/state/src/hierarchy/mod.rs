@@ -44,7 +44,7 @@ use infer::*;
 pub use memo::KeyMemo;
 use memo::TaskHashes;
 use stored::*;
-pub use tree::{ancestors, descendants, get_task_tree, get_task_tree_view};
+pub use tree::{ancestors, descendants, get_task_tree, get_task_tree_view, get_task_trees_view};
 use validate::*;
 
 /// `parentEvidence.source` values.

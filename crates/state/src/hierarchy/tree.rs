@@ -150,27 +150,54 @@ pub fn get_task_tree_view<'a>(
     skeletons: &'a [ConversationSkeleton],
     opts: &TreeOptions,
 ) -> Vec<TaskTreeView<'a>> {
-    build_tree(
-        skeletons,
-        opts,
-        |s, at| TaskTreeView {
-            task_id: &s.task_id,
-            title: s.metadata.title.as_deref(),
-            created_at: &s.metadata.created_at,
-            workspace: s.metadata.workspace.as_deref(),
-            mode: s.metadata.mode.as_deref(),
-            parent_evidence: s.parent_evidence.as_ref(),
-            depth: at.depth,
-            children: Vec::new(),
-            last_activity: &s.metadata.last_activity,
-            message_count: s.metadata.message_count,
-            action_count: s.metadata.action_count,
-            is_completed: s.is_completed,
-            parent_task_id: parent_id(s),
-            parent_missing: at.parent_missing.then_some(true),
-        },
-        |n, children| n.children = children,
-    )
+    build_tree(skeletons, opts, view_node, |n, children| {
+        n.children = children
+    })
+}
+
+/// The trees of several tasks at once, in the order given (an id not among `skeletons` is left
+/// out), each exactly the [`get_task_tree_view`] of its `root_id`: the forest is built once,
+/// where a call per task would build it again each time.
+pub fn get_task_trees_view<'a>(
+    skeletons: &'a [ConversationSkeleton],
+    root_ids: &[String],
+    max_depth: Option<u32>,
+) -> Vec<TaskTreeView<'a>> {
+    let forest = Forest::new(skeletons, None, SiblingOrder::CreatedAtText);
+    root_ids
+        .iter()
+        .filter_map(|id| forest.index.get(id.as_str()).copied())
+        .flat_map(|top| {
+            build_tree_in(
+                &forest,
+                skeletons,
+                vec![top],
+                max_depth,
+                view_node,
+                |n, c| n.children = c,
+            )
+        })
+        .collect()
+}
+
+/// A node of [`get_task_tree_view`].
+fn view_node(s: &ConversationSkeleton, at: Placement) -> TaskTreeView<'_> {
+    TaskTreeView {
+        task_id: &s.task_id,
+        title: s.metadata.title.as_deref(),
+        created_at: &s.metadata.created_at,
+        workspace: s.metadata.workspace.as_deref(),
+        mode: s.metadata.mode.as_deref(),
+        parent_evidence: s.parent_evidence.as_ref(),
+        depth: at.depth,
+        children: Vec::new(),
+        last_activity: &s.metadata.last_activity,
+        message_count: s.metadata.message_count,
+        action_count: s.metadata.action_count,
+        is_completed: s.is_completed,
+        parent_task_id: parent_id(s),
+        parent_missing: at.parent_missing.then_some(true),
+    }
 }
 
 /// Whether a task's parent is missing from `skeletons`: it names one, and no task of that id is
@@ -235,10 +262,23 @@ pub(super) fn build_tree<'a, N: Send>(
         opts.workspace.as_deref(),
         SiblingOrder::CreatedAtText,
     );
-    let missing = MissingParents::new(&forest, skeletons);
+    let tops = top_nodes(&forest, opts);
+    build_tree_in(&forest, skeletons, tops, opts.max_depth, node, adopt)
+}
+
+/// [`build_tree`] in a forest already built, from the top nodes `tops`.
+fn build_tree_in<'a, N: Send>(
+    forest: &Forest<'a>,
+    skeletons: &'a [ConversationSkeleton],
+    tops: Vec<usize>,
+    max_depth: Option<u32>,
+    node: impl Fn(&'a ConversationSkeleton, Placement) -> N + Sync,
+    adopt: impl Fn(&mut N, Vec<N>),
+) -> Vec<N> {
+    let missing = MissingParents::new(forest, skeletons);
     let mut visited = vec![false; forest.items.len()];
     let mut listing: Vec<Listed> = Vec::new();
-    let mut queue: VecDeque<Listed> = top_nodes(&forest, opts)
+    let mut queue: VecDeque<Listed> = tops
         .into_iter()
         .map(|item| Listed {
             item,
@@ -255,7 +295,7 @@ pub(super) fn build_tree<'a, N: Send>(
         }
         let pos = listing.len();
         listing.push(at);
-        if opts.max_depth.is_none_or(|m| at.depth < m) {
+        if max_depth.is_none_or(|m| at.depth < m) {
             for &c in forest
                 .children
                 .get(at.item)
@@ -440,6 +480,40 @@ mod tests {
             json.contains(r#""depth":1,"children":[],"lastActivity":"2025-06-15T15:07:41.000Z","messageCount":7,"actionCount":3,"isCompleted":true,"parentTaskId":"root"}"#),
             "{json}"
         );
+    }
+
+    #[test]
+    fn several_trees_at_once_are_the_trees_of_each_root() {
+        let tasks = vec![
+            task("a", None, Some(T0), "/w"),
+            task("a1", Some("a"), Some(T0 + 1), "/w"),
+            task("a11", Some("a1"), Some(T0 + 2), "/w"),
+            task("b", None, Some(T0 + 3), "/v"),
+            task("orphan", Some("gone"), Some(T0 + 4), "/w"),
+        ];
+        let json = |v: &TaskTreeView<'_>| serde_json::to_string(v).unwrap_or_default();
+        let wanted = ["b", "nope", "orphan", "a", "a1"].map(String::from);
+        for depth in [None, Some(0), Some(1)] {
+            let many = get_task_trees_view(&tasks, &wanted, depth);
+            // In the order given, an unknown id left out.
+            let expected: Vec<String> = ["b", "orphan", "a", "a1"]
+                .iter()
+                .map(|id| {
+                    let one = get_task_tree_view(
+                        &tasks,
+                        &TreeOptions {
+                            root_id: Some((*id).to_owned()),
+                            max_depth: depth,
+                            ..TreeOptions::default()
+                        },
+                    );
+                    assert_eq!(one.len(), 1, "{id}");
+                    one.first().map(json).unwrap_or_default()
+                })
+                .collect();
+            let got: Vec<String> = many.iter().map(json).collect();
+            assert_eq!(got, expected, "depth {depth:?}");
+        }
     }
 
     #[test]

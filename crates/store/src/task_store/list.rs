@@ -13,6 +13,8 @@ pub struct ListQuery {
     pub workspace: Option<String>,
     /// Only tasks of this host family (`roo`, `zoo-code`, `cline`, `kilo-code`).
     pub host: Option<String>,
+    /// Only tasks of this mode (the slug, `code`, `orchestrator`, …; compared without case).
+    pub mode: Option<String>,
     /// Last activity at or after / before this time (ms since the epoch).
     pub since_ms: Option<i64>,
     pub until_ms: Option<i64>,
@@ -109,6 +111,14 @@ impl TaskStore {
                 })
             })
             .filter(|s| q.host.as_deref().is_none_or(|h| s.metadata.source == h))
+            .filter(|s| {
+                q.mode.as_deref().is_none_or(|m| {
+                    s.metadata
+                        .mode
+                        .as_deref()
+                        .is_some_and(|x| x.eq_ignore_ascii_case(m))
+                })
+            })
             .filter(|s| {
                 let last = s.last_activity_ms.unwrap_or(0);
                 q.since_ms.is_none_or(|t| last >= t) && q.until_ms.is_none_or(|t| last < t)

@@ -726,6 +726,12 @@ impl TaskStore {
         hierarchy::get_task_tree_view(&self.skeletons, opts)
     }
 
+    /// The trees of several tasks (by full id) in one pass, in the order given
+    /// ([`hierarchy::get_task_trees_view`]).
+    pub fn trees_view(&self, root_ids: &[String], max_depth: Option<u32>) -> Vec<TaskTreeView<'_>> {
+        hierarchy::get_task_trees_view(&self.skeletons, root_ids, max_depth)
+    }
+
     /// Ancestors of a task, nearest first.
     pub fn ancestors(&self, task_id: &str) -> Vec<String> {
         hierarchy::ancestors(&self.skeletons, task_id)
