@@ -6,6 +6,8 @@
 //!   search works without any model.
 //! - [`embed`]: embedders behind one trait (local all-MiniLM-L6-v2 with candle, a static model
 //!   distilled from it, an OpenAI-compatible HTTP service, or none).
+//! - [`phrase`]: word order: exact phrases (`"…"`) and the in-order boost, checked on the
+//!   text of candidate chunks.
 //! - [`store`]: vector stores behind one trait (Qdrant Edge in-process, a Qdrant server, an
 //!   in-memory store).
 //! - [`index_tasks`]: incremental indexing (its [`progress`]: phase, counts, time left);
@@ -19,6 +21,7 @@ pub mod error;
 pub mod index;
 pub mod lexical;
 pub mod paths;
+pub mod phrase;
 pub mod progress;
 pub mod search;
 pub mod state;

@@ -9,6 +9,7 @@ use crate::embed::{self, Embedder, EmbedderConfig, EmbedderId, Purpose};
 use crate::error::{Error, Result};
 use crate::index::{target, task_facts, StoreSummary};
 use crate::lexical;
+use crate::phrase::{self, PhraseQuery};
 use crate::state;
 use crate::store::{self, Existing, Filter, Hit, Query, StoreConfig, VectorStore};
 use roo_formats::text::parse_iso_ms;
@@ -81,6 +82,10 @@ pub struct Snippet {
     pub role: String,
     pub chunk_index: u32,
     pub score: f32,
+    /// Where the query's phrases (or, for a plain query of several words, the whole query in
+    /// order) stand in `text`: `[start, end)` in UTF-16 code units, as JavaScript indexes strings.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub highlights: Vec<[u32; 2]>,
 }
 
 /// A task that matches, with its best snippets.
@@ -127,6 +132,9 @@ pub struct SearchResponse {
 
 /// Constant of reciprocal rank fusion.
 const RRF_K: f32 = 60.0;
+
+/// Chunks the lexical ranking fetches for a query holding a quoted phrase.
+const PHRASE_POOL: usize = 2000;
 
 /// The millisecond bounds of a date range; a bare end date (or one at midnight) covers its day.
 pub fn date_bounds(start: Option<&str>, end: Option<&str>) -> Result<(Option<i64>, Option<i64>)> {
@@ -228,6 +236,7 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
     };
     let embed_ms = embed_start.elapsed().as_secs_f64() * 1000.0;
     let search_start = std::time::Instant::now();
+    let order = PhraseQuery::parse(query);
     let chunks = ChunkSearch {
         store: store.as_ref(),
         filter: &filter,
@@ -235,18 +244,30 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
         from_ms,
         to_ms,
     };
+    // A quoted phrase is checked on the chunks' text: BM25 ranks every chunk that holds its
+    // words, in any order, so the lexical pool is as deep as a store answers.
+    let sparse_chunks = ChunkSearch {
+        candidates: if order.phrases.is_empty() {
+            chunks.candidates
+        } else {
+            PHRASE_POOL
+        },
+        ..chunks
+    };
     let dense_hits = match &dense_q {
         Some(v) => chunks.run(Query::Dense(v))?,
         None => Vec::new(),
     };
     let sparse_hits = if mode != Mode::Semantic {
-        chunks.lexical(query, mode, &mut notes)?
+        sparse_chunks.lexical(query, mode, &mut notes)?
     } else {
         Vec::new()
     };
-    let fused = fuse(mode, dense_hits, sparse_hits);
+    let fused = phrase::rerank(&order, fuse(mode, dense_hits, sparse_hits), |h| {
+        h.payload.dialogue_snippet.as_str()
+    });
     let chunks_matched = fused.len();
-    let results = group(fused, limit, per_task, st.as_deref());
+    let results = group(fused, limit, per_task, st.as_deref(), &order);
     let search_ms = search_start.elapsed().as_secs_f64() * 1000.0;
     Ok(SearchResponse {
         query: query.to_owned(),
@@ -324,6 +345,7 @@ fn candidate_pool(limit: usize, embedder: &EmbedderId) -> usize {
 
 /// One ranking of chunks from the store: the filter, the pool size, and the exact date bounds
 /// (the store filters on whole seconds).
+#[derive(Clone, Copy)]
 struct ChunkSearch<'a> {
     store: &'a dyn VectorStore,
     filter: &'a Filter,
@@ -418,6 +440,7 @@ fn group(
     limit: usize,
     per_task: usize,
     st: Option<&state::IndexState>,
+    phrases: &PhraseQuery,
 ) -> Vec<TaskResult> {
     let facts = st.map(task_facts).unwrap_or_default();
     let mut order: Vec<String> = Vec::new();
@@ -448,6 +471,11 @@ fn group(
                     role: h.payload.role.clone(),
                     chunk_index: h.payload.chunk_index,
                     score: h.score,
+                    highlights: phrases
+                        .highlights(&h.payload.dialogue_snippet)
+                        .into_iter()
+                        .map(|r| phrase::utf16_range(&h.payload.dialogue_snippet, r))
+                        .collect(),
                 })
                 .collect();
             Some(TaskResult {
