@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::index::{target, task_facts, StoreSummary};
 use crate::lexical;
 use crate::phrase::{self, PhraseQuery};
+use crate::scope::Scope;
 use crate::state;
 use crate::store::{self, Existing, Filter, Hit, Query, StoreConfig, VectorStore};
 use roo_formats::text::parse_iso_ms;
@@ -57,6 +58,10 @@ pub struct SearchOptions {
     /// A workspace path (matched exactly, after normalising separators and case) or a bare
     /// folder name (matched against the last component).
     pub workspace: Option<String>,
+    /// Only tasks of this host family (`roo`, `zoo-code`, `cline`, `kilo-code`).
+    pub host: Option<String>,
+    /// Only this task (an id or unique prefix) and its descendants.
+    pub task: Option<String>,
     /// Tasks to return (default 10, at most 100).
     pub limit: Option<usize>,
     pub mode: Option<Mode>,
@@ -200,7 +205,7 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
     let limit = opts.limit.unwrap_or(10).clamp(1, 100);
     let per_task = opts.snippets_per_task.unwrap_or(3).clamp(1, 20);
     let (from_ms, to_ms) = date_bounds(opts.start_date.as_deref(), opts.end_date.as_deref())?;
-    let filter = build_filter(opts.workspace.as_deref(), from_ms, to_ms);
+    let mut filter = build_filter(opts.workspace.as_deref(), from_ms, to_ms);
 
     let t = target(
         opts.index_dir.as_deref(),
@@ -221,6 +226,8 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
         )),
         Existing::Present { dense_dim } => dense_dim,
     };
+    let scope = Scope::new(opts.host.as_deref(), opts.task.as_deref(), st.as_deref())?;
+    filter.task_id = scope.single_task().map(str::to_owned);
     let mut notes = Vec::new();
     let (embedder_id, embedder) = query_embedder(opts, st.as_deref(), index_dense, &mut notes)?;
     let mode = search_mode(opts.mode, index_dense.is_some(), embedder.is_some())?;
@@ -240,7 +247,12 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
     let chunks = ChunkSearch {
         store: store.as_ref(),
         filter: &filter,
-        candidates: candidate_pool(limit, &embedder_id),
+        // Host and subtree are checked on the hits: a deeper pool keeps enough of them.
+        candidates: if scope.is_open() || filter.task_id.is_some() {
+            candidate_pool(limit, &embedder_id)
+        } else {
+            1000
+        },
         from_ms,
         to_ms,
     };
@@ -263,9 +275,9 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
     } else {
         Vec::new()
     };
-    let fused = phrase::rerank(&order, fuse(mode, dense_hits, sparse_hits), |h| {
-        h.payload.dialogue_snippet.as_str()
-    });
+    let mut fused = fuse(mode, dense_hits, sparse_hits);
+    fused.retain(|h| scope.keeps(&h.payload));
+    let fused = phrase::rerank(&order, fused, |h| h.payload.dialogue_snippet.as_str());
     let chunks_matched = fused.len();
     let results = group(fused, limit, per_task, st.as_deref(), &order);
     let search_ms = search_start.elapsed().as_secs_f64() * 1000.0;

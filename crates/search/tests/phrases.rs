@@ -118,3 +118,56 @@ fn quoted_phrases_rank_their_task_first_in_the_default_mode() {
     let want = phrases().min_first;
     assert!(got >= want, "hybrid: {got} first < {want}");
 }
+
+#[test]
+fn host_and_subtree_filters_keep_their_tasks_only() {
+    let work = tempfile::tempdir().expect("tmp");
+    let tasks = work.path().join("tasks");
+    copy_dir(
+        &repo_root().join("fixtures/stores/history-item-v3.50/tasks"),
+        &tasks,
+    );
+    let index_dir = work.path().join("index");
+    let store = StoreConfig::Memory {
+        path: Some(index_dir.join("memory.json")),
+    };
+    roo_search::index_tasks(&roo_search::IndexOptions {
+        tasks_dirs: vec![tasks],
+        index_dir: Some(index_dir.clone()),
+        embedder: EmbedderConfig::None,
+        store: store.clone(),
+        ..Default::default()
+    })
+    .expect("index");
+    let run = |host: Option<&str>, task: Option<&str>| {
+        roo_search::search_tasks_semantic(&roo_search::SearchOptions {
+            query: "cache prévisions".to_owned(),
+            index_dir: Some(index_dir.clone()),
+            store: store.clone(),
+            host: host.map(str::to_owned),
+            task: task.map(str::to_owned),
+            ..Default::default()
+        })
+    };
+    let all = task_ids(&run(None, None).expect("search"));
+    assert_eq!(all.len(), 4, "{all:?}");
+    let (root, child, grandchild) = (
+        "019cd6ce-1c9e-7be9-a324-5dcc53ca83b6",
+        "019cd6ce-5036-7f70-a11e-7f86d559ebe2",
+        "019cd6cf-3402-7119-95b7-f7d5c886c374",
+    );
+    let mut sub = task_ids(&run(None, Some(&child[..13])).expect("subtree"));
+    sub.sort();
+    assert_eq!(sub, vec![child.to_owned(), grandchild.to_owned()]);
+    assert_eq!(
+        task_ids(&run(None, Some(grandchild)).expect("leaf")),
+        vec![grandchild]
+    );
+    assert_eq!(task_ids(&run(None, Some(root)).expect("root")).len(), 4);
+    let err = run(None, Some("ffff")).expect_err("unknown task");
+    assert_eq!(err.code(), "INVALID_ARGUMENT");
+    let r = run(None, None).expect("search");
+    let source = r.results[0].source.clone().unwrap_or_default();
+    assert_eq!(task_ids(&run(Some(&source), None).expect("host")).len(), 4);
+    assert!(task_ids(&run(Some("kilo-code-other"), None).expect("host")).is_empty());
+}
