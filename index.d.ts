@@ -1044,6 +1044,11 @@ export interface SearchSnippet {
   role: 'user' | 'assistant' | 'mixed'
   chunkIndex: number
   score: number
+  /**
+   * Where the query's quoted phrases (or, for a plain query of several words, the whole query in
+   * order) stand in `text`: `[start, end)` as string indexes (UTF-16 code units). Absent when none.
+   */
+  highlights?: Array<[number, number]>
 }
 
 /** A task that matches, with its best snippets. */
@@ -1127,6 +1132,43 @@ export interface ModelStatus {
   modelBytes?: number
   /** This build can run the local model. */
   runnable: boolean
+}
+/** What a grep searched: what the user wrote, what the assistant wrote, tool inputs, tool results. */
+export type GrepKind = 'user' | 'assistant' | 'toolInput' | 'toolResult'
+
+/** A line (or lines, for a match over several) of one message where the pattern stands. */
+export interface GrepMatch {
+  taskId: string
+  title?: string
+  workspace?: string
+  /** ISO 8601 time of the message, when it has one. */
+  timestamp?: string
+  kind: GrepKind
+  /** Position of the message in its file, from 0. */
+  messageIndex: number
+  /** Line of the match in its message, from 1. */
+  lineNumber: number
+  /** The line; a long one is cut around the match, with `…`. */
+  line: string
+  /** Where the matches stand in `line`: `[start, end)` string indexes (UTF-16 code units). */
+  ranges: Array<[number, number]>
+  /** Lines of the same message before and after (`context`). */
+  before: string[]
+  after: string[]
+}
+
+/** What `grepTasks` found. */
+export interface GrepTasksResult {
+  matches: GrepMatch[]
+  /** Whether matches were left out (`maxMatches`). */
+  truncated: boolean
+  tasksSearched: number
+  tasksMatched: number
+  /** Files parsed after their bytes passed the pattern's pre-check. */
+  filesParsed: number
+  bytesRead: number
+  elapsedMs: number
+  notes?: string[]
 }
 
 /**
@@ -1676,6 +1718,33 @@ export declare function getTaskTokenUsage(messages: ClineMessage[], options?: Er
  */
 export declare function getTaskTree(skeletons: ConversationSkeleton[], options?: TaskTreeOptions): TaskTreeNode[]
 
+/** Every line of the tasks' dialogue where the pattern stands, newest task first. */
+export declare function grepTasks(options: GrepTasksOptions): Promise<GrepTasksResult>
+
+export interface GrepTasksOptions {
+  pattern: string
+  /** A regular expression (Rust `regex` syntax, linear time); default: a literal. */
+  regex?: boolean
+  ignoreCase?: boolean
+  /** The texts searched; default all four. */
+  kinds?: Array<'user' | 'assistant' | 'toolInput' | 'toolResult'>
+  /** Lines of the same message before and after each match (default 0, at most 20). */
+  context?: number
+  /** Matches returned at most (default 1 000, at most 100 000). */
+  maxMatches?: number
+  /** `tasks/` folders; default: every store found on this machine. */
+  tasksDirs?: Array<string>
+  /** A workspace path (separators and case normalised) or a bare folder name. */
+  workspace?: string
+  /** Host family: `roo`, `zoo-code`, `cline`, `kilo-code`. */
+  host?: string
+  /** Messages whose time is within the range (inclusive; a bare end date covers its day). */
+  dateRange?: SearchDateRange
+  /** Only this task (id or unique prefix) and its descendants. */
+  task?: string
+  signal?: AbortSignal
+}
+
 /** One key of the index with the parents registered under it. */
 export interface IndexEntry {
   prefix: string
@@ -1921,6 +1990,10 @@ export interface SearchTasksOptions {
   dateRange?: SearchDateRange
   /** A workspace path (exact, separators and case normalised) or a bare folder name. */
   workspace?: string
+  /** Only tasks of this host family: `roo`, `zoo-code`, `cline`, `kilo-code`. */
+  host?: string
+  /** Only this task (id or unique prefix) and its descendants. */
+  task?: string
   /** Tasks to return (default 10, at most 100). */
   limit?: number
   /** Default: `hybrid` when the index has an embedding model, `lexical` otherwise. */

@@ -903,6 +903,7 @@ module.exports.getMessagesSinceLastSummary = nativeBinding.getMessagesSinceLastS
 module.exports.getModelMaxOutputTokens = nativeBinding.getModelMaxOutputTokens
 module.exports.getTaskTokenUsage = nativeBinding.getTaskTokenUsage
 module.exports.getTaskTree = nativeBinding.getTaskTree
+module.exports.grepTasks = nativeBinding.grepTasks
 module.exports.indexTasks = nativeBinding.indexTasks
 module.exports.injectSyntheticToolResults = nativeBinding.injectSyntheticToolResults
 module.exports.isContextManagementEvent = nativeBinding.isContextManagementEvent

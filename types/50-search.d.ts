@@ -103,6 +103,11 @@ export interface SearchSnippet {
   role: 'user' | 'assistant' | 'mixed'
   chunkIndex: number
   score: number
+  /**
+   * Where the query's quoted phrases (or, for a plain query of several words, the whole query in
+   * order) stand in `text`: `[start, end)` as string indexes (UTF-16 code units). Absent when none.
+   */
+  highlights?: Array<[number, number]>
 }
 
 /** A task that matches, with its best snippets. */

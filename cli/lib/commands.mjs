@@ -6,6 +6,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { call, has } from './binding.mjs'
 import { RooStateError, usageError } from './errors.mjs'
+import { grepCommand } from './grep.mjs'
 import * as ops from './ops.mjs'
 import * as render from './render.mjs'
 import { serveCommand } from '../serve/command.mjs'
@@ -255,6 +256,8 @@ export const commands = {
     },
   },
 
+  grep: grepCommand,
+
   search: {
     args: '<query>',
     summary: 'find past tasks by what was said in them (meaning, words and identifiers)',
@@ -264,6 +267,8 @@ export const commands = {
       mode: { type: 'string', arg: 'MODE', help: 'semantic, lexical or hybrid (default: hybrid with a model, else lexical)' },
       since: { type: 'string', arg: 'DATE', help: 'messages from this date (ISO 8601)' },
       until: { type: 'string', arg: 'DATE', help: 'messages up to this date (a bare date covers the day)' },
+      host: { type: 'string', arg: 'HOST', help: 'only tasks of this host: roo, zoo-code, cline or kilo-code' },
+      task: { type: 'string', arg: 'ID', help: 'only this task (id or unique prefix) and its subtasks' },
       index: { type: 'boolean', help: 'bring the index up to date first' },
       embedder: O.embedder,
       'index-dir': O.indexDir,
@@ -271,6 +276,7 @@ export const commands = {
     examples: [
       'roo-state search "the build fails because tsc does not know the @ alias"',
       'roo-state search "ERR_MODULE_NOT_FOUND" --mode lexical --since 2025-01-01 -n 5',
+      'roo-state search \'"the cache expires after ten minutes"\' --task 019cd6ce',
       'roo-state search "cache des prévisions" --tasks-dir ~/backup/roo/tasks --index --index-dir /tmp/idx',
     ],
     minArgs: 1,
@@ -284,6 +290,8 @@ export const commands = {
           mode: oneOf(ctx, 'mode', ['semantic', 'lexical', 'hybrid']),
           since: ctx.opts.since,
           until: ctx.opts.until,
+          host: ctx.opts.host,
+          task: ctx.opts.task,
           index: ctx.opts.index,
           embedder: embedderOption(ctx),
           indexDir: ctx.opts['index-dir'],

@@ -236,6 +236,8 @@ export async function search(sel, opts, io = noIo) {
     query: opts.query,
     dateRange,
     workspace: opts.workspace,
+    host: opts.host,
+    task: opts.task,
     limit: opts.limit,
     mode: opts.mode,
     snippetsPerTask: opts.snippets,

@@ -7,6 +7,7 @@ import * as render from '../lib/render.mjs'
 import { RooStateError } from '../lib/errors.mjs'
 import { confinedStore } from '../lib/stores.mjs'
 import { configureFromTool, exportWrites } from './confine.mjs'
+import { grepTool } from './grep-tool.mjs'
 
 const tasksDir = z
   .string()
@@ -228,7 +229,7 @@ export const tools = [
     description:
       'Find past tasks by what was said in them: by meaning (with an embedding model), by words and identifiers (BM25), or both. Results are grouped by task, best first, with the matching snippets and their dates. Needs the index (index_tasks).',
     input: {
-      query: id('What to look for, in natural language or exact identifiers.'),
+      query: id('What to look for, in natural language or exact identifiers; "…" marks an exact phrase (those words in that order rank first).'),
       dateRange: opt(
         z.strictObject({
           startDate: opt(z.string(), 'ISO 8601 date or date-time (inclusive).'),
@@ -238,6 +239,8 @@ export const tools = [
       limit: count(1, 'Tasks to return (default 10).', 100),
       workspace: opt(z.string(), 'A workspace path, or just its folder name.'),
       mode: oneOf(['semantic', 'lexical', 'hybrid'], 'Default: hybrid when the index has a model, else lexical.'),
+      host: oneOf(['roo', 'zoo-code', 'cline', 'kilo-code'], 'Only tasks of this host.'),
+      taskId: opt(z.string().min(1), 'Only this task (full id or a unique prefix) and its subtasks.'),
     },
     annotations: readOnly,
     run: (a, ctx) =>
@@ -250,12 +253,15 @@ export const tools = [
           limit: a.limit,
           workspace: a.workspace,
           mode: a.mode,
+          host: a.host,
+          task: a.taskId,
           indexDir: ctx.server.indexDir,
           embedder: ctx.server.embedder,
         },
         ctx.io,
       ),
   },
+  grepTool,
   {
     name: 'index_tasks',
     title: 'Index tasks for search',

@@ -10,6 +10,9 @@
 //! `history_item.json` and `tasks/_index.json`) and the `{version:2, messages}` wrapper of
 //! `specs/users-and-peers.md` §0.
 //!
+//! [`vocabulary`] writes stores whose tasks share a small vocabulary, with labelled exact phrases
+//! (the phrase-search test bed).
+//!
 //! [`shared`] finds the optional legacy fixtures in `../shared` for the comparison suites.
 //!
 //! Traps (with [`CorpusSpec::traps`]), as labels in [`TaskTruth::traps`]:
@@ -35,6 +38,7 @@ mod rng;
 pub mod shared;
 mod text;
 mod time;
+pub mod vocabulary;
 
 use std::fmt;
 use std::fs;

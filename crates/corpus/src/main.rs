@@ -1,18 +1,30 @@
 //! `roo-corpus --out DIR --tasks N [--seed S] [--eras all|stack,native,...] [--target-mib M] [--traps]
 //! [--strip-links] [--workspaces W] [--force]`
+//! `roo-corpus --out DIR --tasks N --vocabulary W [--seed S] [--force]`: a store of W shared words
+//! and its labelled phrases (`DIR/phrases.json`)
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use roo_corpus::vocabulary::{generate_vocabulary_store, VocabularySpec};
 use roo_corpus::{generate_with_stats, CorpusSpec, Era};
 
 const USAGE: &str = "usage: roo-corpus --out DIR --tasks N [--seed S] [--eras all|claude-dev,stack-old,stack,native,history-item,v2] \
-[--target-mib M] [--traps] [--strip-links] [--workspaces W] [--force]\n\
+[--target-mib M] [--traps] [--strip-links] [--workspaces W] [--vocabulary W] [--force]\n\
+  --vocabulary W  tasks of W shared words and labelled exact phrases (DIR/phrases.json)\n\
   --force  remove DIR/tasks and DIR/truth.json first (otherwise DIR/tasks must be empty or absent)";
 
-fn parse() -> Result<(PathBuf, CorpusSpec, bool), String> {
+struct Args {
+    out: PathBuf,
+    spec: CorpusSpec,
+    force: bool,
+    vocabulary: Option<usize>,
+}
+
+fn parse() -> Result<Args, String> {
     let mut spec = CorpusSpec::default();
+    let mut vocabulary = None;
     let mut out = None;
     let mut tasks = None;
     let mut force = false;
@@ -45,6 +57,13 @@ fn parse() -> Result<(PathBuf, CorpusSpec, bool), String> {
                     .parse()
                     .map_err(|e| format!("--workspaces: {e}"))?
             }
+            "--vocabulary" => {
+                vocabulary = Some(
+                    value("--vocabulary")?
+                        .parse::<usize>()
+                        .map_err(|e| format!("--vocabulary: {e}"))?,
+                )
+            }
             "--traps" => spec.traps = true,
             "--strip-links" => spec.strip_stored_links = true,
             "--force" => force = true,
@@ -53,11 +72,21 @@ fn parse() -> Result<(PathBuf, CorpusSpec, bool), String> {
         }
     }
     spec.tasks = tasks.ok_or("--tasks is required")?;
-    Ok((out.ok_or("--out is required")?, spec, force))
+    Ok(Args {
+        out: out.ok_or("--out is required")?,
+        spec,
+        force,
+        vocabulary,
+    })
 }
 
 fn main() -> ExitCode {
-    let (out, spec, force) = match parse() {
+    let Args {
+        out,
+        spec,
+        force,
+        vocabulary,
+    } = match parse() {
         Ok(x) => x,
         Err(e) => {
             if !e.is_empty() {
@@ -91,6 +120,9 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let t0 = Instant::now();
+    if let Some(words) = vocabulary {
+        return write_vocabulary_store(&out, &spec, words);
+    }
     match generate_with_stats(&out, &spec) {
         Ok((truth, stats)) => {
             let secs = t0.elapsed().as_secs_f64();
@@ -104,6 +136,50 @@ fn main() -> ExitCode {
                 stats.bytes as f64 / 1_048_576.0,
                 stats.top_share(0.18) * 100.0,
                 secs,
+                out.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("roo-corpus: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--vocabulary W`: the store and its labelled phrases as quoted queries (`DIR/phrases.json`).
+fn write_vocabulary_store(out: &std::path::Path, spec: &CorpusSpec, words: usize) -> ExitCode {
+    let vspec = VocabularySpec {
+        tasks: spec.tasks,
+        seed: spec.seed,
+        words,
+        ..VocabularySpec::default()
+    };
+    let written = generate_vocabulary_store(out, &vspec).and_then(|labels| {
+        let queries: Vec<serde_json::Value> = labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                serde_json::json!({
+                    "id": format!("phrase-{:02}", i + 1),
+                    "query": format!("\"{}\"", l.phrase),
+                    "expected": [l.task_id],
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "generator": format!("roo-corpus --tasks {} --seed {} --vocabulary {words}", spec.tasks, spec.seed),
+            "queries": queries,
+        });
+        let text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)?;
+        std::fs::write(out.join("phrases.json"), text + "\n")?;
+        Ok(labels.len())
+    });
+    match written {
+        Ok(n) => {
+            println!(
+                "roo-corpus: {} tasks of {words} words, {n} labelled phrases -> {}",
+                spec.tasks,
                 out.display()
             );
             ExitCode::SUCCESS

@@ -86,6 +86,7 @@ pub mod compat_index;
 pub mod condense;
 pub mod error;
 pub mod export;
+pub mod grep;
 pub mod hierarchy;
 pub mod job;
 mod js_value;

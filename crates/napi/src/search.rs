@@ -253,6 +253,10 @@ pub struct SearchTasksOptions {
     pub date_range: Option<SearchDateRange>,
     /// A workspace path (exact, separators and case normalised) or a bare folder name.
     pub workspace: Option<String>,
+    /// Only tasks of this host family: `roo`, `zoo-code`, `cline`, `kilo-code`.
+    pub host: Option<String>,
+    /// Only this task (id or unique prefix) and its descendants.
+    pub task: Option<String>,
     /// Tasks to return (default 10, at most 100).
     pub limit: Option<u32>,
     /// Default: `hybrid` when the index has an embedding model, `lexical` otherwise.
@@ -310,6 +314,8 @@ impl TryFrom<SearchTasksOptions> for roo_search::SearchOptions {
             start_date,
             end_date,
             workspace: o.workspace,
+            host: o.host,
+            task: o.task,
             limit: o.limit.map(|l| l as usize),
             mode,
             snippets_per_task: o.snippets_per_task.map(|p| p as usize),

@@ -198,8 +198,13 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
 
 /// The `tasks/` folders asked for, else the extensions' folders found on this machine.
 fn tasks_dirs_to_index(opts: &IndexOptions) -> Result<Vec<PathBuf>> {
-    if !opts.tasks_dirs.is_empty() {
-        return Ok(opts.tasks_dirs.clone());
+    tasks_dirs_or_found(&opts.tasks_dirs)
+}
+
+/// `given`, else the extensions' folders found on this machine (grep takes them the same way).
+pub(crate) fn tasks_dirs_or_found(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    if !given.is_empty() {
+        return Ok(given.to_vec());
     }
     let found = paths::discover_tasks_dirs();
     if found.is_empty() {
@@ -211,7 +216,7 @@ fn tasks_dirs_to_index(opts: &IndexOptions) -> Result<Vec<PathBuf>> {
 /// The task store over `tasks_dirs`, for the linked headers (titles, workspaces, parents: stored
 /// or inferred), through our skeleton cache when it can be used, with the cache's note. A
 /// cancelled open leaves no handle; the run then stops before its first task.
-fn open_task_store(
+pub(crate) fn open_task_store(
     tasks_dirs: &[PathBuf],
     cancel: Option<&AtomicBool>,
 ) -> Result<(Option<TaskStore>, Option<String>)> {

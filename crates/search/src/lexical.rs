@@ -183,7 +183,7 @@ fn is_stopword(w: &str) -> bool {
 }
 
 /// Lower case without accents.
-fn fold(s: &str) -> String {
+pub(crate) fn fold(s: &str) -> String {
     s.nfkd()
         .filter(|c| !is_combining_mark(*c))
         .flat_map(char::to_lowercase)

@@ -9,6 +9,8 @@ use crate::embed::{self, Embedder, EmbedderConfig, EmbedderId, Purpose};
 use crate::error::{Error, Result};
 use crate::index::{target, task_facts, StoreSummary};
 use crate::lexical;
+use crate::phrase::{self, PhraseQuery};
+use crate::scope::Scope;
 use crate::state;
 use crate::store::{self, Existing, Filter, Hit, Query, StoreConfig, VectorStore};
 use roo_formats::text::parse_iso_ms;
@@ -56,6 +58,10 @@ pub struct SearchOptions {
     /// A workspace path (matched exactly, after normalising separators and case) or a bare
     /// folder name (matched against the last component).
     pub workspace: Option<String>,
+    /// Only tasks of this host family (`roo`, `zoo-code`, `cline`, `kilo-code`).
+    pub host: Option<String>,
+    /// Only this task (an id or unique prefix) and its descendants.
+    pub task: Option<String>,
     /// Tasks to return (default 10, at most 100).
     pub limit: Option<usize>,
     pub mode: Option<Mode>,
@@ -81,6 +87,10 @@ pub struct Snippet {
     pub role: String,
     pub chunk_index: u32,
     pub score: f32,
+    /// Where the query's phrases (or, for a plain query of several words, the whole query in
+    /// order) stand in `text`: `[start, end)` in UTF-16 code units, as JavaScript indexes strings.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub highlights: Vec<[u32; 2]>,
 }
 
 /// A task that matches, with its best snippets.
@@ -127,6 +137,9 @@ pub struct SearchResponse {
 
 /// Constant of reciprocal rank fusion.
 const RRF_K: f32 = 60.0;
+
+/// Chunks the lexical ranking fetches for a query holding a quoted phrase.
+const PHRASE_POOL: usize = 2000;
 
 /// The millisecond bounds of a date range; a bare end date (or one at midnight) covers its day.
 pub fn date_bounds(start: Option<&str>, end: Option<&str>) -> Result<(Option<i64>, Option<i64>)> {
@@ -192,7 +205,7 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
     let limit = opts.limit.unwrap_or(10).clamp(1, 100);
     let per_task = opts.snippets_per_task.unwrap_or(3).clamp(1, 20);
     let (from_ms, to_ms) = date_bounds(opts.start_date.as_deref(), opts.end_date.as_deref())?;
-    let filter = build_filter(opts.workspace.as_deref(), from_ms, to_ms);
+    let mut filter = build_filter(opts.workspace.as_deref(), from_ms, to_ms);
 
     let t = target(
         opts.index_dir.as_deref(),
@@ -213,6 +226,8 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
         )),
         Existing::Present { dense_dim } => dense_dim,
     };
+    let scope = Scope::new(opts.host.as_deref(), opts.task.as_deref(), st.as_deref())?;
+    filter.task_id = scope.single_task().map(str::to_owned);
     let mut notes = Vec::new();
     let (embedder_id, embedder) = query_embedder(opts, st.as_deref(), index_dense, &mut notes)?;
     let mode = search_mode(opts.mode, index_dense.is_some(), embedder.is_some())?;
@@ -228,25 +243,43 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
     };
     let embed_ms = embed_start.elapsed().as_secs_f64() * 1000.0;
     let search_start = std::time::Instant::now();
+    let order = PhraseQuery::parse(query);
     let chunks = ChunkSearch {
         store: store.as_ref(),
         filter: &filter,
-        candidates: candidate_pool(limit, &embedder_id),
+        // Host and subtree are checked on the hits: a deeper pool keeps enough of them.
+        candidates: if scope.is_open() || filter.task_id.is_some() {
+            candidate_pool(limit, &embedder_id)
+        } else {
+            1000
+        },
         from_ms,
         to_ms,
+    };
+    // A quoted phrase is checked on the chunks' text: BM25 ranks every chunk that holds its
+    // words, in any order, so the lexical pool is as deep as a store answers.
+    let sparse_chunks = ChunkSearch {
+        candidates: if order.phrases.is_empty() {
+            chunks.candidates
+        } else {
+            PHRASE_POOL
+        },
+        ..chunks
     };
     let dense_hits = match &dense_q {
         Some(v) => chunks.run(Query::Dense(v))?,
         None => Vec::new(),
     };
     let sparse_hits = if mode != Mode::Semantic {
-        chunks.lexical(query, mode, &mut notes)?
+        sparse_chunks.lexical(query, mode, &mut notes)?
     } else {
         Vec::new()
     };
-    let fused = fuse(mode, dense_hits, sparse_hits);
+    let mut fused = fuse(mode, dense_hits, sparse_hits);
+    fused.retain(|h| scope.keeps(&h.payload));
+    let fused = phrase::rerank(&order, fused, |h| h.payload.dialogue_snippet.as_str());
     let chunks_matched = fused.len();
-    let results = group(fused, limit, per_task, st.as_deref());
+    let results = group(fused, limit, per_task, st.as_deref(), &order);
     let search_ms = search_start.elapsed().as_secs_f64() * 1000.0;
     Ok(SearchResponse {
         query: query.to_owned(),
@@ -324,6 +357,7 @@ fn candidate_pool(limit: usize, embedder: &EmbedderId) -> usize {
 
 /// One ranking of chunks from the store: the filter, the pool size, and the exact date bounds
 /// (the store filters on whole seconds).
+#[derive(Clone, Copy)]
 struct ChunkSearch<'a> {
     store: &'a dyn VectorStore,
     filter: &'a Filter,
@@ -418,6 +452,7 @@ fn group(
     limit: usize,
     per_task: usize,
     st: Option<&state::IndexState>,
+    phrases: &PhraseQuery,
 ) -> Vec<TaskResult> {
     let facts = st.map(task_facts).unwrap_or_default();
     let mut order: Vec<String> = Vec::new();
@@ -448,6 +483,11 @@ fn group(
                     role: h.payload.role.clone(),
                     chunk_index: h.payload.chunk_index,
                     score: h.score,
+                    highlights: phrases
+                        .highlights(&h.payload.dialogue_snippet)
+                        .into_iter()
+                        .map(|r| phrase::utf16_range(&h.payload.dialogue_snippet, r))
+                        .collect(),
                 })
                 .collect();
             Some(TaskResult {
