@@ -225,7 +225,7 @@ pub struct UsageRow {
     /// The group's key: `YYYY-MM-DD` (a day; a week by its Monday), `YYYY-MM`, a task id, a root
     /// task id, a model, a workspace, a host or a mode (`unknown` / `none` when not recorded).
     pub key: String,
-    /// A task's or conversation's title.
+    /// The title of a task (`tasks`) or of a conversation's root task (`conversations`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     #[serde(flatten)]
@@ -305,6 +305,33 @@ impl<'a> Acc<'a> {
             self.tasks += 1;
             self.last_task = Some(t);
         }
+    }
+}
+
+/// The rows being summed: a record of a task usually falls in the row of the record before it
+/// (records are in time order), which is then found without hashing its key.
+#[derive(Default)]
+struct Groups<'a> {
+    slots: Vec<(Key<'a>, Acc<'a>)>,
+    index: HashMap<Key<'a>, usize>,
+    last: Option<(Key<'a>, usize)>,
+}
+
+impl<'a> Groups<'a> {
+    fn get(&mut self, key: Key<'a>) -> &mut Acc<'a> {
+        let at = match self.last {
+            Some((k, i)) if k == key => i,
+            _ => {
+                let n = self.slots.len();
+                let i = *self.index.entry(key).or_insert(n);
+                if i == n {
+                    self.slots.push((key, Acc::default()));
+                }
+                self.last = Some((key, i));
+                i
+            }
+        };
+        &mut self.slots[at].1
     }
 }
 
@@ -415,13 +442,18 @@ pub fn build(
     let since = day_bound(opts.since.as_deref(), "since")?;
     let until = day_bound(opts.until.as_deref(), "until")?;
     let skeletons = store.skeletons();
-    let roots = conversation::roots(skeletons);
+    // Only a conversations report needs each task's root.
+    let roots = if opts.group == Group::Conversations {
+        conversation::roots(skeletons)
+    } else {
+        Vec::new()
+    };
     let ws = opts
         .workspace
         .as_deref()
         .map(roo_state::hierarchy::WorkspaceQuery::new);
     let mut days = DayCache::new(&opts.zone);
-    let mut groups: HashMap<Key<'_>, Acc<'_>> = HashMap::new();
+    let mut groups = Groups::default();
     let mut totals = Acc::default();
     let mut unpriced = Vec::new();
     let mut no_cost = Vec::new();
@@ -437,10 +469,10 @@ pub fn build(
                 continue;
             }
         }
-        let Some(usage) = index.task(&task.task_id) else {
+        let Some(usage) = index.task_at(t, &task.task_id) else {
             continue;
         };
-        let root = roots[t].as_str();
+        let root = roots.get(t).map_or("", String::as_str);
         let mut task_sums = Sums::default();
         for r in &usage.records {
             let day = days.day(r.ts);
@@ -448,9 +480,7 @@ pub fn build(
                 continue;
             }
             let (cost, known) = cost_of(r, opts.cost_mode, &opts.prices, day, &mut unpriced);
-            let acc = groups
-                .entry(key_of(opts.group, day, Some(r), task, root))
-                .or_default();
+            let acc = groups.get(key_of(opts.group, day, Some(r), task, root));
             acc.sums.add(r, cost, known);
             acc.see_task(t);
             if opts.breakdown {
@@ -475,8 +505,7 @@ pub fn build(
             }
             // A file operation belongs to no request: by model or mode, it is in the totals only.
             if !matches!(opts.group, Group::Models | Group::Modes) {
-                let key = key_of(opts.group, day, None, task, root);
-                let acc = groups.entry(key).or_default();
+                let acc = groups.get(key_of(opts.group, day, None, task, root));
                 acc.files.add(op.kind, op.lines);
                 acc.see_task(t);
             }
@@ -498,12 +527,20 @@ pub fn build(
         }
     }
     let mut rows: Vec<UsageRow> = groups
+        .slots
         .into_iter()
         .map(|(k, acc)| row_of(opts, k, acc))
         .collect();
     sort_rows(opts.group, &mut rows);
     if opts.group == Group::Conversations {
         conversation::detail(&mut rows, skeletons, &roots, &task_costs);
+    }
+    if opts.group == Group::Tasks {
+        for row in &mut rows {
+            if let Some(Ok(s)) = store.header(&row.key) {
+                row.label = s.metadata.title.clone();
+            }
+        }
     }
     Ok(assemble(
         opts,

@@ -86,6 +86,8 @@ impl Zone {
 pub struct DayCache<'z> {
     zone: &'z Zone,
     offsets: HashMap<i64, i32>,
+    /// The quarter hour looked up last and its offset.
+    last: (i64, i32),
 }
 
 impl<'z> DayCache<'z> {
@@ -93,6 +95,7 @@ impl<'z> DayCache<'z> {
         DayCache {
             zone,
             offsets: HashMap::new(),
+            last: (i64::MIN, 0),
         }
     }
 
@@ -100,11 +103,16 @@ impl<'z> DayCache<'z> {
         let offset = if self.zone.tz.is_none() {
             self.zone.fixed_seconds
         } else {
-            let zone = self.zone;
-            *self
-                .offsets
-                .entry(ms.div_euclid(900_000))
-                .or_insert_with(|| zone.offset_seconds(ms))
+            let bucket = ms.div_euclid(900_000);
+            if self.last.0 != bucket {
+                let zone = self.zone;
+                let offset = *self
+                    .offsets
+                    .entry(bucket)
+                    .or_insert_with(|| zone.offset_seconds(ms));
+                self.last = (bucket, offset);
+            }
+            self.last.1
         };
         (ms + i64::from(offset) * 1000).div_euclid(86_400_000)
     }
