@@ -85,6 +85,18 @@ fn a_conversation_is_the_sum_of_its_tasks_for_stored_and_inferred_links() {
         let detail = row.conversation.as_ref().expect("detail");
         let ids: BTreeSet<&str> = detail.tasks.iter().map(|t| t.task_id.as_str()).collect();
         assert_eq!(ids, members.iter().copied().collect(), "{name}");
+        // Tree order: the root first, every task after its parent.
+        assert_eq!(detail.tasks[0].task_id, root);
+        for (i, t) in detail.tasks.iter().enumerate() {
+            if let Some(p) = &t.parent_task_id {
+                let at = detail.tasks.iter().position(|x| &x.task_id == p);
+                assert!(
+                    at.is_some_and(|a| a < i),
+                    "{name}: {} before its parent",
+                    t.task_id
+                );
+            }
+        }
         // The conversation's total is its tasks' sum, and the hand-derived facts' sum.
         let sum: f64 = detail.tasks.iter().map(|t| t.sums.cost).sum();
         assert!(close(row.sums.cost, sum), "{name}");

@@ -44,7 +44,7 @@ pub struct ShareRow {
 #[serde(rename_all = "camelCase")]
 pub struct ConversationDetail {
     pub root_task_id: String,
-    /// Root first, then depth-first in the order of the handle's ids.
+    /// Root first, then depth-first (each task's subtasks in id order, under it).
     pub tasks: Vec<ConversationTask>,
     /// Most expensive first.
     pub modes: Vec<ShareRow>,
@@ -150,7 +150,7 @@ pub fn detail(
                 }
             })
             .collect();
-        tasks.sort_by(|a, b| a.depth.cmp(&b.depth).then(a.task_id.cmp(&b.task_id)));
+        tree_order(&mut tasks);
         let mut modes: Vec<ShareRow> = Vec::new();
         for t in &tasks {
             let mode = t.mode.clone().unwrap_or_else(|| "unknown".into());
@@ -177,6 +177,39 @@ pub fn detail(
             modes,
         });
     }
+}
+
+/// Depth-first order: each task followed by its subtasks (in id order) and theirs.
+fn tree_order(tasks: &mut Vec<ConversationTask>) {
+    tasks.sort_by(|a, b| a.task_id.cmp(&b.task_id));
+    let ids: HashMap<&str, usize> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.task_id.as_str(), i))
+        .collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); tasks.len()];
+    let mut tops = Vec::new();
+    for (i, t) in tasks.iter().enumerate() {
+        match t.parent_task_id.as_deref().and_then(|p| ids.get(p)) {
+            Some(&p) if p != i => children[p].push(i),
+            _ => tops.push(i),
+        }
+    }
+    let mut order = Vec::with_capacity(tasks.len());
+    let mut seen = vec![false; tasks.len()];
+    let mut stack: Vec<usize> = tops.into_iter().rev().collect();
+    while let Some(i) = stack.pop() {
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        order.push(i);
+        stack.extend(children[i].iter().rev());
+    }
+    // A cycle left out of every walk: after the rest, in id order.
+    order.extend((0..tasks.len()).filter(|&i| !seen[i]));
+    let mut slots: Vec<Option<ConversationTask>> =
+        std::mem::take(tasks).into_iter().map(Some).collect();
+    tasks.extend(order.into_iter().filter_map(|i| slots[i].take()));
 }
 
 fn depth(skeletons: &[ConversationSkeleton], index: &HashMap<&str, usize>, t: usize) -> u32 {
