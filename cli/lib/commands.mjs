@@ -8,6 +8,7 @@ import { call, has } from './binding.mjs'
 import { RooStateError, usageError } from './errors.mjs'
 import * as ops from './ops.mjs'
 import * as render from './render.mjs'
+import { usageCommands } from './usage.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 export const packageRoot = path.resolve(here, '..', '..')
@@ -458,6 +459,8 @@ export const commands = {
       return { data: null, text: () => '', keepAlive: true }
     },
   },
+
+  ...usageCommands,
 
   demo: {
     args: '[query]',

@@ -7,6 +7,7 @@ import * as render from '../lib/render.mjs'
 import { RooStateError } from '../lib/errors.mjs'
 import { confinedStore } from '../lib/stores.mjs'
 import { configureFromTool, exportWrites } from './confine.mjs'
+import { usageTools } from './usage-tools.mjs'
 
 const tasksDir = z
   .string()
@@ -411,6 +412,7 @@ export const tools = [
       return withRefusal(await ops.migrate(from, a.to, { apply, forceCopy: a.forceCopy }, ctx.sel.cwd), refused)
     },
   },
+  ...usageTools,
 ]
 
 /** Internal target of the legacy search/indexing diagnostics (not listed, not callable by name). */
