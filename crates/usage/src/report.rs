@@ -474,10 +474,15 @@ pub fn build(
         };
         let root = roots.get(t).map_or("", String::as_str);
         let mut task_sums = Sums::default();
+        let per_task = opts.group == Group::Conversations;
+        let mut missing = 0u64;
         for r in &usage.records {
             let day = days.day(r.ts);
             if since.is_some_and(|s| day < s) || until.is_some_and(|u| day > u) {
                 continue;
+            }
+            if r.cost.is_none() && r.kind != RecordKind::Condense {
+                missing += 1;
             }
             let (cost, known) = cost_of(r, opts.cost_mode, &opts.prices, day, &mut unpriced);
             let acc = groups.get(key_of(opts.group, day, Some(r), task, root));
@@ -496,7 +501,9 @@ pub fn build(
             }
             totals.sums.add(r, cost, known);
             totals.see_task(t);
-            task_sums.add(r, cost, known);
+            if per_task {
+                task_sums.add(r, cost, known);
+            }
         }
         for op in &usage.file_ops {
             let day = days.day(op.ts);
@@ -511,18 +518,13 @@ pub fn build(
             }
             totals.files.add(op.kind, op.lines);
         }
-        let missing = usage
-            .records
-            .iter()
-            .filter(|r| r.cost.is_none() && r.kind != RecordKind::Condense)
-            .count() as u64;
-        if missing > 0 && task_sums.requests > 0 {
+        if missing > 0 {
             no_cost.push(NoCostTask {
                 task_id: task.task_id.clone(),
                 requests: missing,
             });
         }
-        if opts.group == Group::Conversations {
+        if per_task {
             task_costs.push((t, task_sums));
         }
     }
