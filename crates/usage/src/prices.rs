@@ -108,7 +108,13 @@ impl PriceTable {
         let id = normalise(model);
         let mut best: Option<&Price> = None;
         for p in &self.prices {
-            if !id.starts_with(p.text.as_str()) {
+            // A match ends at the id's end or before a `-`, `:` or `@` (a date, a variant, a
+            // version tag): `gpt-5` does not price `gpt-5.4`, nor `claude-sonnet-4` `…-4.5`.
+            let boundary = id
+                .get(p.text.len()..)
+                .and_then(|rest| rest.chars().next())
+                .is_none_or(|c| matches!(c, '-' | ':' | '@'));
+            if !id.starts_with(p.text.as_str()) || !boundary {
                 continue;
             }
             best = match best {
@@ -169,6 +175,13 @@ mod tests {
             Some(0.25)
         );
         assert!(t.lookup("llama-local", day).is_none());
+        // A different version is not a variant of the one listed.
+        assert!(t.lookup("gpt-5.4", day).is_none());
+        assert_eq!(
+            t.lookup("claude-sonnet-4.5", day)
+                .and_then(|m| m.cache_reads_price),
+            Some(0.3)
+        );
     }
 
     #[test]
