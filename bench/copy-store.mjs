@@ -26,3 +26,31 @@ export function copyStore(root, n, prefix) {
   }
   return { work, tasks, cacheDir, ids }
 }
+
+/** Milliseconds since `t` (a process.hrtime.bigint()). */
+export const ms = (t) => Number(process.hrtime.bigint() - t) / 1e6
+
+/** The median time of `runs` calls of `fn(round)`, in milliseconds. */
+export async function median(runs, fn) {
+  const t = []
+  for (let i = 0; i < runs; i++) {
+    const s = process.hrtime.bigint()
+    await fn(i)
+    t.push(ms(s))
+  }
+  t.sort((a, b) => a - b)
+  return t[Math.floor(t.length / 2)]
+}
+
+/**
+ * Change one task of the store (round `round` picks a different one each time): its record file
+ * gets a newer modification time, then the handle is refreshed, which must see that one change.
+ */
+export async function changeOneTask(store, tasks, ids, round) {
+  const dir = path.join(tasks, ids[(round * 37) % ids.length])
+  const f = ['ui_messages.json', 'claude_messages.json', 'api_conversation_history.json'].map((n) => path.join(dir, n)).find((p) => fs.existsSync(p))
+  const when = new Date(Date.now() + (round + 1) * 1000)
+  fs.utimesSync(f, when, when)
+  const r = await store.refresh()
+  if (r.changed !== 1) throw new Error(`expected one change, got ${r.changed}`)
+}

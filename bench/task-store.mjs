@@ -11,7 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { copyStore } from './copy-store.mjs'
+import { changeOneTask, copyStore, median, ms } from './copy-store.mjs'
 import { execFileSync } from 'node:child_process'
 
 const require = createRequire(import.meta.url)
@@ -21,17 +21,6 @@ const N = Number(process.argv[2] ?? 5000)
 
 const { work, tasks, cacheDir, ids } = copyStore(root, N, 'roo-task-store-bench-')
 
-const ms = (t) => Number(process.hrtime.bigint() - t) / 1e6
-async function median(runs, fn) {
-  const t = []
-  for (let i = 0; i < runs; i++) {
-    const s = process.hrtime.bigint()
-    await fn(i)
-    t.push(ms(s))
-  }
-  t.sort((a, b) => a - b)
-  return t[Math.floor(t.length / 2)]
-}
 
 let t = process.hrtime.bigint()
 const first = await core.TaskStore.open({ tasksDir: tasks, cacheDir })
@@ -47,12 +36,7 @@ const warm = await median(9, async () => {
 })
 const passes = []
 const oneChanged = await median(7, async (round) => {
-  const dir = path.join(tasks, ids[(round * 37) % N])
-  const f = ['ui_messages.json', 'claude_messages.json', 'api_conversation_history.json'].map((n) => path.join(dir, n)).find((p) => fs.existsSync(p))
-  const when = new Date(Date.now() + (round + 1) * 1000)
-  fs.utimesSync(f, when, when)
-  const r = await store.refresh()
-  if (r.changed !== 1) throw new Error(`expected one change, got ${r.changed}`)
+  await changeOneTask(store, tasks, ids, round)
   passes.push(store.metrics().elapsedMs)
 })
 const headers = await median(5, () => {

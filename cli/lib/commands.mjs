@@ -10,6 +10,7 @@ import { grepCommand } from './grep.mjs'
 import * as ops from './ops.mjs'
 import * as render from './render.mjs'
 import { serveCommand } from '../serve/command.mjs'
+import { usageCommands } from './usage.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 export const packageRoot = path.resolve(here, '..', '..')
@@ -468,6 +469,7 @@ export const commands = {
     },
   },
 
+  ...usageCommands,
   serve: serveCommand,
 
   demo: {

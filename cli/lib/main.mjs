@@ -28,7 +28,7 @@ const GLOBAL = {
   help: { type: 'boolean', short: 'h', help: 'show help (also: roo-state help <command>)' },
 }
 
-const ORDER = ['discover', 'scan', 'cache build', 'tree', 'show', 'export', 'export config', 'index', 'search', 'grep', 'models fetch', 'models status', 'diagnose', 'rebuild', 'cleanup', 'migrate', 'condense check', 'mcp', 'serve', 'demo']
+const ORDER = ['discover', 'scan', 'cache build', 'tree', 'show', 'export', 'export config', 'index', 'search', 'grep', 'models fetch', 'models status', 'diagnose', 'rebuild', 'cleanup', 'migrate', 'condense check', 'usage', 'mcp', 'serve', 'demo']
 
 function optionUsage(name, spec) {
   const short = spec.short ? `-${spec.short}, ` : ''

@@ -8,6 +8,7 @@ import { RooStateError } from '../lib/errors.mjs'
 import { confinedStore } from '../lib/stores.mjs'
 import { configureFromTool, exportWrites } from './confine.mjs'
 import { grepTool } from './grep-tool.mjs'
+import { usageTools } from './usage-tools.mjs'
 
 const tasksDir = z
   .string()
@@ -417,6 +418,7 @@ export const tools = [
       return withRefusal(await ops.migrate(from, a.to, { apply, forceCopy: a.forceCopy }, ctx.sel.cwd), refused)
     },
   },
+  ...usageTools,
 ]
 
 /** Internal target of the legacy search/indexing diagnostics (not listed, not callable by name). */

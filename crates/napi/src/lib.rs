@@ -95,6 +95,7 @@ pub mod search;
 pub mod skeleton;
 pub mod store;
 pub mod task_store;
+pub mod usage;
 
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;

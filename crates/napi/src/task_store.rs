@@ -174,6 +174,7 @@ impl<'t> ScopedTask<'t> for OpenTask {
         match output {
             Ok(store) => Ok(TaskStore {
                 inner: Arc::new(RwLock::new(store)),
+                usage: Arc::default(),
             }),
             Err(e) => Err(e.into_napi(env)),
         }
@@ -183,10 +184,12 @@ impl<'t> ScopedTask<'t> for OpenTask {
 /// One handle over one or more task stores (see the module documentation).
 #[napi]
 pub struct TaskStore {
-    inner: Shared,
+    pub(crate) inner: Shared,
+    /// The usage records of the handle's tasks (`usageReport`, crates/napi/src/usage.rs).
+    pub(crate) usage: Arc<std::sync::Mutex<roo_usage::UsageIndex>>,
 }
 
-fn poisoned() -> napi::Error {
+pub(crate) fn poisoned() -> napi::Error {
     CodedError::new(
         ErrorCode::Internal,
         "the task store handle was left inconsistent by a failed call",

@@ -620,6 +620,13 @@ impl TaskStore {
         &self.skeletons
     }
 
+    /// The signature (size and time of each source file) of the task at `i` of
+    /// [`TaskStore::skeletons`]: it changes whenever one of the task's files does, so a reader
+    /// that keeps something per task knows what to read again after a refresh.
+    pub fn signature(&self, i: usize) -> Option<cache::TaskSig> {
+        self.tasks.get(i).map(|t| t.sig)
+    }
+
     /// What the last hierarchy pass did (after an open from a current cache: its last build's).
     pub fn metrics(&self) -> &HierarchyMetrics {
         &self.metrics
