@@ -434,6 +434,150 @@ fn day_bound(text: Option<&str>, what: &str) -> Result<Option<i64>, UsageError> 
 }
 
 /// Build the report of `opts` over the records `index` holds for `store`'s tasks.
+/// What one pass over a range of the store's tasks reads.
+struct Pass<'a> {
+    skeletons: &'a [roo_state::ConversationSkeleton],
+    index: &'a UsageIndex,
+    opts: &'a ReportOptions,
+    since: Option<i64>,
+    until: Option<i64>,
+    roots: &'a [String],
+    ws: Option<&'a roo_state::hierarchy::WorkspaceQuery>,
+}
+
+/// The sums of one range of tasks.
+#[derive(Default)]
+struct Partial<'a> {
+    groups: Groups<'a>,
+    totals: Acc<'a>,
+    unpriced: Vec<String>,
+    no_cost: Vec<NoCostTask>,
+    task_costs: Vec<(usize, Sums)>,
+}
+
+impl<'a> Acc<'a> {
+    /// Adds the sums of another range's row (its tasks are other tasks).
+    fn absorb(&mut self, o: Acc<'a>) {
+        self.sums.merge(&o.sums);
+        self.files.merge(&o.files);
+        self.tasks += o.tasks;
+        for (model, sums) in o.models {
+            match self.models.iter_mut().find(|(m, _)| *m == model) {
+                Some((_, s)) => s.merge(&sums),
+                None => self.models.push((model, sums)),
+            }
+        }
+    }
+}
+
+impl<'a> Partial<'a> {
+    /// `self` followed by `later`, the range after it.
+    fn merged(mut self, later: Partial<'a>) -> Partial<'a> {
+        for (key, acc) in later.groups.slots {
+            match self.groups.index.get(&key) {
+                Some(&i) => self.groups.slots[i].1.absorb(acc),
+                None => {
+                    self.groups.index.insert(key, self.groups.slots.len());
+                    self.groups.slots.push((key, acc));
+                }
+            }
+        }
+        self.totals.absorb(later.totals);
+        for model in later.unpriced {
+            if !self.unpriced.contains(&model) {
+                self.unpriced.push(model);
+            }
+        }
+        self.no_cost.extend(later.no_cost);
+        self.task_costs.extend(later.task_costs);
+        self
+    }
+}
+
+impl<'a> Pass<'a> {
+    /// The sums of the tasks at `range` of the store.
+    fn sum(&self, range: std::ops::Range<usize>) -> Partial<'a> {
+        let (opts, since, until) = (self.opts, self.since, self.until);
+        let mut days = DayCache::new(&opts.zone);
+        let mut p = Partial::default();
+        let skeletons: &'a [roo_state::ConversationSkeleton] = self.skeletons;
+        for t in range {
+            let Some(task) = skeletons.get(t) else {
+                continue;
+            };
+            if let Some(q) = self.ws {
+                if !task
+                    .metadata
+                    .workspace
+                    .as_deref()
+                    .is_some_and(|w| q.matches(w))
+                {
+                    continue;
+                }
+            }
+            let Some(usage) = self.index.task_at(t, &task.task_id) else {
+                continue;
+            };
+            let root = self.roots.get(t).map_or("", String::as_str);
+            let mut task_sums = Sums::default();
+            let per_task = opts.group == Group::Conversations;
+            let mut missing = 0u64;
+            for r in &usage.records {
+                let day = days.day(r.ts);
+                if since.is_some_and(|s| day < s) || until.is_some_and(|u| day > u) {
+                    continue;
+                }
+                if r.cost.is_none() && r.kind != RecordKind::Condense {
+                    missing += 1;
+                }
+                let (cost, known) = cost_of(r, opts.cost_mode, &opts.prices, day, &mut p.unpriced);
+                let acc = p.groups.get(key_of(opts.group, day, Some(r), task, root));
+                acc.sums.add(r, cost, known);
+                acc.see_task(t);
+                if opts.breakdown {
+                    let model = r.model.as_deref().unwrap_or("unknown");
+                    match acc.models.iter_mut().find(|(m, _)| *m == model) {
+                        Some((_, s)) => s.add(r, cost, known),
+                        None => {
+                            let mut s = Sums::default();
+                            s.add(r, cost, known);
+                            acc.models.push((model, s));
+                        }
+                    }
+                }
+                p.totals.sums.add(r, cost, known);
+                p.totals.see_task(t);
+                if per_task {
+                    task_sums.add(r, cost, known);
+                }
+            }
+            for op in &usage.file_ops {
+                let day = days.day(op.ts);
+                if since.is_some_and(|s| day < s) || until.is_some_and(|u| day > u) {
+                    continue;
+                }
+                // A file operation belongs to no request: by model or mode, it is in the totals only.
+                if !matches!(opts.group, Group::Models | Group::Modes) {
+                    let acc = p.groups.get(key_of(opts.group, day, None, task, root));
+                    acc.files.add(op.kind, op.lines);
+                    acc.see_task(t);
+                }
+                p.totals.files.add(op.kind, op.lines);
+            }
+            if missing > 0 {
+                p.no_cost.push(NoCostTask {
+                    task_id: task.task_id.clone(),
+                    requests: missing,
+                });
+            }
+            if per_task {
+                p.task_costs.push((t, task_sums));
+            }
+        }
+        p
+    }
+}
+
 pub fn build(
     store: &TaskStore,
     index: &UsageIndex,
@@ -452,82 +596,26 @@ pub fn build(
         .workspace
         .as_deref()
         .map(roo_state::hierarchy::WorkspaceQuery::new);
-    let mut days = DayCache::new(&opts.zone);
-    let mut groups = Groups::default();
-    let mut totals = Acc::default();
-    let mut unpriced = Vec::new();
-    let mut no_cost = Vec::new();
-    let mut task_costs: Vec<(usize, Sums)> = Vec::new();
-    for (t, task) in skeletons.iter().enumerate() {
-        if let Some(q) = &ws {
-            if !task
-                .metadata
-                .workspace
-                .as_deref()
-                .is_some_and(|w| q.matches(w))
-            {
-                continue;
-            }
-        }
-        let Some(usage) = index.task_at(t, &task.task_id) else {
-            continue;
-        };
-        let root = roots.get(t).map_or("", String::as_str);
-        let mut task_sums = Sums::default();
-        let per_task = opts.group == Group::Conversations;
-        let mut missing = 0u64;
-        for r in &usage.records {
-            let day = days.day(r.ts);
-            if since.is_some_and(|s| day < s) || until.is_some_and(|u| day > u) {
-                continue;
-            }
-            if r.cost.is_none() && r.kind != RecordKind::Condense {
-                missing += 1;
-            }
-            let (cost, known) = cost_of(r, opts.cost_mode, &opts.prices, day, &mut unpriced);
-            let acc = groups.get(key_of(opts.group, day, Some(r), task, root));
-            acc.sums.add(r, cost, known);
-            acc.see_task(t);
-            if opts.breakdown {
-                let model = r.model.as_deref().unwrap_or("unknown");
-                match acc.models.iter_mut().find(|(m, _)| *m == model) {
-                    Some((_, s)) => s.add(r, cost, known),
-                    None => {
-                        let mut s = Sums::default();
-                        s.add(r, cost, known);
-                        acc.models.push((model, s));
-                    }
-                }
-            }
-            totals.sums.add(r, cost, known);
-            totals.see_task(t);
-            if per_task {
-                task_sums.add(r, cost, known);
-            }
-        }
-        for op in &usage.file_ops {
-            let day = days.day(op.ts);
-            if since.is_some_and(|s| day < s) || until.is_some_and(|u| day > u) {
-                continue;
-            }
-            // A file operation belongs to no request: by model or mode, it is in the totals only.
-            if !matches!(opts.group, Group::Models | Group::Modes) {
-                let acc = groups.get(key_of(opts.group, day, None, task, root));
-                acc.files.add(op.kind, op.lines);
-                acc.see_task(t);
-            }
-            totals.files.add(op.kind, op.lines);
-        }
-        if missing > 0 {
-            no_cost.push(NoCostTask {
-                task_id: task.task_id.clone(),
-                requests: missing,
-            });
-        }
-        if per_task {
-            task_costs.push((t, task_sums));
-        }
-    }
+    let pass = Pass {
+        skeletons,
+        index,
+        opts,
+        since,
+        until,
+        roots: &roots,
+        ws: ws.as_ref(),
+    };
+    // The two halves of the store are summed at once, then merged in order: each half's rows
+    // come out as if summed alone (a task's records never straddle the halves).
+    let mid = skeletons.len() / 2;
+    let (first, second) = rayon::join(|| pass.sum(0..mid), || pass.sum(mid..skeletons.len()));
+    let Partial {
+        groups,
+        totals,
+        unpriced,
+        no_cost,
+        task_costs,
+    } = first.merged(second);
     let mut rows: Vec<UsageRow> = groups
         .slots
         .into_iter()
