@@ -522,6 +522,7 @@ impl<'a> Pass<'a> {
             let mut task_sums = Sums::default();
             let per_task = opts.group == Group::Conversations;
             let mut missing = 0u64;
+            let mut counted = false;
             for r in &usage.records {
                 let day = days.day(r.ts);
                 if since.is_some_and(|s| day < s) || until.is_some_and(|u| day > u) {
@@ -545,11 +546,13 @@ impl<'a> Pass<'a> {
                         }
                     }
                 }
-                p.totals.sums.add(r, cost, known);
-                p.totals.see_task(t);
+                counted = true;
                 if per_task {
                     task_sums.add(r, cost, known);
                 }
+            }
+            if counted {
+                p.totals.see_task(t);
             }
             for op in &usage.file_ops {
                 let day = days.day(op.ts);
@@ -616,6 +619,11 @@ pub fn build(
         no_cost,
         task_costs,
     } = first.merged(second);
+    // Every record is in exactly one row: the totals are the rows' sums.
+    let mut totals = totals;
+    for (_, acc) in &groups.slots {
+        totals.sums.merge(&acc.sums);
+    }
     let mut rows: Vec<UsageRow> = groups
         .slots
         .into_iter()
