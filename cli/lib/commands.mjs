@@ -6,7 +6,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { call, has } from './binding.mjs'
 import { RooStateError, usageError } from './errors.mjs'
-import { grepCommand } from './grep.mjs'
+import { DIALOGUE_FILTERS, grepCommand } from './grep.mjs'
 import * as ops from './ops.mjs'
 import * as render from './render.mjs'
 import { serveCommand } from '../serve/command.mjs'
@@ -264,12 +264,8 @@ export const commands = {
     summary: 'find past tasks by what was said in them (meaning, words and identifiers)',
     options: {
       limit: { type: 'string', short: 'n', arg: 'N', help: 'tasks to show (default 10)' },
-      workspace: { type: 'string', arg: 'PATH|NAME', help: 'only this workspace (a path, or just the folder name)' },
       mode: { type: 'string', arg: 'MODE', help: 'semantic, lexical or hybrid (default: hybrid with a model, else lexical)' },
-      since: { type: 'string', arg: 'DATE', help: 'messages from this date (ISO 8601)' },
-      until: { type: 'string', arg: 'DATE', help: 'messages up to this date (a bare date covers the day)' },
-      host: { type: 'string', arg: 'HOST', help: 'only tasks of this host: roo, zoo-code, cline or kilo-code' },
-      task: { type: 'string', arg: 'ID', help: 'only this task (id or unique prefix) and its subtasks' },
+      ...DIALOGUE_FILTERS,
       index: { type: 'boolean', help: 'bring the index up to date first' },
       embedder: O.embedder,
       'index-dir': O.indexDir,

@@ -64,6 +64,15 @@ function count(ctx, name, max) {
   return n
 }
 
+/** The filters `grep` and `search` share: which tasks, and which messages by date. */
+export const DIALOGUE_FILTERS = {
+  workspace: { type: 'string', arg: 'PATH|NAME', help: 'only this workspace (a path, or just the folder name)' },
+  host: { type: 'string', arg: 'HOST', help: 'only tasks of this host: roo, zoo-code, cline or kilo-code' },
+  since: { type: 'string', arg: 'DATE', help: 'messages from this date (ISO 8601)' },
+  until: { type: 'string', arg: 'DATE', help: 'messages up to this date (a bare date covers the day)' },
+  task: { type: 'string', arg: 'ID', help: 'only this task (id or unique prefix) and its subtasks' },
+}
+
 /** `roo-state grep`. */
 export const grepCommand = {
   args: '<pattern>',
@@ -74,11 +83,7 @@ export const grepCommand = {
     kind: { type: 'string', arg: 'KINDS', help: `only these texts, comma-separated: ${KINDS.join(', ')} (default all)` },
     context: { type: 'string', short: 'C', arg: 'N', help: 'lines of the same message before and after each match (at most 20)' },
     max: { type: 'string', short: 'm', arg: 'N', help: 'matches shown at most (default 1000)' },
-    workspace: { type: 'string', arg: 'PATH|NAME', help: 'only this workspace (a path, or just the folder name)' },
-    host: { type: 'string', arg: 'HOST', help: 'only tasks of this host: roo, zoo-code, cline or kilo-code' },
-    since: { type: 'string', arg: 'DATE', help: 'messages from this date (ISO 8601)' },
-    until: { type: 'string', arg: 'DATE', help: 'messages up to this date (a bare date covers the day)' },
-    task: { type: 'string', arg: 'ID', help: 'only this task (id or unique prefix) and its subtasks' },
+    ...DIALOGUE_FILTERS,
   },
   examples: [
     'roo-state grep "npm ERR! code E404"',

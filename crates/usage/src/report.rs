@@ -614,13 +614,12 @@ pub fn build(
     let (first, second) = rayon::join(|| pass.sum(0..mid), || pass.sum(mid..skeletons.len()));
     let Partial {
         groups,
-        totals,
+        mut totals,
         unpriced,
         no_cost,
         task_costs,
     } = first.merged(second);
     // Every record is in exactly one row: the totals are the rows' sums.
-    let mut totals = totals;
     for (_, acc) in &groups.slots {
         totals.sums.merge(&acc.sums);
     }
