@@ -89,6 +89,10 @@ export interface UsageReport {
   unpricedModels: string[]
   /** How the figures were counted. */
   notes: string[]
-  /** What the handle read again before this report. */
-  sync: { read: number; kept: number; dropped: number; elapsedMs: number }
+  /**
+   * What the handle read again before this report, and how many blocks of 1 024 tasks it summed
+   * again or kept from the last report with the same options (a refresh changes only the blocks
+   * holding a changed task).
+   */
+  sync: { read: number; kept: number; dropped: number; elapsedMs: number; blocksSummed: number; blocksKept: number }
 }

@@ -374,3 +374,63 @@ fn an_open_reports_progress_and_can_be_cancelled() {
     );
     assert!(matches!(r, Err(roo_store::StoreError::Aborted)));
 }
+
+/// The source file a task of `make_tasks` has.
+fn source_file(tasks: &Path, id: &str) -> PathBuf {
+    [
+        "ui_messages.json",
+        "claude_messages.json",
+        "api_conversation_history.json",
+    ]
+    .iter()
+    .map(|n| tasks.join(id).join(n))
+    .find(|p| p.exists())
+    .expect("a source file")
+}
+
+#[test]
+fn changed_since_names_the_tasks_reparsed_in_place_until_the_layout_moves() {
+    let (_tmp, tasks, _cache, ids) = setup(12);
+    let mut store = open(&tasks, None);
+    let (layout, start) = (store.layout(), store.revision());
+    assert_eq!(store.changed_since(start), Some(Vec::new()));
+    let position = |s: &TaskStore, id: &str| {
+        s.skeletons()
+            .iter()
+            .position(|k| k.task_id == id)
+            .expect("position")
+    };
+    touch(&source_file(&tasks, &ids[3]), 5);
+    store.refresh().expect("refresh");
+    touch(&source_file(&tasks, &ids[7]), 5);
+    store.refresh().expect("refresh");
+    let mut both = vec![position(&store, &ids[3]), position(&store, &ids[7])];
+    both.sort_unstable();
+    assert_eq!(store.layout(), layout);
+    assert_eq!(store.changed_since(start), Some(both));
+    assert_eq!(
+        store.changed_since(start + 1),
+        Some(vec![position(&store, &ids[7])])
+    );
+    // Nothing changed: no new revision.
+    let now = store.revision();
+    store.refresh().expect("refresh");
+    assert_eq!(store.revision(), now);
+    // A task removed moves the layout: the old revisions are no longer answered.
+    fs::remove_dir_all(tasks.join(&ids[0])).expect("rm");
+    store.refresh().expect("refresh");
+    assert_ne!(store.layout(), layout);
+    assert_eq!(store.changed_since(start), None);
+    assert_eq!(store.changed_since(store.revision()), Some(Vec::new()));
+    // Only the last refreshes are remembered.
+    let old = store.revision();
+    for round in 0..70 {
+        touch(&source_file(&tasks, &ids[5]), 10 + round);
+        store.refresh().expect("refresh");
+    }
+    assert_eq!(store.changed_since(old), None);
+    assert_eq!(
+        store.changed_since(store.revision() - 1),
+        Some(vec![position(&store, &ids[5])])
+    );
+}

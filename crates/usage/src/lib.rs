@@ -61,6 +61,10 @@ pub struct SyncReport {
     pub dropped: u32,
     /// Time the sync took.
     pub elapsed_ms: f64,
+    /// Blocks of tasks the report summed, and blocks it took as the last report left them
+    /// (a report is the merge of blocks of 1 024 tasks: see `report::pass`).
+    pub blocks_summed: u32,
+    pub blocks_kept: u32,
 }
 
 /// The usage records of every task of a handle, by task id.
@@ -72,6 +76,12 @@ pub struct UsageIndex {
     /// position's signature and a report finds a task's records by position, neither hashing.
     aligned: Vec<Entry>,
     aligned_ids: Vec<Arc<str>>,
+    /// The handle's layout when `aligned` was laid out (`TaskStore::layout`), and its revision
+    /// at the last sync (`TaskStore::revision`).
+    layout: Option<u64>,
+    revision: u64,
+    /// The blocks of the last report (see `report::pass`).
+    memo: Option<report::Memo>,
 }
 
 /// Read the usage of the handle's tasks at `positions`.
@@ -106,27 +116,37 @@ impl UsageIndex {
     /// changed, drop the tasks that are gone.
     pub fn sync(&mut self, store: &TaskStore) -> SyncReport {
         let start = Instant::now();
-        let skeletons = store.skeletons();
-        let same_layout = self.aligned_ids.len() == skeletons.len()
-            && self
-                .aligned_ids
-                .iter()
-                .zip(skeletons)
-                .all(|(a, s)| **a == *s.task_id);
+        // The same layout: the same task at each position, no id compared.
+        let same_layout =
+            self.layout == Some(store.layout()) && self.aligned.len() == store.skeletons().len();
         let mut report = if same_layout {
             self.sync_in_place(store)
         } else {
+            self.memo = None;
             self.sync_by_id(store)
         };
+        self.revision = store.revision();
         report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
         report
     }
 
-    /// The same tasks in the same order: compare each position's signature.
+    /// The same tasks in the same order: compare the signatures of the positions the handle
+    /// reparsed since the last sync (each position's when it no longer knows).
     fn sync_in_place(&mut self, store: &TaskStore) -> SyncReport {
-        let stale: Vec<usize> = (0..self.aligned.len())
-            .filter(|&i| store.signature(i) != Some(self.aligned[i].sig))
+        let candidates = store
+            .changed_since(self.revision)
+            .unwrap_or_else(|| (0..self.aligned.len()).collect());
+        let stale: Vec<usize> = candidates
+            .into_iter()
+            .filter(|&i| {
+                self.aligned
+                    .get(i)
+                    .is_some_and(|e| store.signature(i) != Some(e.sig))
+            })
             .collect();
+        if let Some(memo) = &mut self.memo {
+            memo.forget(&stale);
+        }
         let read = read_tasks(store, &stale);
         let n = read.len() as u32;
         for (i, entry) in read {
@@ -175,6 +195,7 @@ impl UsageIndex {
             .iter()
             .map(|s| Arc::from(s.task_id.as_str()))
             .collect();
+        self.layout = Some(store.layout());
         report
     }
 
@@ -199,8 +220,15 @@ impl UsageIndex {
         opts: &ReportOptions,
     ) -> Result<UsageReport, UsageError> {
         let sync = self.sync(store);
-        let mut r = report::build(store, self, opts)?;
-        r.sync = sync;
+        let mut memo = self.memo.take();
+        let built = report::build(store, self, &mut memo, opts);
+        self.memo = memo;
+        let (mut r, summed) = built?;
+        r.sync = SyncReport {
+            blocks_summed: summed,
+            blocks_kept: store.skeletons().len().div_ceil(report::BLOCK) as u32 - summed,
+            ..sync
+        };
         Ok(r)
     }
 }

@@ -48,6 +48,15 @@ pub struct PriceTable {
     pub updated: String,
     pub override_file: Option<String>,
     prices: Vec<Price>,
+    /// A hash of the texts the table was read from (see [`PriceTable::fingerprint`]).
+    fingerprint: u64,
+}
+
+fn hash_text(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
 }
 
 fn entries(file: TableFile, rank: u8, into: &mut Vec<Price>) -> Result<Option<String>, UsageError> {
@@ -73,17 +82,23 @@ fn entries(file: TableFile, rank: u8, into: &mut Vec<Price>) -> Result<Option<St
 impl PriceTable {
     /// The bundled table.
     pub fn bundled() -> PriceTable {
-        let mut prices = Vec::new();
-        // The bundled file is checked by a test; a broken one gives an empty table.
-        let updated = serde_json::from_str::<TableFile>(BUNDLED)
-            .ok()
-            .and_then(|f| entries(f, 1, &mut prices).ok().flatten())
-            .unwrap_or_default();
-        PriceTable {
-            updated,
-            override_file: None,
-            prices,
-        }
+        static TABLE: std::sync::OnceLock<PriceTable> = std::sync::OnceLock::new();
+        TABLE
+            .get_or_init(|| {
+                let mut prices = Vec::new();
+                // The bundled file is checked by a test; a broken one gives an empty table.
+                let updated = serde_json::from_str::<TableFile>(BUNDLED)
+                    .ok()
+                    .and_then(|f| entries(f, 1, &mut prices).ok().flatten())
+                    .unwrap_or_default();
+                PriceTable {
+                    updated,
+                    override_file: None,
+                    prices,
+                    fingerprint: hash_text(BUNDLED),
+                }
+            })
+            .clone()
     }
 
     /// The bundled table with the entries of `path` (same shape) in front of it.
@@ -100,7 +115,13 @@ impl PriceTable {
         prices.append(&mut table.prices);
         table.prices = prices;
         table.override_file = Some(path.display().to_string());
+        table.fingerprint ^= hash_text(&text).rotate_left(1);
         Ok(table)
+    }
+
+    /// Equal for tables read from the same texts: what a kept report's prices are checked by.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
     }
 
     /// The prices of `model` on local day `day`, if the table knows the model.

@@ -7,14 +7,17 @@
 
 use crate::prices::PriceTable;
 use crate::records::{FileOpKind, Outcome, RecordKind, UsageRecord};
-use crate::zone::{date_text, parse_date, DayCache, Zone};
+use crate::zone::{parse_date, Zone};
 use crate::{SyncReport, UsageError, UsageIndex};
-use roo_condense::calculate_api_cost_for_protocol;
+use pass::{Acc, Key, Pass};
 use roo_store::task_store::TaskStore;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::sync::Arc;
 
 mod conversation;
+mod pass;
+
+pub(crate) use pass::{Memo, BLOCK};
 
 pub use conversation::{ConversationDetail, ConversationTask, ShareRow};
 
@@ -283,147 +286,6 @@ pub struct UsageReport {
     pub sync: SyncReport,
 }
 
-/// A key of a group while aggregating (no string built per record).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Key<'a> {
-    Num(i64),
-    Text(&'a str),
-}
-
-#[derive(Default)]
-struct Acc<'a> {
-    sums: Sums,
-    files: FileOps,
-    tasks: u64,
-    last_task: Option<usize>,
-    models: Vec<(&'a str, Sums)>,
-}
-
-impl<'a> Acc<'a> {
-    fn see_task(&mut self, t: usize) {
-        if self.last_task != Some(t) {
-            self.tasks += 1;
-            self.last_task = Some(t);
-        }
-    }
-}
-
-/// The rows being summed: a record of a task usually falls in the row of the record before it
-/// (records are in time order), which is then found without hashing its key.
-#[derive(Default)]
-struct Groups<'a> {
-    slots: Vec<(Key<'a>, Acc<'a>)>,
-    index: HashMap<Key<'a>, usize>,
-    last: Option<(Key<'a>, usize)>,
-}
-
-impl<'a> Groups<'a> {
-    fn get(&mut self, key: Key<'a>) -> &mut Acc<'a> {
-        let at = match self.last {
-            Some((k, i)) if k == key => i,
-            _ => {
-                let n = self.slots.len();
-                let i = *self.index.entry(key).or_insert(n);
-                if i == n {
-                    self.slots.push((key, Acc::default()));
-                }
-                self.last = Some((key, i));
-                i
-            }
-        };
-        &mut self.slots[at].1
-    }
-}
-
-/// The cost of a record in `mode`, and whether a cost was found (recorded or priced).
-fn cost_of(
-    r: &UsageRecord,
-    mode: CostMode,
-    prices: &PriceTable,
-    day: i64,
-    unpriced: &mut Vec<String>,
-) -> (f64, bool) {
-    let calculated = |unpriced: &mut Vec<String>| -> Option<f64> {
-        if r.kind == RecordKind::Condense {
-            return None;
-        }
-        let model = r.model.as_deref().unwrap_or("unknown");
-        let Some(info) = prices.lookup(model, day) else {
-            if !unpriced.iter().any(|m| m == model) {
-                unpriced.push(model.to_owned());
-            }
-            return None;
-        };
-        let protocol = r
-            .protocol
-            .as_deref()
-            .unwrap_or(if model.contains("claude") {
-                "anthropic"
-            } else {
-                "openai"
-            });
-        // The Anthropic formula takes the input without cache tokens.
-        let input = if protocol != "openai" && r.input_includes_cache {
-            (r.tokens_in - r.cache_writes - r.cache_reads).max(0.0)
-        } else {
-            r.tokens_in
-        };
-        let c = calculate_api_cost_for_protocol(
-            protocol,
-            info,
-            input,
-            r.tokens_out,
-            Some(r.cache_writes),
-            Some(r.cache_reads),
-        );
-        Some(c.total_cost)
-    };
-    match (mode, r.cost) {
-        (CostMode::Recorded, c) => (c.unwrap_or(0.0), c.is_some()),
-        (CostMode::Auto, Some(c)) => (c, true),
-        // A condense operation records its cost and no tokens: that cost in every mode.
-        (CostMode::Calculate, Some(c)) if r.kind == RecordKind::Condense => (c, true),
-        (_, _) => match calculated(unpriced) {
-            Some(c) => (c, true),
-            None => (0.0, false),
-        },
-    }
-}
-
-fn key_of<'a>(
-    group: Group,
-    day: i64,
-    r: Option<&'a UsageRecord>,
-    task: &'a roo_state::ConversationSkeleton,
-    root: &'a str,
-) -> Key<'a> {
-    match group {
-        Group::Daily => Key::Num(day),
-        // 1970-01-01 was a Thursday: the Monday on or before `day`.
-        Group::Weekly => Key::Num(day - (day + 3).rem_euclid(7)),
-        Group::Monthly => {
-            let (y, m, _) = roo_js::date::civil_from_days(day);
-            Key::Num(y * 12 + i64::from(m) - 1)
-        }
-        Group::Tasks => Key::Text(&task.task_id),
-        Group::Conversations => Key::Text(root),
-        Group::Models => Key::Text(r.and_then(|r| r.model.as_deref()).unwrap_or("unknown")),
-        Group::Workspaces => Key::Text(task.metadata.workspace.as_deref().unwrap_or("none")),
-        Group::Hosts => Key::Text(&task.metadata.source),
-        Group::Modes => Key::Text(r.and_then(|r| r.mode.as_deref()).unwrap_or("unknown")),
-    }
-}
-
-fn key_text(group: Group, key: Key<'_>) -> String {
-    match (group, key) {
-        (Group::Monthly, Key::Num(n)) => {
-            format!("{:04}-{:02}", n.div_euclid(12), n.rem_euclid(12) + 1)
-        }
-        (_, Key::Num(day)) => date_text(day),
-        (_, Key::Text(t)) => t.to_owned(),
-    }
-}
-
 fn day_bound(text: Option<&str>, what: &str) -> Result<Option<i64>, UsageError> {
     text.map(|t| {
         parse_date(t).ok_or_else(|| {
@@ -433,159 +295,14 @@ fn day_bound(text: Option<&str>, what: &str) -> Result<Option<i64>, UsageError> 
     .transpose()
 }
 
-/// Build the report of `opts` over the records `index` holds for `store`'s tasks.
-/// What one pass over a range of the store's tasks reads.
-struct Pass<'a> {
-    skeletons: &'a [roo_state::ConversationSkeleton],
-    index: &'a UsageIndex,
-    opts: &'a ReportOptions,
-    since: Option<i64>,
-    until: Option<i64>,
-    roots: &'a [String],
-    ws: Option<&'a roo_state::hierarchy::WorkspaceQuery>,
-}
-
-/// The sums of one range of tasks.
-#[derive(Default)]
-struct Partial<'a> {
-    groups: Groups<'a>,
-    totals: Acc<'a>,
-    unpriced: Vec<String>,
-    no_cost: Vec<NoCostTask>,
-    task_costs: Vec<(usize, Sums)>,
-}
-
-impl<'a> Acc<'a> {
-    /// Adds the sums of another range's row (its tasks are other tasks).
-    fn absorb(&mut self, o: Acc<'a>) {
-        self.sums.merge(&o.sums);
-        self.files.merge(&o.files);
-        self.tasks += o.tasks;
-        for (model, sums) in o.models {
-            match self.models.iter_mut().find(|(m, _)| *m == model) {
-                Some((_, s)) => s.merge(&sums),
-                None => self.models.push((model, sums)),
-            }
-        }
-    }
-}
-
-impl<'a> Partial<'a> {
-    /// `self` followed by `later`, the range after it.
-    fn merged(mut self, later: Partial<'a>) -> Partial<'a> {
-        for (key, acc) in later.groups.slots {
-            match self.groups.index.get(&key) {
-                Some(&i) => self.groups.slots[i].1.absorb(acc),
-                None => {
-                    self.groups.index.insert(key, self.groups.slots.len());
-                    self.groups.slots.push((key, acc));
-                }
-            }
-        }
-        self.totals.absorb(later.totals);
-        for model in later.unpriced {
-            if !self.unpriced.contains(&model) {
-                self.unpriced.push(model);
-            }
-        }
-        self.no_cost.extend(later.no_cost);
-        self.task_costs.extend(later.task_costs);
-        self
-    }
-}
-
-impl<'a> Pass<'a> {
-    /// The sums of the tasks at `range` of the store.
-    fn sum(&self, range: std::ops::Range<usize>) -> Partial<'a> {
-        let (opts, since, until) = (self.opts, self.since, self.until);
-        let mut days = DayCache::new(&opts.zone);
-        let mut p = Partial::default();
-        let skeletons: &'a [roo_state::ConversationSkeleton] = self.skeletons;
-        for t in range {
-            let Some(task) = skeletons.get(t) else {
-                continue;
-            };
-            if let Some(q) = self.ws {
-                if !task
-                    .metadata
-                    .workspace
-                    .as_deref()
-                    .is_some_and(|w| q.matches(w))
-                {
-                    continue;
-                }
-            }
-            let Some(usage) = self.index.task_at(t, &task.task_id) else {
-                continue;
-            };
-            let root = self.roots.get(t).map_or("", String::as_str);
-            let mut task_sums = Sums::default();
-            let per_task = opts.group == Group::Conversations;
-            let mut missing = 0u64;
-            let mut counted = false;
-            for r in &usage.records {
-                let day = days.day(r.ts);
-                if since.is_some_and(|s| day < s) || until.is_some_and(|u| day > u) {
-                    continue;
-                }
-                if r.cost.is_none() && r.kind != RecordKind::Condense {
-                    missing += 1;
-                }
-                let (cost, known) = cost_of(r, opts.cost_mode, &opts.prices, day, &mut p.unpriced);
-                let acc = p.groups.get(key_of(opts.group, day, Some(r), task, root));
-                acc.sums.add(r, cost, known);
-                acc.see_task(t);
-                if opts.breakdown {
-                    let model = r.model.as_deref().unwrap_or("unknown");
-                    match acc.models.iter_mut().find(|(m, _)| *m == model) {
-                        Some((_, s)) => s.add(r, cost, known),
-                        None => {
-                            let mut s = Sums::default();
-                            s.add(r, cost, known);
-                            acc.models.push((model, s));
-                        }
-                    }
-                }
-                counted = true;
-                if per_task {
-                    task_sums.add(r, cost, known);
-                }
-            }
-            if counted {
-                p.totals.see_task(t);
-            }
-            for op in &usage.file_ops {
-                let day = days.day(op.ts);
-                if since.is_some_and(|s| day < s) || until.is_some_and(|u| day > u) {
-                    continue;
-                }
-                // A file operation belongs to no request: by model or mode, it is in the totals only.
-                if !matches!(opts.group, Group::Models | Group::Modes) {
-                    let acc = p.groups.get(key_of(opts.group, day, None, task, root));
-                    acc.files.add(op.kind, op.lines);
-                    acc.see_task(t);
-                }
-                p.totals.files.add(op.kind, op.lines);
-            }
-            if missing > 0 {
-                p.no_cost.push(NoCostTask {
-                    task_id: task.task_id.clone(),
-                    requests: missing,
-                });
-            }
-            if per_task {
-                p.task_costs.push((t, task_sums));
-            }
-        }
-        p
-    }
-}
-
-pub fn build(
+/// Build the report of `opts` over the records `index` holds for `store`'s tasks, summing again
+/// only the blocks `memo` does not hold (see [`pass`]); `memo` then holds this report's blocks.
+pub(crate) fn build(
     store: &TaskStore,
     index: &UsageIndex,
+    memo: &mut Option<Memo>,
     opts: &ReportOptions,
-) -> Result<UsageReport, UsageError> {
+) -> Result<(UsageReport, u32), UsageError> {
     let since = day_bound(opts.since.as_deref(), "since")?;
     let until = day_bound(opts.until.as_deref(), "until")?;
     let skeletons = store.skeletons();
@@ -608,17 +325,14 @@ pub fn build(
         roots: &roots,
         ws: ws.as_ref(),
     };
-    // The two halves of the store are summed at once, then merged in order: each half's rows
-    // come out as if summed alone (a task's records never straddle the halves).
-    let mid = skeletons.len() / 2;
-    let (first, second) = rayon::join(|| pass.sum(0..mid), || pass.sum(mid..skeletons.len()));
-    let Partial {
+    let mut summed = 0;
+    let pass::Partial {
         groups,
         mut totals,
         unpriced,
         no_cost,
         task_costs,
-    } = first.merged(second);
+    } = pass.run(store.layout(), memo, &mut summed);
     // Every record is in exactly one row: the totals are the rows' sums.
     for (_, acc) in &groups.slots {
         totals.sums.merge(&acc.sums);
@@ -626,7 +340,7 @@ pub fn build(
     let mut rows: Vec<UsageRow> = groups
         .slots
         .into_iter()
-        .map(|(k, acc)| row_of(opts, k, acc))
+        .map(|(k, acc)| row_of(opts, &k, acc))
         .collect();
     sort_rows(opts.group, &mut rows);
     if opts.group == Group::Conversations {
@@ -639,13 +353,14 @@ pub fn build(
             }
         }
     }
-    Ok(assemble(
+    let report = assemble(
         opts,
         rows,
-        row_of(opts, Key::Text("total"), totals),
+        row_of(opts, &Key::Text(Arc::from("total")), totals),
         no_cost,
         unpriced,
-    ))
+    );
+    Ok((report, summed))
 }
 
 fn assemble(
@@ -679,13 +394,13 @@ fn assemble(
     }
 }
 
-fn row_of(opts: &ReportOptions, k: Key<'_>, acc: Acc<'_>) -> UsageRow {
+fn row_of(opts: &ReportOptions, k: &Key<Arc<str>>, acc: Acc<Arc<str>>) -> UsageRow {
     let models = opts.breakdown.then(|| {
         let mut m: Vec<ModelRow> = acc
             .models
             .into_iter()
             .map(|(model, sums)| ModelRow {
-                model: model.to_owned(),
+                model: model.to_string(),
                 sums,
             })
             .collect();
@@ -698,7 +413,7 @@ fn row_of(opts: &ReportOptions, k: Key<'_>, acc: Acc<'_>) -> UsageRow {
         m
     });
     UsageRow {
-        key: key_text(opts.group, k),
+        key: k.text(opts.group),
         label: None,
         sums: acc.sums,
         tasks: acc.tasks,

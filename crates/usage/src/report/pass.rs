@@ -1,0 +1,488 @@
+//! The sums of a report over blocks of the handle's tasks, and the blocks kept between reports.
+//!
+//! A report is the ordered merge of its blocks: tasks `0..BLOCK`, `BLOCK..2*BLOCK`, … of the
+//! handle, each summed alone (a task's records never straddle two blocks). The same options
+//! over the same tasks give the same blocks, so the index keeps the last report's blocks
+//! ([`Memo`]) and a report after a refresh sums again only the blocks holding a task whose files
+//! changed; every report, kept blocks or not, adds the same numbers in the same order.
+
+use super::{FileOps, Group, NoCostTask, ReportOptions, Sums};
+use crate::prices::PriceTable;
+use crate::records::{RecordKind, UsageRecord};
+use crate::zone::{date_text, DayCache};
+use crate::UsageIndex;
+use roo_condense::calculate_api_cost_for_protocol;
+use roo_state::hierarchy::WorkspaceQuery;
+use roo_state::ConversationSkeleton;
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::Arc;
+
+use super::CostMode;
+
+/// Tasks per block.
+pub(crate) const BLOCK: usize = 1024;
+
+/// A key of a group: while summing it borrows its text (`&str`, no string built per record); a
+/// block kept between reports owns it (`Arc<str>`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) enum Key<S> {
+    Num(i64),
+    Text(S),
+}
+
+impl<S: AsRef<str>> Key<S> {
+    /// The row key a report shows.
+    pub(super) fn text(&self, group: Group) -> String {
+        match (group, self) {
+            (Group::Monthly, Key::Num(n)) => {
+                format!("{:04}-{:02}", n.div_euclid(12), n.rem_euclid(12) + 1)
+            }
+            (_, Key::Num(day)) => date_text(*day),
+            (_, Key::Text(t)) => t.as_ref().to_owned(),
+        }
+    }
+}
+
+impl Key<&str> {
+    fn owned(self) -> Key<Arc<str>> {
+        match self {
+            Key::Num(n) => Key::Num(n),
+            Key::Text(t) => Key::Text(Arc::from(t)),
+        }
+    }
+}
+
+/// The sums of one row.
+#[derive(Clone)]
+pub(super) struct Acc<S> {
+    pub(super) sums: Sums,
+    pub(super) files: FileOps,
+    pub(super) tasks: u64,
+    last_task: Option<usize>,
+    pub(super) models: Vec<(S, Sums)>,
+}
+
+impl<S> Default for Acc<S> {
+    fn default() -> Self {
+        Acc {
+            sums: Sums::default(),
+            files: FileOps::default(),
+            tasks: 0,
+            last_task: None,
+            models: Vec::new(),
+        }
+    }
+}
+
+impl<S: Clone + PartialEq> Acc<S> {
+    fn see_task(&mut self, t: usize) {
+        if self.last_task != Some(t) {
+            self.tasks += 1;
+            self.last_task = Some(t);
+        }
+    }
+
+    /// Adds the sums of another block's row (its tasks are other tasks).
+    fn absorb(&mut self, o: &Acc<S>) {
+        self.sums.merge(&o.sums);
+        self.files.merge(&o.files);
+        self.tasks += o.tasks;
+        for (model, sums) in &o.models {
+            match self.models.iter_mut().find(|(m, _)| m == model) {
+                Some((_, s)) => s.merge(sums),
+                None => self.models.push((model.clone(), *sums)),
+            }
+        }
+    }
+}
+
+impl Acc<&str> {
+    fn owned(self) -> Acc<Arc<str>> {
+        Acc {
+            sums: self.sums,
+            files: self.files,
+            tasks: self.tasks,
+            last_task: None,
+            models: self
+                .models
+                .into_iter()
+                .map(|(m, s)| (Arc::from(m), s))
+                .collect(),
+        }
+    }
+}
+
+/// The rows being summed: a record of a task usually falls in the row of the record before it
+/// (records are in time order), which is then found without hashing its key.
+pub(super) struct Groups<S> {
+    pub(super) slots: Vec<(Key<S>, Acc<S>)>,
+    index: HashMap<Key<S>, usize>,
+    last: Option<(Key<S>, usize)>,
+}
+
+impl<S> Default for Groups<S> {
+    fn default() -> Self {
+        Groups {
+            slots: Vec::new(),
+            index: HashMap::new(),
+            last: None,
+        }
+    }
+}
+
+impl<S: Clone + Eq + Hash> Groups<S> {
+    fn get(&mut self, key: Key<S>) -> &mut Acc<S> {
+        let at = match &self.last {
+            Some((k, i)) if *k == key => *i,
+            _ => {
+                let n = self.slots.len();
+                let i = *self.index.entry(key.clone()).or_insert(n);
+                if i == n {
+                    self.slots.push((key.clone(), Acc::default()));
+                }
+                self.last = Some((key, i));
+                i
+            }
+        };
+        &mut self.slots[at].1
+    }
+}
+
+/// The sums of a range of tasks: one block, or the merge of every block.
+pub(super) struct Partial<S> {
+    pub(super) groups: Groups<S>,
+    pub(super) totals: Acc<S>,
+    pub(super) unpriced: Vec<String>,
+    pub(super) no_cost: Vec<NoCostTask>,
+    /// Per task (by position in the handle), for a conversations report.
+    pub(super) task_costs: Vec<(usize, Sums)>,
+}
+
+impl<S> Default for Partial<S> {
+    fn default() -> Self {
+        Partial {
+            groups: Groups::default(),
+            totals: Acc::default(),
+            unpriced: Vec::new(),
+            no_cost: Vec::new(),
+            task_costs: Vec::new(),
+        }
+    }
+}
+
+impl Partial<Arc<str>> {
+    /// Adds `later`, the block after the ones merged so far.
+    fn absorb(&mut self, later: &Partial<Arc<str>>) {
+        for (key, acc) in &later.groups.slots {
+            match self.groups.index.get(key) {
+                Some(&i) => self.groups.slots[i].1.absorb(acc),
+                None => {
+                    self.groups
+                        .index
+                        .insert(key.clone(), self.groups.slots.len());
+                    self.groups.slots.push((key.clone(), acc.clone()));
+                }
+            }
+        }
+        self.totals.absorb(&later.totals);
+        for model in &later.unpriced {
+            if !self.unpriced.contains(model) {
+                self.unpriced.push(model.clone());
+            }
+        }
+        self.no_cost.extend_from_slice(&later.no_cost);
+        self.task_costs.extend_from_slice(&later.task_costs);
+    }
+}
+
+impl Partial<&str> {
+    /// The block as the memo keeps it (its rows need no index: merging builds its own).
+    fn owned(self) -> Partial<Arc<str>> {
+        Partial {
+            groups: Groups {
+                slots: self
+                    .groups
+                    .slots
+                    .into_iter()
+                    .map(|(k, a)| (k.owned(), a.owned()))
+                    .collect(),
+                index: HashMap::new(),
+                last: None,
+            },
+            totals: self.totals.owned(),
+            unpriced: self.unpriced,
+            no_cost: self.no_cost,
+            task_costs: self.task_costs,
+        }
+    }
+}
+
+/// The blocks of the last report and the options they were summed with.
+pub(crate) struct Memo {
+    /// The options' fingerprint ([`memo_key`]).
+    key: String,
+    /// The handle's layout ([`roo_store::task_store::TaskStore::layout`]) they were summed over.
+    layout: u64,
+    blocks: Vec<Option<Arc<Partial<Arc<str>>>>>,
+}
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memo")
+            .field("key", &self.key)
+            .field("layout", &self.layout)
+            .field("kept", &self.blocks.iter().filter(|b| b.is_some()).count())
+            .field("blocks", &self.blocks.len())
+            .finish()
+    }
+}
+
+impl Memo {
+    /// Forget the blocks holding the tasks at `positions` (their records were read again).
+    pub(crate) fn forget(&mut self, positions: &[usize]) {
+        for &p in positions {
+            if let Some(b) = self.blocks.get_mut(p / BLOCK) {
+                *b = None;
+            }
+        }
+    }
+}
+
+/// What identifies the options of kept blocks; `None`: this report keeps none. A conversations
+/// report depends on every task's root (any relink changes it) and a tasks report has a row per
+/// task (its blocks would hold the whole report again): both are summed whole each time.
+fn memo_key(opts: &ReportOptions) -> Option<String> {
+    if matches!(opts.group, Group::Conversations | Group::Tasks) {
+        return None;
+    }
+    Some(format!(
+        "{:?}|{}|{:?}|{:?}|{:?}|{}|{:?}|{:x}",
+        opts.group,
+        opts.zone.name(),
+        opts.since,
+        opts.until,
+        opts.cost_mode,
+        opts.breakdown,
+        opts.workspace,
+        opts.prices.fingerprint(),
+    ))
+}
+
+/// What one pass over a range of the store's tasks reads.
+pub(super) struct Pass<'a> {
+    pub(super) skeletons: &'a [ConversationSkeleton],
+    pub(super) index: &'a UsageIndex,
+    pub(super) opts: &'a ReportOptions,
+    pub(super) since: Option<i64>,
+    pub(super) until: Option<i64>,
+    pub(super) roots: &'a [String],
+    pub(super) ws: Option<&'a WorkspaceQuery>,
+}
+
+impl<'a> Pass<'a> {
+    /// The sums of every block, taken from `memo` where it holds them for these options and
+    /// this layout, merged in order; `memo` then holds every block of this report. `summed`
+    /// counts the blocks summed again.
+    pub(super) fn run(
+        &self,
+        layout: u64,
+        memo: &mut Option<Memo>,
+        summed: &mut u32,
+    ) -> Partial<Arc<str>> {
+        use rayon::prelude::*;
+        let n = self.skeletons.len().div_ceil(BLOCK);
+        let key = memo_key(self.opts);
+        let kept: Vec<Option<Arc<Partial<Arc<str>>>>> = match (memo.take(), &key) {
+            (Some(m), Some(k)) if m.key == *k && m.layout == layout && m.blocks.len() == n => {
+                m.blocks
+            }
+            _ => vec![None; n],
+        };
+        *summed = kept.iter().filter(|b| b.is_none()).count() as u32;
+        let blocks: Vec<Arc<Partial<Arc<str>>>> = kept
+            .into_par_iter()
+            .enumerate()
+            .map(|(b, k)| {
+                k.unwrap_or_else(|| {
+                    let end = ((b + 1) * BLOCK).min(self.skeletons.len());
+                    Arc::new(self.sum(b * BLOCK..end).owned())
+                })
+            })
+            .collect();
+        let mut out = Partial::default();
+        for b in &blocks {
+            out.absorb(b);
+        }
+        *memo = key.map(|key| Memo {
+            key,
+            layout,
+            blocks: blocks.into_iter().map(Some).collect(),
+        });
+        out
+    }
+
+    /// The sums of the tasks at `range` of the store.
+    fn sum(&self, range: std::ops::Range<usize>) -> Partial<&'a str> {
+        let (opts, since, until) = (self.opts, self.since, self.until);
+        let mut days = DayCache::new(&opts.zone);
+        let mut p = Partial::default();
+        let skeletons: &'a [ConversationSkeleton] = self.skeletons;
+        for t in range {
+            let Some(task) = skeletons.get(t) else {
+                continue;
+            };
+            if let Some(q) = self.ws {
+                if !task
+                    .metadata
+                    .workspace
+                    .as_deref()
+                    .is_some_and(|w| q.matches(w))
+                {
+                    continue;
+                }
+            }
+            let Some(usage) = self.index.task_at(t, &task.task_id) else {
+                continue;
+            };
+            let root = self.roots.get(t).map_or("", String::as_str);
+            let mut task_sums = Sums::default();
+            let per_task = opts.group == Group::Conversations;
+            let mut missing = 0u64;
+            let mut counted = false;
+            for r in &usage.records {
+                let day = days.day(r.ts);
+                if since.is_some_and(|s| day < s) || until.is_some_and(|u| day > u) {
+                    continue;
+                }
+                if r.cost.is_none() && r.kind != RecordKind::Condense {
+                    missing += 1;
+                }
+                let (cost, known) = cost_of(r, opts.cost_mode, &opts.prices, day, &mut p.unpriced);
+                let acc = p.groups.get(key_of(opts.group, day, Some(r), task, root));
+                acc.sums.add(r, cost, known);
+                acc.see_task(t);
+                if opts.breakdown {
+                    let model = r.model.as_deref().unwrap_or("unknown");
+                    match acc.models.iter_mut().find(|(m, _)| *m == model) {
+                        Some((_, s)) => s.add(r, cost, known),
+                        None => {
+                            let mut s = Sums::default();
+                            s.add(r, cost, known);
+                            acc.models.push((model, s));
+                        }
+                    }
+                }
+                counted = true;
+                if per_task {
+                    task_sums.add(r, cost, known);
+                }
+            }
+            if counted {
+                p.totals.see_task(t);
+            }
+            for op in &usage.file_ops {
+                let day = days.day(op.ts);
+                if since.is_some_and(|s| day < s) || until.is_some_and(|u| day > u) {
+                    continue;
+                }
+                // A file operation belongs to no request: by model or mode, it is in the totals only.
+                if !matches!(opts.group, Group::Models | Group::Modes) {
+                    let acc = p.groups.get(key_of(opts.group, day, None, task, root));
+                    acc.files.add(op.kind, op.lines);
+                    acc.see_task(t);
+                }
+                p.totals.files.add(op.kind, op.lines);
+            }
+            if missing > 0 {
+                p.no_cost.push(NoCostTask {
+                    task_id: task.task_id.clone(),
+                    requests: missing,
+                });
+            }
+            if per_task {
+                p.task_costs.push((t, task_sums));
+            }
+        }
+        p
+    }
+}
+
+/// The cost of a record in `mode`, and whether a cost was found (recorded or priced).
+fn cost_of(
+    r: &UsageRecord,
+    mode: CostMode,
+    prices: &PriceTable,
+    day: i64,
+    unpriced: &mut Vec<String>,
+) -> (f64, bool) {
+    let calculated = |unpriced: &mut Vec<String>| -> Option<f64> {
+        if r.kind == RecordKind::Condense {
+            return None;
+        }
+        let model = r.model.as_deref().unwrap_or("unknown");
+        let Some(info) = prices.lookup(model, day) else {
+            if !unpriced.iter().any(|m| m == model) {
+                unpriced.push(model.to_owned());
+            }
+            return None;
+        };
+        let protocol = r
+            .protocol
+            .as_deref()
+            .unwrap_or(if model.contains("claude") {
+                "anthropic"
+            } else {
+                "openai"
+            });
+        // The Anthropic formula takes the input without cache tokens.
+        let input = if protocol != "openai" && r.input_includes_cache {
+            (r.tokens_in - r.cache_writes - r.cache_reads).max(0.0)
+        } else {
+            r.tokens_in
+        };
+        let c = calculate_api_cost_for_protocol(
+            protocol,
+            info,
+            input,
+            r.tokens_out,
+            Some(r.cache_writes),
+            Some(r.cache_reads),
+        );
+        Some(c.total_cost)
+    };
+    match (mode, r.cost) {
+        (CostMode::Recorded, c) => (c.unwrap_or(0.0), c.is_some()),
+        (CostMode::Auto, Some(c)) => (c, true),
+        // A condense operation records its cost and no tokens: that cost in every mode.
+        (CostMode::Calculate, Some(c)) if r.kind == RecordKind::Condense => (c, true),
+        (_, _) => match calculated(unpriced) {
+            Some(c) => (c, true),
+            None => (0.0, false),
+        },
+    }
+}
+
+fn key_of<'a>(
+    group: Group,
+    day: i64,
+    r: Option<&'a UsageRecord>,
+    task: &'a ConversationSkeleton,
+    root: &'a str,
+) -> Key<&'a str> {
+    match group {
+        Group::Daily => Key::Num(day),
+        // 1970-01-01 was a Thursday: the Monday on or before `day`.
+        Group::Weekly => Key::Num(day - (day + 3).rem_euclid(7)),
+        Group::Monthly => {
+            let (y, m, _) = roo_js::date::civil_from_days(day);
+            Key::Num(y * 12 + i64::from(m) - 1)
+        }
+        Group::Tasks => Key::Text(&task.task_id),
+        Group::Conversations => Key::Text(root),
+        Group::Models => Key::Text(r.and_then(|r| r.model.as_deref()).unwrap_or("unknown")),
+        Group::Workspaces => Key::Text(task.metadata.workspace.as_deref().unwrap_or("none")),
+        Group::Hosts => Key::Text(&task.metadata.source),
+        Group::Modes => Key::Text(r.and_then(|r| r.mode.as_deref()).unwrap_or("unknown")),
+    }
+}
