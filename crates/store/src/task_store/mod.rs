@@ -25,9 +25,10 @@ use roo_state::ConversationSkeleton;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
+mod changes;
 mod list;
 
 pub use list::{ListPage, ListQuery, SortKey};
@@ -128,21 +129,10 @@ pub struct TaskStore {
     /// The normalised instructions of the last hierarchy pass: the next one normalises only the
     /// texts of changed tasks.
     keys: KeyMemo,
-    /// See [`TaskStore::layout`].
+    /// See [`TaskStore::layout`] and [`TaskStore::changed_since`] (module `changes`).
     layout: u64,
-    /// See [`TaskStore::revision`].
     revision: u64,
-    /// The positions reparsed in place by the last refreshes of this layout, by revision.
     changes: std::collections::VecDeque<(u64, Vec<usize>)>,
-}
-
-/// How many refreshes [`TaskStore::changed_since`] remembers.
-const CHANGES_KEPT: usize = 64;
-
-/// A value no other layout of any handle of this process has had.
-fn next_layout() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// A task parsed by a refresh: its store, id, signature, unlinked header (or why it has none).
@@ -202,7 +192,7 @@ impl TaskStore {
             diagnostics: Vec::new(),
             failed: HashMap::new(),
             keys: KeyMemo::default(),
-            layout: next_layout(),
+            layout: changes::next_layout(),
             revision: 0,
             changes: Default::default(),
         };
@@ -464,15 +454,11 @@ impl TaskStore {
                     positions.push(i);
                 }
             }
-            if self.changes.len() == CHANGES_KEPT {
-                self.changes.pop_front();
-            }
-            self.changes.push_back((self.revision, positions));
+            self.remember_changes(positions);
         } else {
             self.apply_rebuilt(parsed, &gone, &mut fresh, &mut report);
             self.reindex();
-            self.layout = next_layout();
-            self.changes.clear();
+            self.new_layout();
         }
         let relinked = self.relink();
         let parsed_ids: std::collections::HashSet<&str> =
@@ -652,41 +638,6 @@ impl TaskStore {
     /// that keeps something per task knows what to read again after a refresh.
     pub fn signature(&self, i: usize) -> Option<cache::TaskSig> {
         self.tasks.get(i).map(|t| t.sig)
-    }
-
-    /// Which tasks sit at which positions of [`TaskStore::skeletons`]. The value changes when a
-    /// refresh adds, removes or reorders tasks (never when it only reparses or relinks tasks in
-    /// their slots), and no two handles of the process share one: a reader that keeps something
-    /// per position and sees the same value needs no id comparison.
-    pub fn layout(&self) -> u64 {
-        self.layout
-    }
-
-    /// A count of the refreshes that changed something; see [`TaskStore::changed_since`].
-    pub fn revision(&self) -> u64 {
-        self.revision
-    }
-
-    /// The positions of the tasks that the refreshes after `revision` reparsed in their slots,
-    /// when the layout is the one of that revision and the handle still remembers them (the
-    /// last 64 refreshes that changed something); `None`: compare every task's signature.
-    pub fn changed_since(&self, revision: u64) -> Option<Vec<usize>> {
-        if revision == self.revision {
-            return Some(Vec::new());
-        }
-        let first = self.changes.front()?;
-        if first.0 > revision + 1 {
-            return None;
-        }
-        let mut out: Vec<usize> = self
-            .changes
-            .iter()
-            .filter(|(r, _)| *r > revision)
-            .flat_map(|(_, p)| p.iter().copied())
-            .collect();
-        out.sort_unstable();
-        out.dedup();
-        Some(out)
     }
 
     /// What the last hierarchy pass did (after an open from a current cache: its last build's).
