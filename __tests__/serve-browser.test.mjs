@@ -116,6 +116,24 @@ describe.skipIf(!haveBrowser)('roo-state serve in Chromium', () => {
     await shot('search-hit')
   })
 
+  it('charts the usage by month and by model', async () => {
+    await page.goto(`${server.url}usage`)
+    await page.selectOption('select[name=group]', 'monthly')
+    await page.click('form.filters button[type=submit]')
+    expect(new URL(page.url()).searchParams.get('group')).toBe('monthly')
+    const chart = page.locator('#usage-chart')
+    expect(await chart.isVisible()).toBe(true)
+    const box = await chart.boundingBox()
+    expect(box.width).toBeGreaterThan(150)
+    const bars = await page.locator('#usage-chart rect.bar').count()
+    expect(bars).toBe(await page.locator('#usage-table tbody tr').count())
+    expect(await page.textContent('#usage-cost')).toMatch(/^\$\d/)
+    await shot('usage-monthly')
+    await page.goto(`${server.url}usage?group=models`)
+    expect(await page.locator('#usage-chart rect.bar').count()).toBeGreaterThan(0)
+    await shot('usage-models')
+  })
+
   it('renders hostile texts as text and runs none of them', async () => {
     await page.goto(`${server.url}task/${HOSTILE_ID}`)
     expect(await page.textContent('h1')).toBe(HOSTILE_TITLE)

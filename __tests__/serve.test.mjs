@@ -127,16 +127,20 @@ describe('roo-state serve: hostile input', () => {
     expect(task.body).toContain('&lt;svg onload=&quot;window.__pwned = &#39;svg&#39;&quot;&gt;')
     const json = JSON.parse((await request(server.port, `${T}/api/task/${HOSTILE_ID}`)).body)
     expect(json.metadata.title).toBe(HOSTILE_TITLE)
+    // The usage page draws its own SVG; a conversation's hostile title there stays text.
+    const usage = await request(server.port, `${T}/usage?group=conversations`)
+    expect(usage.body).toContain('&lt;script&gt;window.__pwned = &quot;script&quot;&lt;/script&gt;')
+    expect(usage.body).not.toMatch(/<(script|img|iframe)\b|\son(error|load)="|href="javascript:/i)
     // A hostile query and filter are echoed as text too.
     const q = encodeURIComponent('"><script>alert(1)</script>')
-    for (const p of [`${T}/search?q=${q}`, `${T}/?workspace=${q}`, `${T}/?mode=${q}`]) {
+    for (const p of [`${T}/search?q=${q}`, `${T}/?workspace=${q}`, `${T}/?mode=${q}`, `${T}/usage?tz=${q}`]) {
       const r = await request(server.port, p)
       expect(r.body, p).not.toMatch(/<script/i)
     }
   })
 
   it('answers 400 to a bad filter value', async () => {
-    for (const p of ['/?host=evil', '/?sort=__proto__', '/?page=-1', '/?since=notadate', '/?store=7', '/search?q=x&mode=evil']) {
+    for (const p of ['/?host=evil', '/?sort=__proto__', '/?page=-1', '/?since=notadate', '/?store=7', '/search?q=x&mode=evil', '/usage?group=tasks', '/usage?since=2026-1-1', '/usage?cost=free', '/api/usage?tz=Mars/Olympus', '/api/usage?store=3']) {
       const r = await request(server.port, `${T}${p}`)
       expect([400, 404], p).toContain(r.status)
     }
@@ -162,6 +166,30 @@ describe('roo-state serve: data', () => {
     const stores = await get('/api/stores')
     expect(stores).toHaveLength(1)
     expect(stores[0]).toMatchObject({ index: 0, tasksDir: env.tasksDir, tasks: handle.size })
+    const { sync, ...usage } = await get('/api/usage?group=models&tz=Europe/Paris&cost=calculate')
+    const { sync: _, ...expected } = await handle.usageReport({ group: 'models', timeZone: 'Europe/Paris', costMode: 'calculate' })
+    expect(usage).toEqual(expected)
+    expect(sync.kept + sync.read).toBe(handle.size)
+  })
+
+  it('charts the usage of a store: a bar per row, the table and its totals', async () => {
+    const money = (n) => `$${n.toFixed(n < 1 ? 4 : 2)}`
+    for (const group of ['daily', 'monthly', 'models', 'modes', 'conversations']) {
+      const report = await handle.usageReport({ group })
+      expect(report.rows.length, group).toBeGreaterThan(0)
+      const page = await request(server.port, `${T}/usage?group=${group}`)
+      expect(page.status, group).toBe(200)
+      expect(page.body).toContain(`<span id="usage-cost">${money(report.totals.cost)}</span>`)
+      expect(page.body).toContain(`<span id="usage-requests">${report.totals.requests.toLocaleString('en-US')}</span>`)
+      expect((page.body.match(/<rect class="bar"/g) ?? []).length, group).toBe(Math.min(report.rows.length, 25))
+      expect((page.body.match(/<tr><th scope="row">/g) ?? []).length, group).toBe(report.rows.length + 1)
+    }
+    // A range with no request, and a time zone the core does not know: said on the page.
+    const empty = await request(server.port, `${T}/usage?since=1999-01-01&until=1999-01-31`)
+    expect(empty.body).toContain('No request in this range.')
+    const zone = await request(server.port, `${T}/usage?tz=Mars/Olympus`)
+    expect(zone.status).toBe(200)
+    expect(zone.body).toMatch(/id="usage-error">INVALID_ARGUMENT: unknown time zone/)
   })
 
   it('shows the conversations with counts, subtasks and link evidence', async () => {

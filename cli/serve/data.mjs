@@ -140,6 +140,13 @@ export class ServeData {
     return { store, tasksDir: this.entries[store].tasksDir, header, skeleton, ancestors, children: node?.children ?? [] }
   }
 
+  /** The usage report of one store (`TaskStore.usageReport`; the handle keeps its records between calls). */
+  async usage(store, q) {
+    const { handle } = this.entries[store]
+    if (typeof handle.usageReport !== 'function') throw new RooStateError('NOT_AVAILABLE', 'This build of roo-state-core has no TaskStore.usageReport().')
+    return handle.usageReport({ group: q.group, since: q.since, until: q.until, timeZone: q.timeZone, costMode: q.costMode })
+  }
+
   /** Bring the search index up to date (`indexTasks` over the served stores). */
   index(onProgress) {
     return ops.index(

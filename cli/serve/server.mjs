@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { RooStateError } from '../lib/errors.mjs'
 import { HttpError, ServeData } from './data.mjs'
 import * as views from './views.mjs'
+import { USAGE_GROUPS, usagePage } from './usage-view.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const STYLESHEET = fs.readFileSync(path.join(here, 'static', 'app.css'))
@@ -193,6 +194,9 @@ async function api(data, rest, query) {
     case 'search':
       only(rest, 1)
       return data.search(searchQuery(query))
+    case 'usage':
+      only(rest, 1)
+      return usageOrBadRequest(() => data.usage(data.storeAt(query.get('store')), usageQuery(query)))
     default:
       throw new HttpError(404, 'There is no such endpoint.')
   }
@@ -224,7 +228,49 @@ async function page(data, rest, query, base) {
     }
     return views.searchPage(base, { query: q, result, error })
   }
+  if (rest[0] === 'usage') {
+    only(rest, 1)
+    const store = data.storeAt(query.get('store'))
+    const q = usageQuery(query)
+    let report = null
+    let error = null
+    try {
+      report = await usageOrBadRequest(() => data.usage(store, q))
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err
+      error = { code: 'INVALID_ARGUMENT', message: err.message }
+    }
+    return usagePage(base, { stores: data.stores(), store, query: q, report, error })
+  }
   throw new HttpError(404, 'There is no such page.')
+}
+
+/** A report, its options' errors (a time zone the core does not know) as 400. */
+async function usageOrBadRequest(f) {
+  try {
+    return await f()
+  } catch (err) {
+    if (err?.code === 'INVALID_ARGUMENT') throw new HttpError(400, err.message)
+    throw err
+  }
+}
+
+const COST_MODES = ['auto', 'recorded', 'calculate']
+
+function usageQuery(query) {
+  const text = (k) => query.get(k)?.trim() || undefined
+  const group = text('group') ?? 'daily'
+  if (!USAGE_GROUPS.includes(group)) throw new HttpError(400, `group must be one of ${USAGE_GROUPS.join(', ')}.`)
+  const costMode = text('cost')
+  if (costMode && !COST_MODES.includes(costMode)) throw new HttpError(400, `cost must be one of ${COST_MODES.join(', ')}.`)
+  const date = (k) => {
+    const v = text(k)
+    if (v && !/^\d{4}-\d{2}-\d{2}$/.test(v)) throw new HttpError(400, `${k} must be a date (YYYY-MM-DD).`)
+    return v
+  }
+  const timeZone = text('tz')
+  if (timeZone && timeZone.length > 64) throw new HttpError(400, 'tz is too long.')
+  return { group, since: date('since'), until: date('until'), timeZone, costMode }
 }
 
 const PAGE_SIZE = 50

@@ -2,7 +2,7 @@
 // given unless it is HTML this module made itself (a `Safe`), so task texts stay text everywhere.
 // No script: trees fold with <details>, tool calls too; filters and search are plain GET forms.
 
-class Safe {
+export class Safe {
   constructor(text) {
     this.text = text
   }
@@ -33,17 +33,18 @@ export function html(strings, ...values) {
 }
 
 /** A link's query string from an object (empty values left out). */
-function qs(params) {
+export function qs(params) {
   const p = new URLSearchParams()
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') p.set(k, String(v))
   const s = p.toString()
   return s ? `?${s}` : ''
 }
 
-function layout(base, title, active, body) {
+export function layout(base, title, active, body) {
   const nav = [
     ['', 'Tasks'],
     ['search', 'Search'],
+    ['usage', 'Usage'],
   ].map(([href, label]) => html`<a href="${base}${href}"${active === label ? new Safe(' aria-current="page"') : ''}>${label}</a>`)
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -62,11 +63,11 @@ function date(iso) {
   return String(iso).replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z')
 }
 
-function money(n) {
+export function money(n) {
   return typeof n === 'number' ? `$${n.toFixed(n < 1 ? 4 : 2)}` : ''
 }
 
-function count(n) {
+export function count(n) {
   return typeof n === 'number' ? n.toLocaleString('en-US') : ''
 }
 
