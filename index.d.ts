@@ -1164,8 +1164,13 @@ export interface GrepTasksResult {
   truncated: boolean
   tasksSearched: number
   tasksMatched: number
-  /** Files parsed after their bytes passed the pattern's pre-check. */
+  /**
+   * Files parsed after their bytes passed the pattern's pre-check, or (through the text store)
+   * because the store did not hold the task's current texts.
+   */
   filesParsed: number
+  /** Tasks whose texts came from the text store of our cache (decoded once, kept per store). */
+  tasksFromTextStore: number
   bytesRead: number
   elapsedMs: number
   notes?: string[]
@@ -1842,6 +1847,11 @@ export interface GrepTasksOptions {
   dateRange?: SearchDateRange
   /** Only this task (id or unique prefix) and its descendants. */
   task?: string
+  /**
+   * Read every task from its folder instead of the text store kept in our cache (default:
+   * the store, renewed for the tasks that changed).
+   */
+  noTextStore?: boolean
   signal?: AbortSignal
 }
 

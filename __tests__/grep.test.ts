@@ -80,6 +80,17 @@ describe('grepTasks', () => {
     expect((await grep('--greet "w.rld"', { regex: true })).matches).toHaveLength(1)
   })
 
+  it('reads the text store its first grep wrote, and the folders when asked', async () => {
+    const first = await grep('ENOENT')
+    const again = await grep('ENOENT')
+    expect(again.matches).toEqual(first.matches)
+    expect([again.tasksFromTextStore, again.filesParsed]).toEqual([again.tasksSearched, 0])
+    const files = await grep('ENOENT', { noTextStore: true })
+    expect(files.matches).toEqual(first.matches)
+    expect(files.tasksFromTextStore).toBe(0)
+    expect(fs.readdirSync(path.join(work, 'cache', 'stores')).some((k) => fs.existsSync(path.join(work, 'cache', 'stores', k, 'dialogue.texts')))).toBe(true)
+  })
+
   it('never matches across a message boundary', async () => {
     expect((await grep('of one message')).matches).toHaveLength(1)
     expect((await grep('one message\nstart of')).matches).toHaveLength(0)

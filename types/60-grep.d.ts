@@ -29,8 +29,13 @@ export interface GrepTasksResult {
   truncated: boolean
   tasksSearched: number
   tasksMatched: number
-  /** Files parsed after their bytes passed the pattern's pre-check. */
+  /**
+   * Files parsed after their bytes passed the pattern's pre-check, or (through the text store)
+   * because the store did not hold the task's current texts.
+   */
   filesParsed: number
+  /** Tasks whose texts came from the text store of our cache (decoded once, kept per store). */
+  tasksFromTextStore: number
   bytesRead: number
   elapsedMs: number
   notes?: string[]

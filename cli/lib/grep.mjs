@@ -26,6 +26,7 @@ export async function grep(sel, opts, io = {}) {
     host: opts.host,
     dateRange,
     task: opts.task,
+    noTextStore: Boolean(opts.noTextStore),
     signal: io.signal,
   })
 }
@@ -83,6 +84,7 @@ export const grepCommand = {
     kind: { type: 'string', arg: 'KINDS', help: `only these texts, comma-separated: ${KINDS.join(', ')} (default all)` },
     context: { type: 'string', short: 'C', arg: 'N', help: 'lines of the same message before and after each match (at most 20)' },
     max: { type: 'string', short: 'm', arg: 'N', help: 'matches shown at most (default 1000)' },
+    'no-cache': { type: 'boolean', help: 'read every task from its folder instead of the text store kept in our cache' },
     ...DIALOGUE_FILTERS,
   },
   examples: [
@@ -108,6 +110,7 @@ export const grepCommand = {
       since: ctx.opts.since,
       until: ctx.opts.until,
       task: ctx.opts.task,
+      noTextStore: ctx.opts['no-cache'],
     }, ctx.io)
     return { data, text: () => renderGrep(data) }
   },

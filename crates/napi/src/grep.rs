@@ -33,6 +33,9 @@ pub struct GrepTasksOptions {
     pub date_range: Option<SearchDateRange>,
     /// Only this task (id or unique prefix) and its descendants.
     pub task: Option<String>,
+    /// Read every task from its folder instead of the text store kept in our cache (default:
+    /// the store, renewed for the tasks that changed).
+    pub no_text_store: Option<bool>,
     #[napi(ts_type = "AbortSignal")]
     pub signal: Option<crate::job::Signal>,
 }
@@ -75,6 +78,7 @@ impl TryFrom<GrepTasksOptions> for GrepOptions {
             start_date,
             end_date,
             task: o.task,
+            no_text_store: o.no_text_store.unwrap_or(false),
         })
     }
 }

@@ -4,6 +4,10 @@
 //! same tasks. Pairs alternate (raw, grep) so both see the same page cache and machine load; the
 //! median ratio of the pairs is printed.
 //!
+//! Each pattern is also run through the text store (the tasks' texts decoded once into one file
+//! of the cache, see `grep::texts`): built by one grep before the timed runs (its time printed),
+//! then read by each run, against the same raw read.
+//!
 //! `ROO_GREP_BENCH_TASKS=<tasks folder>` (default: `bench/out/shared-5000/tasks`, the 5 000
 //! copies of ../shared's real tasks that `node bench/scan-store.mjs shared` makes);
 //! `ROO_GREP_BENCH_RUNS` pairs per pattern (default 5).
@@ -89,6 +93,45 @@ fn main() {
         "{:<44} {:>9} {:>9} {:>8} {:>8} {:>8} {:>7}",
         "pattern", "raw ms", "grep ms", "ratio", "target", "matches", "parsed"
     );
+    // The text store, built once by a first grep.
+    let cache = tempfile::tempdir().expect("tmp");
+    let store = roo_store::task_store::TaskStore::open(
+        &roo_store::HostEnv::current(),
+        &roo_store::task_store::OpenOptions {
+            tasks_dirs: vec![dir.clone()],
+            ..Default::default()
+        },
+    )
+    .expect("task store");
+    let through = |m: &Matcher, o: &GrepOptions| {
+        grep::grep_through_texts(
+            &store,
+            tasks.clone(),
+            cache.path(),
+            m,
+            o,
+            (None, None),
+            None,
+        )
+        .expect("grep through the text store")
+    };
+    let t = Instant::now();
+    // A pattern found nowhere: every task is read, none stops the run.
+    let nowhere = "q7Zx-nowhere-in-any-task";
+    let built = through(
+        &Matcher::new(nowhere, false, false).expect("pattern"),
+        &GrepOptions {
+            pattern: nowhere.to_owned(),
+            ..GrepOptions::default()
+        },
+    );
+    let store_file = grep::texts::store_file(cache.path(), &dir);
+    let store_mib = std::fs::metadata(&store_file).map_or(0, |m| m.len()) as f64 / 1_048_576.0;
+    println!(
+        "text store: built by a first grep in {:.0} ms ({} tasks read from their folders), {store_mib:.1} MiB",
+        t.elapsed().as_secs_f64() * 1000.0,
+        built.files_parsed
+    );
     let cases: [(&str, &str, bool, Option<f64>); 5] = [
         ("literal", "Get-ChildItem", false, Some(1.5)),
         ("regex", r"Get-ChildItem\s+-\w+", true, Some(3.0)),
@@ -160,5 +203,35 @@ fn main() {
             r.files_parsed
         );
         println!("    read + pre-check only: {pre_ms:.1} ms, {passed} files pass");
+        let (mut store_ms, mut store_ratios) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let t = Instant::now();
+            raw_read(&tasks);
+            let raw = t.elapsed().as_secs_f64() * 1000.0;
+            let t = Instant::now();
+            let s = through(&matcher, &opts);
+            let g = t.elapsed().as_secs_f64() * 1000.0;
+            assert_eq!(
+                s.matches.len(),
+                r.matches.len(),
+                "the text store found other matches"
+            );
+            assert_eq!(s.files_parsed, 0, "a task was read from its folder");
+            store_ms.push(g);
+            store_ratios.push(g / raw);
+        }
+        println!(
+            "    through the text store: {:.1} ms, {:.2}x the raw read{}",
+            median(store_ms),
+            median(store_ratios.clone()),
+            target.map_or_else(String::new, |t| format!(
+                " (target <= {t}x: {})",
+                if median(store_ratios) <= t {
+                    "met"
+                } else {
+                    "not met"
+                }
+            ))
+        );
     }
 }

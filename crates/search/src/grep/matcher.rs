@@ -68,6 +68,13 @@ impl Matcher {
         !looks_like_utf8(bytes) || pre.is_match(bytes)
     }
 
+    /// Where the pre-check's literals stand in `bytes` (decoded text: every match starts at one of
+    /// them); `None` when the pattern has no pre-check and every text must be searched.
+    pub fn precheck_starts(&self, bytes: &[u8]) -> Option<Vec<usize>> {
+        let pre = self.precheck.as_ref()?;
+        Some(pre.find_iter(bytes).map(|m| m.start()).collect())
+    }
+
     /// Whether the pre-check can rule files out (for reports and tests).
     pub fn has_precheck(&self) -> bool {
         self.precheck.is_some()

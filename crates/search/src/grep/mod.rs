@@ -11,6 +11,8 @@
 
 pub mod dialogue;
 pub mod matcher;
+pub mod texts;
+pub mod with_texts;
 
 use crate::error::{Error, Result};
 use crate::search::date_bounds;
@@ -45,6 +47,8 @@ pub struct GrepOptions {
     pub end_date: Option<String>,
     /// Only this task (an id or unique prefix) and its descendants.
     pub task: Option<String>,
+    /// Read every task from its folder, not through the text store of our cache.
+    pub no_text_store: bool,
 }
 
 /// One matching line (or lines, for a match that runs over several).
@@ -73,7 +77,7 @@ pub struct GrepMatch {
 }
 
 /// What a grep found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GrepReport {
     pub matches: Vec<GrepMatch>,
@@ -81,8 +85,11 @@ pub struct GrepReport {
     pub truncated: bool,
     pub tasks_searched: usize,
     pub tasks_matched: usize,
-    /// Files parsed after their bytes passed the pre-check.
+    /// Files parsed after their bytes passed the pre-check (or, with the text store, because the
+    /// store did not hold the task's current texts).
     pub files_parsed: usize,
+    /// Tasks whose texts came from the text store.
+    pub tasks_from_text_store: usize,
     pub bytes_read: u64,
     pub elapsed_ms: f64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -110,9 +117,65 @@ pub fn grep_tasks(opts: &GrepOptions, cancel: Option<&AtomicBool>) -> Result<Gre
     let (store, note) = crate::index::open_task_store(&dirs, cancel)?;
     let store = store.ok_or(Error::Aborted)?;
     let tasks = select_tasks(&store, opts, from_ms, to_ms)?;
-    let mut report = grep_selected(&tasks, &matcher, opts, (from_ms, to_ms), cancel)?;
+    let range = (from_ms, to_ms);
+    let mut report = if opts.no_text_store || note.is_some() {
+        grep_selected(&tasks, &matcher, opts, range, cancel)?
+    } else {
+        let root = roo_store::HostEnv::current().cache_root(None);
+        grep_through_texts(&store, tasks, &root, &matcher, opts, range, cancel)?
+    };
     report.notes.extend(note);
     report.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    Ok(report)
+}
+
+/// [`grep_selected`] through the text store of each store of the handle, under cache root `root`.
+pub fn grep_through_texts(
+    store: &TaskStore,
+    tasks: Vec<GrepTask>,
+    root: &std::path::Path,
+    matcher: &Matcher,
+    opts: &GrepOptions,
+    range: (Option<i64>, Option<i64>),
+    cancel: Option<&AtomicBool>,
+) -> Result<GrepReport> {
+    let n = store.stores().len();
+    let mut current: Vec<std::collections::HashMap<String, u64>> = vec![Default::default(); n];
+    for (i, s) in store.skeletons().iter().enumerate() {
+        if let (Some(k), Some(sig)) = (store.store_of(i), store.signature(i)) {
+            current[k].insert(s.task_id.clone(), texts::sig_hash(&sig));
+        }
+    }
+    // The selected tasks of each store, in the order selected.
+    let mut by_store: Vec<Vec<(GrepTask, u64)>> = vec![Vec::new(); n];
+    for t in tasks {
+        if let roo_store::task_store::Lookup::Found(i) = store.lookup(&t.task_id) {
+            if let (Some(k), Some(sig)) = (store.store_of(i), store.signature(i)) {
+                by_store[k].push((t, texts::sig_hash(&sig)));
+            }
+        }
+    }
+    let mut report = GrepReport::default();
+    for (k, info) in store.stores().iter().enumerate() {
+        if report.matches.len() >= opts.max_matches.unwrap_or(1000).clamp(1, 100_000) {
+            report.truncated |= !by_store[k].is_empty();
+            continue;
+        }
+        let file = texts::store_file(root, std::path::Path::new(&info.tasks_dir));
+        let texts = with_texts::Texts {
+            file: &file,
+            current: &current[k],
+        };
+        with_texts::grep_into(
+            &mut report,
+            &by_store[k],
+            &texts,
+            matcher,
+            opts,
+            range,
+            cancel,
+        )?;
+    }
     Ok(report)
 }
 
@@ -176,16 +239,7 @@ pub fn grep_selected(
 ) -> Result<GrepReport> {
     let max = opts.max_matches.unwrap_or(1000).clamp(1, 100_000);
     let context = opts.context.min(20);
-    let mut report = GrepReport {
-        matches: Vec::new(),
-        truncated: false,
-        tasks_searched: 0,
-        tasks_matched: 0,
-        files_parsed: 0,
-        bytes_read: 0,
-        elapsed_ms: 0.0,
-        notes: Vec::new(),
-    };
+    let mut report = GrepReport::default();
     for batch in tasks.chunks(BATCH) {
         if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Aborted);
@@ -197,18 +251,7 @@ pub fn grep_selected(
             })
             .collect();
         for f in found {
-            report.tasks_searched += 1;
-            report.bytes_read += f.bytes;
-            report.files_parsed += usize::from(f.parsed);
-            if f.matches.is_empty() {
-                continue;
-            }
-            report.tasks_matched += 1;
-            let room = max - report.matches.len();
-            if f.matches.len() > room || f.more {
-                report.truncated = true;
-            }
-            report.matches.extend(f.matches.into_iter().take(room));
+            take_found(&mut report, f, max);
         }
         if report.matches.len() >= max {
             report.truncated |= report.tasks_searched < tasks.len();
@@ -218,11 +261,27 @@ pub fn grep_selected(
     Ok(report)
 }
 
+/// Count one task's search in `report` and take its matches, up to `max` in all.
+fn take_found(report: &mut GrepReport, f: TaskFound, max: usize) {
+    report.tasks_searched += 1;
+    report.bytes_read += f.bytes;
+    report.files_parsed += usize::from(f.parsed);
+    if f.matches.is_empty() {
+        return;
+    }
+    report.tasks_matched += 1;
+    let room = max.saturating_sub(report.matches.len());
+    if f.matches.len() > room || f.more {
+        report.truncated = true;
+    }
+    report.matches.extend(f.matches.into_iter().take(room));
+}
+
+#[derive(Default)]
 struct TaskFound {
     bytes: u64,
     parsed: bool,
     matches: Vec<GrepMatch>,
-    /// The task had more matches than `max`.
     more: bool,
 }
 
@@ -231,16 +290,11 @@ fn grep_task(
     matcher: &Matcher,
     kinds: Kinds,
     context: usize,
-    (from_ms, to_ms): (Option<i64>, Option<i64>),
+    range: (Option<i64>, Option<i64>),
     max: usize,
     buf: &mut Vec<u8>,
 ) -> TaskFound {
-    let mut found = TaskFound {
-        bytes: 0,
-        parsed: false,
-        matches: Vec::new(),
-        more: false,
-    };
+    let mut found = TaskFound::default();
     let Some(file) = dialogue::source_file(&t.dir) else {
         return found;
     };
@@ -254,29 +308,9 @@ fn grep_task(
     found.parsed = true;
     let may_hold = |bytes: &[u8]| matcher.may_match(bytes);
     dialogue::for_each_text(&file, kinds, &may_hold, |kind, ts, index, text| {
-        if found.matches.len() > max {
-            return;
-        }
-        let in_range = from_ms.is_none_or(|f| ts.is_some_and(|ts| ts >= f))
-            && to_ms.is_none_or(|to| ts.is_some_and(|ts| ts <= to));
-        if !in_range {
-            return;
-        }
-        for_each_match_line(&matcher.regex, text, context, |m| {
-            found.matches.push(GrepMatch {
-                task_id: t.task_id.clone(),
-                title: t.title.clone(),
-                workspace: t.workspace.clone(),
-                timestamp: ts.map(roo_js::iso_from_ms),
-                kind,
-                message_index: index as u32,
-                line_number: m.line_number,
-                line: m.line,
-                ranges: m.ranges,
-                before: m.before,
-                after: m.after,
-            });
-        });
+        grep_text(
+            &mut found, t, matcher, context, range, max, kind, ts, index, text,
+        );
     });
     if found.matches.len() > max {
         found.matches.truncate(max);
@@ -285,7 +319,46 @@ fn grep_task(
     found
 }
 
-/// A matching line of one text.
+/// The matches of one text of task `t` (in the date range), into `found` (up to `max` and one).
+#[allow(clippy::too_many_arguments)]
+fn grep_text(
+    found: &mut TaskFound,
+    t: &GrepTask,
+    matcher: &Matcher,
+    context: usize,
+    (from_ms, to_ms): (Option<i64>, Option<i64>),
+    max: usize,
+    kind: Kind,
+    ts: Option<i64>,
+    index: usize,
+    text: &str,
+) {
+    if found.matches.len() > max {
+        found.more = true;
+        return;
+    }
+    let in_range = from_ms.is_none_or(|f| ts.is_some_and(|ts| ts >= f))
+        && to_ms.is_none_or(|to| ts.is_some_and(|ts| ts <= to));
+    if !in_range {
+        return;
+    }
+    for_each_match_line(&matcher.regex, text, context, |m| {
+        found.matches.push(GrepMatch {
+            task_id: t.task_id.clone(),
+            title: t.title.clone(),
+            workspace: t.workspace.clone(),
+            timestamp: ts.map(roo_js::iso_from_ms),
+            kind,
+            message_index: index as u32,
+            line_number: m.line_number,
+            line: m.line,
+            ranges: m.ranges,
+            before: m.before,
+            after: m.after,
+        });
+    });
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineMatch {
     pub line_number: u32,
@@ -401,3 +474,6 @@ fn cut_line(line: &str, spans: &[(usize, usize)]) -> (String, Vec<[u32; 2]>) {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod texts_tests;

@@ -1,5 +1,5 @@
-//! What a refresh changed, for readers that keep something per task: the handle's layout (which
-//! task sits at which position) and the positions its last refreshes reparsed in place.
+//! For readers that keep something per task: which store a task is in, the handle's layout
+//! (which task sits at which position) and the positions its last refreshes reparsed in place.
 
 use super::TaskStore;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,6 +14,11 @@ pub(super) fn next_layout() -> u64 {
 }
 
 impl TaskStore {
+    /// The position in [`TaskStore::stores`] of the store holding the task at `i`.
+    pub fn store_of(&self, i: usize) -> Option<usize> {
+        self.tasks.get(i).map(|t| t.store)
+    }
+
     /// Which tasks sit at which positions of [`TaskStore::skeletons`]. The value changes when a
     /// refresh adds, removes or reorders tasks (never when it only reparses or relinks tasks in
     /// their slots), and no two handles of the process share one: a reader that keeps something
