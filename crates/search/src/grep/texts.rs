@@ -30,7 +30,8 @@ pub const FILE_NAME: &str = "dialogue.texts";
 
 /// The file of the store whose tasks are in `tasks_dir`, under our cache root.
 pub fn store_file(cache_root: &Path, tasks_dir: &Path) -> PathBuf {
-    roo_store::cache::store_cache_dir(cache_root, tasks_dir).join(FILE_NAME)
+    roo_store::cache::store_cache_dir(cache_root, &roo_store::fsutil::canonical(tasks_dir))
+        .join(FILE_NAME)
 }
 
 /// A task signature as the text store keeps it.
