@@ -29,7 +29,7 @@
 
 use napi::sys::{self, napi_env, napi_status, napi_value};
 use napi::{Env, Unknown};
-use roo_formats::fast_hash::{FastMap, WordHasher};
+use rustc_hash::{FxHashMap, FxHasher};
 use serde::ser::{self, Serialize};
 use std::collections::hash_map::Entry;
 use std::hash::Hasher;
@@ -41,7 +41,7 @@ mod shapes;
 type Result<T> = napi::Result<T>;
 
 /// A map keyed by the addresses (and lengths) of `&'static str` names.
-type ByAddress<K, V> = FastMap<K, V>;
+type ByAddress<K, V> = FxHashMap<K, V>;
 
 /// Writes serialisable values as JavaScript values, creating each property name once.
 ///
@@ -73,7 +73,7 @@ const TEXT_TRIAL: u32 = 256;
 /// The strings one field has written, by their text.
 #[derive(Default)]
 struct FieldTexts {
-    known: FastMap<Box<str>, napi_value>,
+    known: FxHashMap<Box<str>, napi_value>,
     lookups: u32,
     hits: u32,
     /// Set once the field's strings proved unique.
@@ -86,14 +86,14 @@ struct FieldTexts {
 /// texts with the same key are never confused (the second is then created afresh).
 #[derive(Default)]
 struct LongTexts {
-    known: FastMap<(usize, u64), napi_value>,
+    known: FxHashMap<(usize, u64), napi_value>,
     /// Where a candidate is read back into (its length plus the terminator N-API writes).
     back: Vec<u8>,
 }
 
 impl LongTexts {
     fn text(&mut self, env: napi_env, text: &str) -> Result<napi_value> {
-        let mut hasher = WordHasher::default();
+        let mut hasher = FxHasher::default();
         hasher.write(text.as_bytes());
         let key = (text.len(), hasher.finish());
         match self.known.entry(key) {
@@ -135,10 +135,10 @@ impl<'e> JsWriter<'e> {
     pub(crate) fn new(env: &'e Env) -> Self {
         JsWriter {
             env: env.raw(),
-            names: FastMap::default(),
+            names: FxHashMap::default(),
             shapes: shapes::Shapes::default(),
             field: None,
-            texts: FastMap::default(),
+            texts: FxHashMap::default(),
             long: LongTexts::default(),
             _env: PhantomData,
         }
@@ -185,7 +185,7 @@ impl<'e> JsWriter<'e> {
         }
         if texts.lookups >= TEXT_TRIAL && texts.hits * 4 < texts.lookups {
             texts.off = true;
-            texts.known = FastMap::default();
+            texts.known = FxHashMap::default();
             return new_string(self.env, text);
         }
         let value = new_string(self.env, text)?;
