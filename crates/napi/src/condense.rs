@@ -7,7 +7,7 @@
 //! `options.httpProvider` for the built-in OpenAI-compatible client. `options.signal` cancels.
 
 use crate::error::{CodedError, ErrorCode};
-use crate::job::Job;
+use crate::job::{Job, Written};
 use napi::bindgen_prelude::{
     AsyncTask, Either, FnArgs, Function, JsObjectValue, Object, ObjectRef, Promise, PromiseRaw,
     Undefined, Unknown,
@@ -710,13 +710,14 @@ fn bridge(env: &Env, options: Object) -> napi::Result<Bridged> {
     })
 }
 
-fn spawn<'env, T, F>(env: &'env Env, fut: F) -> napi::Result<PromiseRaw<'env, Value>>
+/// `fut` run on the tokio runtime, its result written to JavaScript by [`crate::to_js`].
+fn spawn<'env, T, F>(env: &'env Env, fut: F) -> napi::Result<PromiseRaw<'env, Written<T>>>
 where
     T: serde::Serialize + Send + 'static,
     F: std::future::Future<Output = Result<T, roo_condense::Cancelled>> + Send + 'static,
 {
     env.spawn_future_with_callback(async move { Ok(fut.await) }, |env, out| match out {
-        Ok(v) => serde_json::to_value(&v).map_err(|e| napi::Error::from_reason(e.to_string())),
+        Ok(v) => Ok(Written(v)),
         Err(_) => Err(CodedError::aborted().into_napi(env)),
     })
 }
@@ -742,7 +743,7 @@ pub fn decide_context<'env>(env: &'env Env, options: Object) -> napi::Result<Unk
 pub fn manage_context<'env>(
     env: &'env Env,
     options: Object,
-) -> napi::Result<PromiseRaw<'env, Value>> {
+) -> napi::Result<PromiseRaw<'env, Written<roo_condense::ContextManagementResult>>> {
     let b = bridge(env, options)?;
     let o: roo_condense::ManageContextOptions = parse("options", b.data)?;
     let (provider, cancel) = (b.provider, b.cancel);
@@ -760,7 +761,7 @@ pub fn manage_context<'env>(
 pub fn summarize_conversation<'env>(
     env: &'env Env,
     options: Object,
-) -> napi::Result<PromiseRaw<'env, Value>> {
+) -> napi::Result<PromiseRaw<'env, Written<roo_condense::SummarizeResponse>>> {
     let b = bridge(env, options)?;
     let o: roo_condense::SummarizeOptions = parse("options", b.data)?;
     let (provider, cancel) = (b.provider, b.cancel);
