@@ -1597,6 +1597,12 @@ export declare function consolidateTokenUsage(messages: ClineMessage[], options?
 /** `CONTEXT_MANAGEMENT_EVENTS`. */
 export declare function contextManagementEvents(): Array<'condense_context' | 'condense_context_error' | 'sliding_window_truncation'>
 
+/**
+ * The same sample value for `seed`, written by the result writer (`writer`) and by napi's serde
+ * conversion (`serde`).
+ */
+export declare function conversionSample(seed: number): { writer: unknown; serde: unknown }
+
 /** `countTokens(content)`: what every provider's `countTokens` returns (0 for no blocks). */
 export declare function countTokens(content: ContentBlock[]): Promise<number>
 

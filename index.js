@@ -876,6 +876,7 @@ module.exports.configureXmlExport = nativeBinding.configureXmlExport
 module.exports.confineTasksDir = nativeBinding.confineTasksDir
 module.exports.consolidateTokenUsage = nativeBinding.consolidateTokenUsage
 module.exports.contextManagementEvents = nativeBinding.contextManagementEvents
+module.exports.conversionSample = nativeBinding.conversionSample
 module.exports.countTokens = nativeBinding.countTokens
 module.exports.countTokensSync = nativeBinding.countTokensSync
 module.exports.decideContext = nativeBinding.decideContext

@@ -17,6 +17,58 @@ function objects(value: unknown, out: object[] = []): object[] {
   return out
 }
 
+/** `value` with every BigInt made the number nearest to it, as `Number(b)` rounds. */
+function numbersOnly(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value)
+  if (Array.isArray(value)) return value.map(numbersOnly)
+  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, numbersOnly(v)]))
+  }
+  return value
+}
+
+/** Every BigInt in `value`, depth first. */
+function bigints(value: unknown, out: bigint[] = []): bigint[] {
+  if (typeof value === 'bigint') out.push(value)
+  else if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
+    for (const v of Object.values(value)) bigints(v, out)
+  }
+  return out
+}
+
+describe('result writer against napi\'s serde conversion', () => {
+  // conversionSample(seed) converts one Rust value (crates/napi/src/js_value/sample.rs: numbers
+  // at every edge incl. -0, NaN, the infinities, u64 past 2^53 and u128; strings with NUL, astral
+  // characters and both sides of the long-string cache; nesting; 120 task trees of several shapes
+  // past the count at which a shape is compiled) by both paths. They must agree, except that
+  // napi makes an integer past 32 bits a BigInt where the writer gives the nearest number.
+  for (const seed of [1, 2, 3, 42, 1000, 65535]) {
+    it(`writes sample ${seed} as napi does, numbers as numbers`, () => {
+      const { writer, serde } = core.conversionSample(seed) as { writer: unknown; serde: unknown }
+      expect(bigints(writer)).toEqual([])
+      expect(bigints(serde).length).toBeGreaterThan(0)
+      // toEqual tells -0 from 0 and takes NaN as equal to NaN.
+      expect(writer).toEqual(numbersOnly(serde))
+      // Each number past 32 bits is the double JSON.parse gives for its decimal text.
+      const w = writer as { numbers: Record<string, number>[] }
+      const s = serde as { numbers: Record<string, number | bigint>[] }
+      s.numbers.forEach((n, i) => {
+        for (const [k, v] of Object.entries(n)) {
+          if (typeof v === 'bigint') expect(w.numbers[i][k], `${k} ${v}`).toBe(JSON.parse(String(v)))
+        }
+      })
+      // A second conversion (every cache cold again) gives the same value.
+      expect(core.conversionSample(seed).writer).toEqual(writer)
+    })
+  }
+  it('keeps -0, NaN and the infinities, which JSON would lose', () => {
+    const { writer } = core.conversionSample(1) as { writer: { numbers: { double: number }[]; pair: unknown[] } }
+    expect(Object.is(writer.pair[2], -0)).toBe(true)
+    const doubles = new Set(writer.numbers.map((n) => String(n.double)))
+    for (const kept of ['NaN', 'Infinity', '-Infinity']) expect(doubles.has(kept), kept).toBe(true)
+  })
+})
+
 describe('result conversion', () => {
   it('writes every object of one shape alike, before and after the shape is compiled', async () => {
     let largest = 0

@@ -85,32 +85,13 @@ pub struct ExportConfig {
 }
 
 /// The configuration directory: `$ROO_STATE_CONFIG_DIR`, else the platform's configuration
-/// directory + `roo-state-core` (`$XDG_CONFIG_HOME` or `~/.config` on Linux,
-/// `~/Library/Application Support` on macOS, `%APPDATA%` on Windows).
+/// directory ([`roo_dirs`]: `$XDG_CONFIG_HOME` or `~/.config` on Linux, `~/Library/Application
+/// Support` on macOS, `%APPDATA%` on Windows) + `roo-state-core`.
 pub fn config_dir() -> Result<PathBuf> {
     if let Some(d) = std::env::var_os(CONFIG_DIR_ENV).filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(d));
     }
-    let home = || {
-        std::env::var_os("HOME")
-            .or_else(|| std::env::var_os("USERPROFILE"))
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-    };
-    let base = if cfg!(windows) {
-        std::env::var_os("APPDATA")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| home().map(|h| h.join("AppData").join("Roaming")))
-    } else if cfg!(target_os = "macos") {
-        home().map(|h| h.join("Library").join("Application Support"))
-    } else {
-        std::env::var_os("XDG_CONFIG_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .or_else(|| home().map(|h| h.join(".config")))
-    };
+    let base = roo_dirs::current(roo_dirs::Folder::Config);
     base.map(|b| b.join("roo-state-core")).ok_or_else(|| {
         ExportError::InvalidConfig(format!(
             "no configuration directory: set {CONFIG_DIR_ENV} (or HOME) to a directory"

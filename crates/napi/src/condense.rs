@@ -7,7 +7,7 @@
 //! `options.httpProvider` for the built-in OpenAI-compatible client. `options.signal` cancels.
 
 use crate::error::{CodedError, ErrorCode};
-use crate::job::Job;
+use crate::job::{Job, Written};
 use napi::bindgen_prelude::{
     AsyncTask, Either, FnArgs, Function, JsObjectValue, Object, ObjectRef, Promise, PromiseRaw,
     Undefined, Unknown,
@@ -27,10 +27,6 @@ fn invalid(what: &str, e: impl std::fmt::Display) -> napi::Error {
 
 fn parse<T: DeserializeOwned>(what: &str, v: Value) -> napi::Result<T> {
     serde_json::from_value(v).map_err(|e| invalid(what, e))
-}
-
-fn to_js<T: serde::Serialize>(v: &T) -> napi::Result<Value> {
-    serde_json::to_value(v).map_err(|e| napi::Error::from_reason(e.to_string()))
 }
 
 fn messages(what: &str, v: Value) -> napi::Result<Vec<Value>> {
@@ -212,12 +208,16 @@ fn or_undefined(v: Option<f64>) -> Either<f64, Undefined> {
     ts_args_type = "messages: ClineMessage[], options?: EraOptions",
     ts_return_type = "TokenUsage"
 )]
-pub fn get_api_metrics(messages_in: Value, options: Option<Value>) -> napi::Result<Value> {
+pub fn get_api_metrics<'env>(
+    env: &'env Env,
+    messages_in: Value,
+    options: Option<Value>,
+) -> napi::Result<Unknown<'env>> {
     let era = era_of(options)?;
-    to_js(&roo_condense::cost::get_api_metrics_era(
-        &messages("messages", messages_in)?,
-        era,
-    ))
+    crate::to_js(
+        env,
+        &roo_condense::cost::get_api_metrics_era(&messages("messages", messages_in)?, era),
+    )
 }
 
 /// `consolidateTokenUsage(messages)`: the same function under its package name.
@@ -225,8 +225,12 @@ pub fn get_api_metrics(messages_in: Value, options: Option<Value>) -> napi::Resu
     ts_args_type = "messages: ClineMessage[], options?: EraOptions",
     ts_return_type = "TokenUsage"
 )]
-pub fn consolidate_token_usage(messages_in: Value, options: Option<Value>) -> napi::Result<Value> {
-    get_api_metrics(messages_in, options)
+pub fn consolidate_token_usage<'env>(
+    env: &'env Env,
+    messages_in: Value,
+    options: Option<Value>,
+) -> napi::Result<Unknown<'env>> {
+    get_api_metrics(env, messages_in, options)
 }
 
 /// A task's usage as HistoryItem and `getTokenUsage()` compute it (first message left out,
@@ -235,12 +239,16 @@ pub fn consolidate_token_usage(messages_in: Value, options: Option<Value>) -> na
     ts_args_type = "messages: ClineMessage[], options?: EraOptions",
     ts_return_type = "TokenUsage"
 )]
-pub fn get_task_token_usage(messages_in: Value, options: Option<Value>) -> napi::Result<Value> {
+pub fn get_task_token_usage<'env>(
+    env: &'env Env,
+    messages_in: Value,
+    options: Option<Value>,
+) -> napi::Result<Unknown<'env>> {
     let era = era_of(options)?;
-    to_js(&roo_condense::cost::task_token_usage(
-        &messages("messages", messages_in)?,
-        era,
-    ))
+    crate::to_js(
+        env,
+        &roo_condense::cost::task_token_usage(&messages("messages", messages_in)?, era),
+    )
 }
 
 /// The release whose context rules wrote a task's UI records, when they show it: `3.28.0` for
@@ -346,19 +354,23 @@ pub fn get_model_max_output_tokens(options: Value) -> napi::Result<Either<f64, U
     ts_args_type = "messages: ApiMessage[], fracToRemove: number, taskId?: string, options?: EraOptions",
     ts_return_type = "TruncationResult"
 )]
-pub fn truncate_conversation(
+pub fn truncate_conversation<'env>(
+    env: &'env Env,
     messages_in: Value,
     frac_to_remove: f64,
     task_id: Option<String>,
     options: Option<Value>,
-) -> napi::Result<Value> {
+) -> napi::Result<Unknown<'env>> {
     let _ = task_id;
     let era = era_of(options)?;
-    to_js(&roo_condense::truncate_conversation(
-        &messages("messages", messages_in)?,
-        frac_to_remove,
-        era,
-    ))
+    crate::to_js(
+        env,
+        &roo_condense::truncate_conversation(
+            &messages("messages", messages_in)?,
+            frac_to_remove,
+            era,
+        ),
+    )
 }
 
 /// `getEffectiveApiHistory(messages)`: what the model is sent.
@@ -479,11 +491,12 @@ pub fn extract_command_blocks(message: Option<Value>) -> String {
     ts_args_type = "autoCondenseContextPercent: number, profileThresholds: Record<string, number>, currentProfileId: string",
     ts_return_type = "EffectiveThreshold"
 )]
-pub fn get_effective_threshold(
+pub fn get_effective_threshold<'env>(
+    env: &'env Env,
     auto_condense_context_percent: f64,
     profile_thresholds: Value,
     current_profile_id: String,
-) -> napi::Result<Value> {
+) -> napi::Result<Unknown<'env>> {
     let map = match profile_thresholds {
         Value::Object(m) => m,
         Value::Null => serde_json::Map::new(),
@@ -494,11 +507,14 @@ pub fn get_effective_threshold(
             ))
         }
     };
-    to_js(&roo_condense::effective_threshold(
-        auto_condense_context_percent,
-        &map,
-        &current_profile_id,
-    ))
+    crate::to_js(
+        env,
+        &roo_condense::effective_threshold(
+            auto_condense_context_percent,
+            &map,
+            &current_profile_id,
+        ),
+    )
 }
 
 /// `allowedTokens = contextWindow × (1 − 0.1) − (maxTokens || 8192)`.
@@ -694,13 +710,14 @@ fn bridge(env: &Env, options: Object) -> napi::Result<Bridged> {
     })
 }
 
-fn spawn<'env, T, F>(env: &'env Env, fut: F) -> napi::Result<PromiseRaw<'env, Value>>
+/// `fut` run on the tokio runtime, its result written to JavaScript by [`crate::to_js`].
+fn spawn<'env, T, F>(env: &'env Env, fut: F) -> napi::Result<PromiseRaw<'env, Written<T>>>
 where
     T: serde::Serialize + Send + 'static,
     F: std::future::Future<Output = Result<T, roo_condense::Cancelled>> + Send + 'static,
 {
     env.spawn_future_with_callback(async move { Ok(fut.await) }, |env, out| match out {
-        Ok(v) => serde_json::to_value(&v).map_err(|e| napi::Error::from_reason(e.to_string())),
+        Ok(v) => Ok(Written(v)),
         Err(_) => Err(CodedError::aborted().into_napi(env)),
     })
 }
@@ -711,10 +728,10 @@ where
     ts_args_type = "options: ManageContextOptions",
     ts_return_type = "ContextDecision"
 )]
-pub fn decide_context(env: Env, options: Object) -> napi::Result<Value> {
-    let b = bridge(&env, options)?;
+pub fn decide_context<'env>(env: &'env Env, options: Object) -> napi::Result<Unknown<'env>> {
+    let b = bridge(env, options)?;
     let o: roo_condense::ManageContextOptions = parse("options", b.data)?;
-    to_js(&roo_condense::decide_context(&o))
+    crate::to_js(env, &roo_condense::decide_context(&o))
 }
 
 /// `manageContext(options)`: summarise at the threshold (falling back to truncation when that
@@ -726,7 +743,7 @@ pub fn decide_context(env: Env, options: Object) -> napi::Result<Value> {
 pub fn manage_context<'env>(
     env: &'env Env,
     options: Object,
-) -> napi::Result<PromiseRaw<'env, Value>> {
+) -> napi::Result<PromiseRaw<'env, Written<roo_condense::ContextManagementResult>>> {
     let b = bridge(env, options)?;
     let o: roo_condense::ManageContextOptions = parse("options", b.data)?;
     let (provider, cancel) = (b.provider, b.cancel);
@@ -744,7 +761,7 @@ pub fn manage_context<'env>(
 pub fn summarize_conversation<'env>(
     env: &'env Env,
     options: Object,
-) -> napi::Result<PromiseRaw<'env, Value>> {
+) -> napi::Result<PromiseRaw<'env, Written<roo_condense::SummarizeResponse>>> {
     let b = bridge(env, options)?;
     let o: roo_condense::SummarizeOptions = parse("options", b.data)?;
     let (provider, cancel) = (b.provider, b.cancel);

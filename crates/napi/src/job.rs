@@ -3,7 +3,7 @@
 use crate::error::CodedError;
 use napi::bindgen_prelude::{AbortSignal, AsyncTask};
 use napi::ScopedTask;
-use napi::{Env, JsValue, Status, Unknown};
+use napi::{Env, Status, Unknown};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -28,19 +28,10 @@ impl napi::bindgen_prelude::TypeName for Signal {
 
 impl napi::bindgen_prelude::ValidateNapiValue for Signal {}
 
-impl napi::bindgen_prelude::FromNapiValue for Signal {
-    /// # Safety
-    /// `env` and `value` come from a live callback scope, as for every napi conversion.
-    unsafe fn from_napi_value(
-        env: napi::sys::napi_env,
-        value: napi::sys::napi_value,
-    ) -> napi::Result<Self> {
-        // SAFETY: same scope and value as the caller's conversion.
-        let object = unsafe { napi::bindgen_prelude::Object::from_napi_value(env, value)? };
-        let aborted = object.get::<bool>("aborted")?.unwrap_or(false);
-        // SAFETY: as above.
-        let inner = unsafe { AbortSignal::from_napi_value(env, value)? };
-        Ok(Signal { inner, aborted })
+impl Signal {
+    /// The signal `inner`, already aborted or not (its conversion is in [`crate::sys`]).
+    pub(crate) fn new(inner: AbortSignal, aborted: bool) -> Self {
+        Signal { inner, aborted }
     }
 }
 
@@ -134,19 +125,8 @@ impl<'task, T: Send + 'static> ScopedTask<'task> for Job<T> {
 /// A result an `async fn` of the binding resolves to, converted by [`crate::to_js`] (the writer the
 /// jobs use) when napi hands it to JavaScript. Such functions run their work on the tokio runtime's
 /// blocking threads, not on the libuv pool, which stays free for the caller's own file requests.
+/// (Its conversion is in [`crate::sys`].)
 pub struct Written<T>(pub T);
-
-impl<T: Serialize> napi::bindgen_prelude::ToNapiValue for Written<T> {
-    /// # Safety
-    /// `env` is the live environment napi passes when it resolves the function's promise.
-    unsafe fn to_napi_value(
-        env: napi::sys::napi_env,
-        val: Self,
-    ) -> napi::Result<napi::sys::napi_value> {
-        let env = Env::from_raw(env);
-        Ok(crate::to_js(&env, &val.0)?.raw())
-    }
-}
 
 /// Runs `work` on the tokio runtime's blocking threads and resolves to its result, written to
 /// JavaScript by [`crate::to_js`]; a failure rejects with its code in front of the message.

@@ -27,21 +27,22 @@
 //! `serde_json` writes them; no result of ours has a tuple or struct variant), bytes are a
 //! `Buffer` and a `char` is a string.
 
-use napi::sys::{self, napi_env, napi_status, napi_value};
+use crate::sys::RawEnv;
+use napi::sys::napi_value;
 use napi::{Env, Unknown};
-use roo_formats::fast_hash::{FastMap, WordHasher};
+use rustc_hash::{FxHashMap, FxHasher};
 use serde::ser::{self, Serialize};
 use std::collections::hash_map::Entry;
 use std::hash::Hasher;
-use std::marker::PhantomData;
 use std::ptr;
 
+mod sample;
 mod shapes;
 
 type Result<T> = napi::Result<T>;
 
 /// A map keyed by the addresses (and lengths) of `&'static str` names.
-type ByAddress<K, V> = FastMap<K, V>;
+type ByAddress<K, V> = FxHashMap<K, V>;
 
 /// Writes serialisable values as JavaScript values, creating each property name once.
 ///
@@ -49,7 +50,7 @@ type ByAddress<K, V> = FastMap<K, V>;
 /// current when it is made: a writer lives inside one callback (all of a result is converted in
 /// the callback that returns it) and must not be used across handle scopes.
 pub(crate) struct JsWriter<'e> {
-    env: napi_env,
+    env: RawEnv<'e>,
     /// The JavaScript string of each field and variant name written so far, by the address and
     /// length of the name (names are `&'static str`, so an address never names another text).
     names: ByAddress<(usize, usize), napi_value>,
@@ -59,7 +60,6 @@ pub(crate) struct JsWriter<'e> {
     /// The strings written under each field, while they repeat.
     texts: ByAddress<(usize, usize), FieldTexts>,
     long: LongTexts,
-    _env: PhantomData<&'e Env>,
 }
 
 /// Strings up to this length (in bytes) are shared by field ([`FieldTexts`]), longer ones by
@@ -73,7 +73,7 @@ const TEXT_TRIAL: u32 = 256;
 /// The strings one field has written, by their text.
 #[derive(Default)]
 struct FieldTexts {
-    known: FastMap<Box<str>, napi_value>,
+    known: FxHashMap<Box<str>, napi_value>,
     lookups: u32,
     hits: u32,
     /// Set once the field's strings proved unique.
@@ -86,46 +86,49 @@ struct FieldTexts {
 /// texts with the same key are never confused (the second is then created afresh).
 #[derive(Default)]
 struct LongTexts {
-    known: FastMap<(usize, u64), napi_value>,
+    known: FxHashMap<(usize, u64), napi_value>,
     /// Where a candidate is read back into (its length plus the terminator N-API writes).
     back: Vec<u8>,
 }
 
 impl LongTexts {
-    fn text(&mut self, env: napi_env, text: &str) -> Result<napi_value> {
-        let mut hasher = WordHasher::default();
-        hasher.write(text.as_bytes());
-        let key = (text.len(), hasher.finish());
+    fn text(&mut self, env: RawEnv<'_>, text: &str) -> Result<napi_value> {
+        let key = long_key(text);
         match self.known.entry(key) {
             Entry::Occupied(found) => {
                 let value = *found.get();
                 if same_text(env, value, text, &mut self.back)? {
                     Ok(value)
                 } else {
-                    new_string(env, text)
+                    env.string(text)
                 }
             }
-            Entry::Vacant(slot) => Ok(*slot.insert(new_string(env, text)?)),
+            Entry::Vacant(slot) => Ok(*slot.insert(env.string(text)?)),
         }
     }
 }
 
+/// The key a long text is found by: its length and its bytes' hash, fed to `FxHasher` a
+/// little-endian word at a time (the last one padded with zeros). Word by word rather than
+/// `Hasher::write`, so that a test can make two texts with one key and check that each still
+/// gets its own string (`__tests__/golden/word-hash-collision.json`).
+fn long_key(text: &str) -> (usize, u64) {
+    let mut hasher = FxHasher::default();
+    let (words, rest) = text.as_bytes().as_chunks::<8>();
+    for word in words {
+        hasher.write_u64(u64::from_le_bytes(*word));
+    }
+    let mut last = [0u8; 8];
+    last[..rest.len()].copy_from_slice(rest);
+    hasher.write_u64(u64::from_le_bytes(last));
+    (text.len(), hasher.finish())
+}
+
 /// Whether the JavaScript string `value` is `text`, read back as UTF-8 into `back`.
-fn same_text(env: napi_env, value: napi_value, text: &str, back: &mut Vec<u8>) -> Result<bool> {
+fn same_text(env: RawEnv<'_>, value: napi_value, text: &str, back: &mut Vec<u8>) -> Result<bool> {
     back.clear();
     back.resize(text.len() + 1, 0);
-    let mut written = 0usize;
-    // SAFETY: `back` holds `back.len()` writable bytes; N-API writes at most that many (the text,
-    // cut to fit, and a terminator) and the count of text bytes to `written`.
-    check(unsafe {
-        sys::napi_get_value_string_utf8(
-            env,
-            value,
-            back.as_mut_ptr().cast(),
-            back.len(),
-            &mut written,
-        )
-    })?;
+    let written = env.read_string(value, back)?;
     // Every string kept was made from a text of `text.len()` bytes, so a full-length read is all
     // of it.
     Ok(back.get(..written) == Some(text.as_bytes()))
@@ -134,21 +137,19 @@ fn same_text(env: napi_env, value: napi_value, text: &str, back: &mut Vec<u8>) -
 impl<'e> JsWriter<'e> {
     pub(crate) fn new(env: &'e Env) -> Self {
         JsWriter {
-            env: env.raw(),
-            names: FastMap::default(),
+            env: RawEnv::new(env),
+            names: FxHashMap::default(),
             shapes: shapes::Shapes::default(),
             field: None,
-            texts: FastMap::default(),
+            texts: FxHashMap::default(),
             long: LongTexts::default(),
-            _env: PhantomData,
         }
     }
 
     /// `value` as a JavaScript value.
     pub(crate) fn write<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<Unknown<'e>> {
         let raw = value.serialize(&mut *self)?;
-        // SAFETY: `raw` was just created in this writer's environment.
-        Ok(unsafe { Unknown::from_raw_unchecked(self.env, raw) })
+        Ok(self.env.unknown(raw))
     }
 
     /// The JavaScript string of a field or variant name, created on its first use.
@@ -163,7 +164,7 @@ impl<'e> JsWriter<'e> {
     }
 
     fn string(&self, text: &str) -> Result<napi_value> {
-        new_string(self.env, text)
+        self.env.string(text)
     }
 
     /// A string value: the one written before under the same field when there is one.
@@ -174,9 +175,10 @@ impl<'e> JsWriter<'e> {
         let Some(field) = self.field else {
             return self.string(text);
         };
+        let env = self.env;
         let texts = self.texts.entry(field).or_default();
         if texts.off {
-            return new_string(self.env, text);
+            return env.string(text);
         }
         texts.lookups += 1;
         if let Some(&value) = texts.known.get(text) {
@@ -185,65 +187,62 @@ impl<'e> JsWriter<'e> {
         }
         if texts.lookups >= TEXT_TRIAL && texts.hits * 4 < texts.lookups {
             texts.off = true;
-            texts.known = FastMap::default();
-            return new_string(self.env, text);
+            texts.known = FxHashMap::default();
+            return env.string(text);
         }
-        let value = new_string(self.env, text)?;
+        let value = env.string(text)?;
         texts.known.insert(text.into(), value);
         Ok(value)
     }
 
     fn double(&self, v: impl Into<f64>) -> Result<napi_value> {
-        let v = v.into();
-        create(|out| unsafe { sys::napi_create_double(self.env, v, out) })
+        self.env.double(v.into())
     }
 
     fn int32(&self, v: impl Into<i32>) -> Result<napi_value> {
-        let v = v.into();
-        create(|out| unsafe { sys::napi_create_int32(self.env, v, out) })
+        self.env.int32(v.into())
     }
 
     fn uint32(&self, v: impl Into<u32>) -> Result<napi_value> {
-        let v = v.into();
-        create(|out| unsafe { sys::napi_create_uint32(self.env, v, out) })
+        self.env.uint32(v.into())
     }
 
     /// A signed integer: an int32 when it fits, else the nearest double.
     fn signed(&self, v: impl Into<i128>) -> Result<napi_value> {
-        let v = v.into();
-        match i32::try_from(v) {
-            Ok(small) => self.int32(small),
-            Err(_) => self.double(v as f64),
-        }
+        self.number(Number::signed(v.into()))
     }
 
     /// An unsigned integer: a uint32 when it fits, else the nearest double.
     fn unsigned(&self, v: impl Into<u128>) -> Result<napi_value> {
-        let v = v.into();
-        match u32::try_from(v) {
-            Ok(small) => self.uint32(small),
-            Err(_) => self.double(v as f64),
+        self.number(Number::unsigned(v.into()))
+    }
+
+    fn number(&self, n: Number) -> Result<napi_value> {
+        match n {
+            Number::Int32(v) => self.int32(v),
+            Number::Uint32(v) => self.uint32(v),
+            Number::Double(v) => self.double(v),
         }
     }
 
     fn null(&self) -> Result<napi_value> {
-        create(|out| unsafe { sys::napi_get_null(self.env, out) })
+        self.env.null()
     }
 
     fn object(&self) -> Result<napi_value> {
-        create(|out| unsafe { sys::napi_create_object(self.env, out) })
+        self.env.object()
     }
 
     fn array(&self, len: usize) -> Result<napi_value> {
-        create(|out| unsafe { sys::napi_create_array_with_length(self.env, len, out) })
+        self.env.array(len)
     }
 
     fn set(&self, object: napi_value, key: napi_value, value: napi_value) -> Result<()> {
-        check(unsafe { sys::napi_set_property(self.env, object, key, value) })
+        self.env.set(object, key, value)
     }
 
     fn set_element(&self, array: napi_value, index: u32, value: napi_value) -> Result<()> {
-        check(unsafe { sys::napi_set_element(self.env, array, index, value) })
+        self.env.set_element(array, index, value)
     }
 
     /// `{ [variant]: value }`.
@@ -255,24 +254,30 @@ impl<'e> JsWriter<'e> {
     }
 }
 
-fn new_string(env: napi_env, text: &str) -> Result<napi_value> {
-    // SAFETY (for this and the other calls in this module): `env` is the environment of the
-    // callback the writer lives in; every pointer passed points to live data of the length given,
-    // and `out` to a local slot.
-    create(|out| unsafe {
-        sys::napi_create_string_utf8(env, text.as_ptr().cast(), text.len() as isize, out)
-    })
+/// The JavaScript number an integer is written as: an int32 or uint32 when it fits (V8 keeps
+/// those as small integers), else the double nearest to it, which is what `JSON.parse` gives for
+/// its decimal text (Rust's `as f64` rounds to nearest, ties to even, as JavaScript does).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Number {
+    Int32(i32),
+    Uint32(u32),
+    Double(f64),
 }
 
-/// The value an N-API call writes to its out-parameter, or the call's error.
-fn create(call: impl FnOnce(*mut napi_value) -> napi_status) -> Result<napi_value> {
-    let mut out = ptr::null_mut();
-    check(call(&mut out))?;
-    Ok(out)
-}
+impl Number {
+    fn signed(v: i128) -> Self {
+        match i32::try_from(v) {
+            Ok(small) => Number::Int32(small),
+            Err(_) => Number::Double(v as f64),
+        }
+    }
 
-fn check(status: napi_status) -> Result<()> {
-    napi::check_status!(status, "a result could not be converted to JavaScript")
+    fn unsigned(v: u128) -> Self {
+        match u32::try_from(v) {
+            Ok(small) => Number::Uint32(small),
+            Err(_) => Number::Double(v as f64),
+        }
+    }
 }
 
 /// A value in the making: an array filled element by element, an object field by field, or the
@@ -365,7 +370,7 @@ impl<'w, 'e> ser::Serializer for &'w mut JsWriter<'e> {
     type SerializeStructVariant = Compound<'w, 'e>;
 
     fn serialize_bool(self, v: bool) -> Result<napi_value> {
-        create(|out| unsafe { sys::napi_get_boolean(self.env, v, out) })
+        self.env.boolean(v)
     }
 
     scalars! {
@@ -392,9 +397,7 @@ impl<'w, 'e> ser::Serializer for &'w mut JsWriter<'e> {
     }
 
     fn serialize_bytes(self, v: &[u8]) -> Result<napi_value> {
-        create(|out| unsafe {
-            sys::napi_create_buffer_copy(self.env, v.len(), v.as_ptr().cast(), ptr::null_mut(), out)
-        })
+        self.env.buffer(v)
     }
 
     fn serialize_none(self) -> Result<napi_value> {
@@ -558,5 +561,121 @@ impl ser::SerializeMap for Compound<'_, '_> {
 
     fn end(self) -> Result<napi_value> {
         Compound::end(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{long_key, Number, MAX_SHARED_TEXT};
+    use proptest::prelude::*;
+
+    /// Two texts of one length with one key, made by choosing the second's first two words so
+    /// that the hasher's state after them is the first's. `__tests__/conversion.test.ts` scans
+    /// tasks holding both, to check that the writer, which shares long strings found by their
+    /// key, still gives each its own text: if the key changes, make a new pair.
+    #[test]
+    fn the_collision_pair_of_the_conversion_test_collides() {
+        let pair: Vec<String> = serde_json::from_str(include_str!(
+            "../../../__tests__/golden/word-hash-collision.json"
+        ))
+        .unwrap_or_default();
+        assert_eq!(pair.len(), 2);
+        assert_ne!(pair[0], pair[1]);
+        assert!(
+            pair[0].len() > MAX_SHARED_TEXT,
+            "long enough to be shared by content"
+        );
+        assert_eq!(long_key(&pair[0]), long_key(&pair[1]));
+        // Texts that differ only in their tail, or by trailing NULs, have keys apart.
+        assert_ne!(
+            long_key(&pair[0]),
+            long_key(&format!("{}x", &pair[0][..pair[0].len() - 1]))
+        );
+        assert_ne!(long_key("abc"), long_key("abc\0"));
+    }
+
+    /// The value a JavaScript program reads: the number as a double.
+    fn read(n: Number) -> f64 {
+        match n {
+            Number::Int32(v) => f64::from(v),
+            Number::Uint32(v) => f64::from(v),
+            Number::Double(v) => v,
+        }
+    }
+
+    /// What `JSON.parse` gives for the decimal text of an integer: the correctly rounded double,
+    /// as serde_json's float parsing gives it (the workspace enables `float_roundtrip`).
+    fn json_parse(text: &str) -> f64 {
+        match serde_json::from_str::<serde_json::Value>(&format!("{text}.0")) {
+            Ok(serde_json::Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
+            _ => f64::NAN,
+        }
+    }
+
+    #[test]
+    fn integers_at_the_edges_are_the_doubles_json_parse_gives() {
+        let unsigned: [u128; 10] = [
+            0,
+            u128::from(u32::MAX),
+            u128::from(u32::MAX) + 1,
+            (1 << 53) - 1,
+            1 << 53,
+            (1 << 53) + 1,
+            (1 << 53) + 3,
+            u128::from(u64::MAX),
+            u128::from(u64::MAX) + 1,
+            u128::MAX,
+        ];
+        for v in unsigned {
+            assert_eq!(read(Number::unsigned(v)), json_parse(&v.to_string()), "{v}");
+        }
+        let signed: [i128; 8] = [
+            i128::from(i32::MIN),
+            i128::from(i32::MIN) - 1,
+            i128::from(i32::MAX) + 1,
+            -(1 << 53) - 1,
+            i128::from(i64::MIN),
+            i128::from(i64::MAX),
+            i128::MIN,
+            i128::MAX,
+        ];
+        for v in signed {
+            assert_eq!(read(Number::signed(v)), json_parse(&v.to_string()), "{v}");
+        }
+        // 2^53 + 1 has no double: it is written as its even neighbour 2^53, as JSON.parse reads it.
+        assert_eq!(
+            Number::unsigned((1 << 53) + 1),
+            Number::Double(9007199254740992.0)
+        );
+        assert_eq!(
+            Number::unsigned(u128::from(u32::MAX)),
+            Number::Uint32(u32::MAX)
+        );
+        assert_eq!(Number::signed(-1), Number::Int32(-1));
+        assert_eq!(
+            Number::signed(i128::from(u32::MAX)),
+            Number::Double(4294967295.0)
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn every_u64_is_the_double_json_parse_gives(v in any::<u64>()) {
+            let n = Number::unsigned(u128::from(v));
+            prop_assert_eq!(matches!(n, Number::Uint32(_)), v <= u64::from(u32::MAX));
+            prop_assert_eq!(read(n), json_parse(&v.to_string()));
+        }
+
+        #[test]
+        fn every_i64_is_the_double_json_parse_gives(v in any::<i64>()) {
+            let n = Number::signed(i128::from(v));
+            prop_assert_eq!(matches!(n, Number::Int32(_)), i32::try_from(v).is_ok());
+            prop_assert_eq!(read(n), json_parse(&v.to_string()));
+        }
+
+        #[test]
+        fn every_u128_is_the_double_json_parse_gives(v in any::<u128>()) {
+            prop_assert_eq!(read(Number::unsigned(v)), json_parse(&v.to_string()));
+        }
     }
 }

@@ -11,9 +11,6 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc's `purge_delay` option (its position in mimalloc's option list).
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-
 /// Freed memory goes back to the system at once rather than after mimalloc's default delay: a
 /// store opened or refreshed frees large buffers (cache data, parsed files) just before it builds
 /// what it keeps, and returning them first keeps the peak resident size below the system
@@ -21,9 +18,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 #[napi_derive::module_init]
 fn init_allocator() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: sets one integer option; mimalloc reads options atomically and allows changes
-        // at any time.
-        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+        sys::purge_at_once();
     }
 }
 
@@ -66,17 +61,13 @@ pub(crate) fn json_parse(env: &napi::Env, text: String) -> napi::Result<napi::Un
 /// index there) before its result is converted on the JavaScript thread, where the peak is. Not
 /// for every call: it costs about 14 µs.
 pub(crate) fn return_own_freed_memory() {
-    // SAFETY: collects the calling thread's own heap; mimalloc allows it at any time.
-    unsafe { libmimalloc_sys::mi_collect(true) }
+    sys::collect_own_heap()
 }
 
 /// Hand the memory freed from other threads back to the system: each thread of the global worker
 /// pool collects what was freed in its own pages (an idle thread never would).
 pub(crate) fn return_freed_memory() {
-    rayon::broadcast(|_| {
-        // SAFETY: collects the calling thread's own heap; mimalloc allows it at any time.
-        unsafe { libmimalloc_sys::mi_collect(true) }
-    });
+    rayon::broadcast(|_| sys::collect_own_heap());
 }
 
 pub mod compat_detector;
@@ -94,6 +85,7 @@ pub mod rules;
 pub mod search;
 pub mod skeleton;
 pub mod store;
+mod sys;
 pub mod task_store;
 pub mod usage;
 

@@ -4,35 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// The directory conventions to follow (not necessarily the running OS: tests use all three).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Platform {
-    Windows,
-    Macos,
-    Linux,
-}
-
-impl Platform {
-    /// The platform this binary runs on (other Unixes follow the Linux conventions).
-    pub fn current() -> Self {
-        if cfg!(windows) {
-            Platform::Windows
-        } else if cfg!(target_os = "macos") {
-            Platform::Macos
-        } else {
-            Platform::Linux
-        }
-    }
-
-    /// Separator of path lists such as `PATH` or `ROO_STATE_STORAGE`.
-    pub fn path_list_separator(self) -> char {
-        match self {
-            Platform::Windows => ';',
-            _ => ':',
-        }
-    }
-}
+use roo_dirs::Folder;
+pub use roo_dirs::Platform;
 
 /// Home directory, platform and environment.
 #[derive(Debug, Clone)]
@@ -56,12 +29,8 @@ impl HostEnv {
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect();
         let platform = Platform::current();
-        let home = match platform {
-            Platform::Windows => vars.get("USERPROFILE").or_else(|| vars.get("HOME")),
-            _ => vars.get("HOME"),
-        }
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("."));
+        let home = roo_dirs::home(platform, |k| vars.get(k).cloned())
+            .unwrap_or_else(|| PathBuf::from("."));
         HostEnv {
             home,
             platform,
@@ -91,35 +60,23 @@ impl HostEnv {
             .filter(|v| !v.trim().is_empty())
     }
 
-    /// Where editors keep their per-user data (`<this>/<Editor>/User/...`).
+    /// Where editors keep their per-user data (`<this>/<Editor>/User/...`): the platform's
+    /// configuration folder ([`roo_dirs`]).
     pub fn config_dir(&self) -> PathBuf {
-        match self.platform {
-            Platform::Windows => self
-                .var("APPDATA")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| self.home.join("AppData").join("Roaming")),
-            Platform::Macos => self.home.join("Library").join("Application Support"),
-            Platform::Linux => self
-                .var("XDG_CONFIG_HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| self.home.join(".config")),
-        }
+        self.folder(Folder::Config)
     }
 
     /// The platform cache directory (`$XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches`,
-    /// `%LOCALAPPDATA%`).
+    /// `%LOCALAPPDATA%`: [`roo_dirs`]).
     pub fn platform_cache_dir(&self) -> PathBuf {
-        match self.platform {
-            Platform::Windows => self
-                .var("LOCALAPPDATA")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| self.home.join("AppData").join("Local")),
-            Platform::Macos => self.home.join("Library").join("Caches"),
-            Platform::Linux => self
-                .var("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| self.home.join(".cache")),
-        }
+        self.folder(Folder::Cache)
+    }
+
+    fn folder(&self, which: Folder) -> PathBuf {
+        let var = |k: &str| self.var(k).map(str::to_owned);
+        // With a home (always set here) there always is a folder.
+        roo_dirs::folder(which, self.platform, Some(&self.home), var)
+            .unwrap_or_else(|| self.home.clone())
     }
 
     /// Our cache root: the `cacheDir` option, else `ROO_STATE_CACHE_DIR`, else

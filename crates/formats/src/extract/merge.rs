@@ -3,8 +3,8 @@
 //! their normalised text, make one child.
 
 use super::{mode_slug, ChildSource, NewTaskInstruction, Sighting};
-use crate::fast_hash::FastMap;
 use crate::text;
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 /// The key of each sighting: the index of the first distinct message that normalises as it does,
@@ -19,7 +19,7 @@ fn sighting_keys(sightings: &[Sighting], own_key: Option<&str>) -> Vec<Option<us
         keys.clear();
         let mut normalised: Vec<std::ops::Range<usize>> = Vec::new();
         let message_key: Vec<usize> = {
-            let mut by_message: FastMap<&str, usize> = FastMap::default();
+            let mut by_message: FxHashMap<&str, usize> = FxHashMap::default();
             sightings
                 .iter()
                 .map(|s| {
@@ -35,7 +35,7 @@ fn sighting_keys(sightings: &[Sighting], own_key: Option<&str>) -> Vec<Option<us
         // Two messages can normalise alike: each normalised text stands for the first of its
         // equals.
         let canonical: Vec<Option<usize>> = {
-            let mut first: FastMap<&str, usize> = FastMap::default();
+            let mut first: FxHashMap<&str, usize> = FxHashMap::default();
             normalised
                 .iter()
                 .enumerate()
@@ -68,7 +68,7 @@ pub(super) fn merge_sightings(
     let sighting_key = sighting_keys(&sightings, own_key);
     // Per normalised message: the sightings of each source, in order.
     let mut order: Vec<usize> = Vec::new();
-    let mut by_key: FastMap<usize, HashMap<ChildSource, Vec<Sighting>>> = FastMap::default();
+    let mut by_key: FxHashMap<usize, HashMap<ChildSource, Vec<Sighting>>> = FxHashMap::default();
     for (s, key) in sightings.into_iter().zip(sighting_key) {
         let Some(key) = key else {
             continue;

@@ -11,8 +11,8 @@
 //! object is filled field by field. (`napi_run_script` compiles a script as `vm.Script` does, so
 //! `--disallow-code-generation-from-strings`, which stops `eval` and `new Function`, allows it.)
 
-use super::{create, ByAddress, JsWriter, Result};
-use napi::sys::{self, napi_value};
+use super::{ByAddress, JsWriter, Result};
+use napi::sys::napi_value;
 use std::fmt::Write;
 
 /// How many objects of one shape a writer fills field by field before it compiles the shape.
@@ -59,21 +59,7 @@ impl JsWriter<'_> {
     /// The object of the struct whose fields start at `start`.
     pub(super) fn end_struct(&mut self, start: usize) -> Result<napi_value> {
         let object = match self.maker(start)? {
-            Some(function) => {
-                let this = create(|out| unsafe { sys::napi_get_undefined(self.env, out) })?;
-                let args = &self.shapes.values[start..];
-                // SAFETY: `function` and `args` are values of this writer's environment.
-                create(|out| unsafe {
-                    sys::napi_call_function(
-                        self.env,
-                        this,
-                        function,
-                        args.len(),
-                        args.as_ptr(),
-                        out,
-                    )
-                })?
-            }
+            Some(function) => self.env.call(function, &self.shapes.values[start..])?,
             None => {
                 let object = self.object()?;
                 for i in start..self.shapes.values.len() {
@@ -114,33 +100,74 @@ impl JsWriter<'_> {
 
     /// The function that makes an object with these fields from their values, in this order.
     fn compile(&self, names: &[&'static str]) -> Result<Maker> {
-        if names.len() > MAX_FIELDS || names.contains(&"__proto__") {
+        let Some(source) = shape_source(names) else {
             return Ok(Maker::Fields);
+        };
+        // Should the engine refuse to compile it, the exception is cleared and the shape is
+        // filled field by field from then on: the result is the same, only slower.
+        Ok(match self.env.run_script(&source)? {
+            Some(function) => Maker::Function(function),
+            None => Maker::Fields,
+        })
+    }
+}
+
+/// The source of the function making an object with fields `names` from their values,
+/// `(function(a0,a1){return {"taskId":a0,"files":a1}})`; `None` for a shape filled field by field.
+fn shape_source(names: &[&str]) -> Option<String> {
+    if names.len() > MAX_FIELDS || names.contains(&"__proto__") {
+        return None;
+    }
+    let params = (0..names.len())
+        .map(|i| format!("a{i}"))
+        .collect::<Vec<_>>();
+    let mut source = format!("(function({}){{return {{", params.join(","));
+    for (i, name) in names.iter().enumerate() {
+        // A JSON string is a JavaScript string literal of the same text.
+        let key = serde_json::Value::from(*name).to_string();
+        let sep = if i == 0 { "" } else { "," };
+        // Writing to a String cannot fail.
+        let _ = write!(source, "{sep}{key}:a{i}");
+    }
+    source.push_str("}})");
+    Some(source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shape_source_names_each_field_once_as_a_string_literal() {
+        let names = ["taskId", "a\"b", "line\nbreak", "\u{2028}", "é😀", ""];
+        let source = shape_source(&names).unwrap_or_default();
+        let body = source
+            .strip_prefix("(function(a0,a1,a2,a3,a4,a5){return {")
+            .and_then(|s| s.strip_suffix("}})"))
+            .unwrap_or_default();
+        // Each `"key":aN` member, its key read back as JSON (which JavaScript reads alike).
+        let object: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&format!(
+            "{{{}}}",
+            (0..names.len()).fold(body.to_owned(), |b, i| b.replacen(
+                &format!(":a{i}"),
+                &format!(":{i}"),
+                1
+            ))
+        ))
+        .unwrap_or_default();
+        let keys: Vec<&str> = object.keys().map(String::as_str).collect();
+        assert_eq!(keys, names);
+        for (i, v) in object.values().enumerate() {
+            assert_eq!(v.as_u64(), Some(i as u64));
         }
-        let params = (0..names.len())
-            .map(|i| format!("a{i}"))
-            .collect::<Vec<_>>();
-        let mut source = format!("(function({}){{return {{", params.join(","));
-        for (i, name) in names.iter().enumerate() {
-            // A JSON string is a JavaScript string literal of the same text.
-            let key = serde_json::Value::from(*name).to_string();
-            let sep = if i == 0 { "" } else { "," };
-            // Writing to a String cannot fail.
-            let _ = write!(source, "{sep}{key}:a{i}");
-        }
-        source.push_str("}})");
-        let script = self.string(&source)?;
-        // SAFETY: `script` is a string of this writer's environment.
-        match create(|out| unsafe { sys::napi_run_script(self.env, script, out) }) {
-            Ok(function) => Ok(Maker::Function(function)),
-            // Should the engine refuse to compile it, the exception is cleared and the shape is
-            // filled field by field from then on: the result is the same, only slower.
-            Err(_) => {
-                let mut exception = std::ptr::null_mut();
-                // SAFETY: clears this environment's pending exception, if any.
-                unsafe { sys::napi_get_and_clear_last_exception(self.env, &mut exception) };
-                Ok(Maker::Fields)
-            }
-        }
+    }
+
+    #[test]
+    fn shapes_a_literal_cannot_make_are_filled_field_by_field() {
+        assert_eq!(shape_source(&["a", "__proto__"]), None);
+        let many: Vec<String> = (0..=MAX_FIELDS).map(|i| format!("f{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert_eq!(shape_source(&many), None);
+        assert!(shape_source(&many[..MAX_FIELDS]).is_some());
     }
 }

@@ -308,29 +308,8 @@ impl WorkspaceQuery {
     }
 }
 
-/// FxHash (the rustc hasher): the keys are task texts and ids, hashed many times; no DoS concern.
-#[derive(Default, Clone, Copy)]
-struct FxHasher(u64);
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes(<[u8; 8]>::try_from(c).unwrap_or([0; 8]));
-            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-        self.0 = h;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+// FxHash (the rustc hasher): the keys are task texts and ids, hashed many times; no DoS concern.
+use rustc_hash::FxHasher;
 
 type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
 

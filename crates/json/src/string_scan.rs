@@ -41,24 +41,24 @@ fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
 /// Where the string literal whose opening quote is just before `start` ends: the index just past
 /// its closing quote. `None` when it is not a literal `serde_json` would accept: cut short, with a
 /// raw control character, or with an escape JSON does not have.
-pub(crate) fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+pub fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
     scan_string(bytes, start).map(|s| s.end)
 }
 
 /// What [`scan_string`] found of a literal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Scanned {
+pub struct Scanned {
     /// The index just past the closing quote.
-    pub(crate) end: usize,
+    pub end: usize,
     /// Whether it holds any escape (else its text is the bytes between its quotes).
-    pub(crate) escapes: bool,
+    pub escapes: bool,
     /// Whether it holds a `\u` escape (the only kind whose decoding can fail, on a surrogate
     /// outside a pair).
-    pub(crate) unicode: bool,
+    pub unicode: bool,
 }
 
 /// [`string_end`], also telling whether the literal holds escapes.
-pub(crate) fn scan_string(bytes: &[u8], start: usize) -> Option<Scanned> {
+pub fn scan_string(bytes: &[u8], start: usize) -> Option<Scanned> {
     // Most literals are short names and values: one 16-byte look ends them.
     if let Some(head) = bytes.get(start..).and_then(<[u8]>::first_chunk::<16>) {
         let masks = classify16(head);
@@ -120,7 +120,7 @@ pub(crate) fn scan_string(bytes: &[u8], start: usize) -> Option<Scanned> {
 /// The next backslash at or after `from`, eight bytes at a time: inside a literal, where the
 /// escapes of these texts are a dozen bytes apart, too close for a vectorised search to pay for
 /// its start.
-pub(crate) fn find_backslash(bytes: &[u8], mut from: usize) -> Option<usize> {
+pub fn find_backslash(bytes: &[u8], mut from: usize) -> Option<usize> {
     while let Some(word) = bytes.get(from..).and_then(<[u8]>::first_chunk::<8>) {
         let hits = words::equal(u64::from_le_bytes(*word), b'\\');
         if hits != 0 {

@@ -75,7 +75,7 @@ impl<'de, F: FnMut(usize, &RawValue)> Visitor<'de> for EachElement<'_, F> {
 /// whole text is one object that [`read_array`] would take as a wrapper ([`CursorWrapper`] steps
 /// over it once to make sure, before `read` reads its array); anything else is left to it
 /// (`Err(0)`).
-pub(crate) fn read_strict_in<'de>(
+pub fn read_strict_in<'de>(
     text: &'de str,
     wrapper_keys: &[&str],
     read: impl FnOnce(&'de str) -> Result<usize, usize>,
@@ -497,7 +497,7 @@ pub fn read_object(text: &str, diags: &mut Diags) -> Option<serde_json::Map<Stri
 /// Deepest nesting of arrays and objects in a JSON text (strings skipped). A strict reader that
 /// skips or borrows parts of a value (which `serde_json` does without a depth limit) checks this to
 /// stay within the 128 levels that building a `Value` allows.
-pub(crate) fn max_nesting(raw: &str) -> usize {
+pub fn max_nesting(raw: &str) -> usize {
     let bytes = raw.as_bytes();
     let (mut depth, mut max, mut i) = (0usize, 0usize, 0usize);
     while i < bytes.len() {

@@ -6,7 +6,7 @@ use std::cell::Cell;
 use std::thread::LocalKey;
 
 /// A buffer a thread can keep, by the bytes it holds on to.
-pub(crate) trait Kept: Default {
+pub trait Kept: Default {
     fn kept_bytes(&self) -> usize;
 }
 
@@ -25,7 +25,7 @@ impl Kept for Vec<u8> {
 /// `use_buffer` on the buffer this thread keeps in `slot`, as the last use left it. The buffer
 /// is taken out while in use, so a nested use gets an empty one of its own; it is put back unless
 /// it grew past `max` bytes, and then freed.
-pub(crate) fn with_kept<B: Kept, R>(
+pub fn with_kept<B: Kept, R>(
     slot: &'static LocalKey<Cell<B>>,
     max: usize,
     use_buffer: impl FnOnce(&mut B) -> R,

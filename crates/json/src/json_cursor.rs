@@ -11,13 +11,13 @@ use crate::string_scan::{scan_string, Scanned};
 use std::borrow::Cow;
 
 /// A position in a JSON text.
-pub(crate) struct Cursor<'a> {
+pub struct Cursor<'a> {
     text: &'a str,
     pos: usize,
 }
 
 impl<'a> Cursor<'a> {
-    pub(crate) fn new(text: &'a str) -> Self {
+    pub fn new(text: &'a str) -> Self {
         Cursor { text, pos: 0 }
     }
 
@@ -38,23 +38,23 @@ impl<'a> Cursor<'a> {
     }
 
     /// The next byte after whitespace, not consumed.
-    pub(crate) fn peek(&mut self) -> Option<u8> {
+    pub fn peek(&mut self) -> Option<u8> {
         self.skip_ws();
         self.bytes().get(self.pos).copied()
     }
 
     /// Consume `byte` (after whitespace).
-    pub(crate) fn eat(&mut self, byte: u8) -> Option<()> {
+    pub fn eat(&mut self, byte: u8) -> Option<()> {
         (self.peek()? == byte).then(|| self.pos += 1)
     }
 
     /// True when only whitespace is left.
-    pub(crate) fn at_end(&mut self) -> bool {
+    pub fn at_end(&mut self) -> bool {
         self.peek().is_none()
     }
 
     /// Step over a string literal; its raw text, quotes included.
-    pub(crate) fn string(&mut self) -> Option<&'a str> {
+    pub fn string(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let start = self.pos - 1;
         self.pos = crate::string_scan::string_end(self.bytes(), self.pos)?;
@@ -62,12 +62,12 @@ impl<'a> Cursor<'a> {
     }
 
     /// A member name, decoded.
-    pub(crate) fn key(&mut self) -> Option<Cow<'a, str>> {
+    pub fn key(&mut self) -> Option<Cow<'a, str>> {
         decode_literal(self.string()?)
     }
 
     /// Step over a string literal; its raw text, and what the scan found of its escapes.
-    pub(crate) fn string_scanned(&mut self) -> Option<(&'a str, Scanned)> {
+    pub fn string_scanned(&mut self) -> Option<(&'a str, Scanned)> {
         self.eat(b'"')?;
         let start = self.pos - 1;
         let scanned = scan_string(self.bytes(), self.pos)?;
@@ -76,7 +76,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A string value, decoded (borrowed from the text when it holds no escape).
-    pub(crate) fn string_text(&mut self) -> Option<Cow<'a, str>> {
+    pub fn string_text(&mut self) -> Option<Cow<'a, str>> {
         let (raw, scanned) = self.string_scanned()?;
         if !scanned.escapes {
             return raw.get(1..raw.len() - 1).map(Cow::Borrowed);
@@ -86,7 +86,7 @@ impl<'a> Cursor<'a> {
 
     /// Step over a number; its text. The grammar is JSON's: an optional minus, an integer part
     /// without leading zeros, an optional fraction and exponent.
-    pub(crate) fn number(&mut self) -> Option<&'a str> {
+    pub fn number(&mut self) -> Option<&'a str> {
         self.skip_ws();
         let start = self.pos;
         let bytes = self.bytes();
@@ -129,7 +129,7 @@ impl<'a> Cursor<'a> {
 
     /// `null` as `None`; an integer that fits an `i64`. Anything else (a fraction, an exponent,
     /// another kind of value) is refused, as the typed field it is read into refuses it.
-    pub(crate) fn opt_i64(&mut self) -> Option<Option<i64>> {
+    pub fn opt_i64(&mut self) -> Option<Option<i64>> {
         if self.peek()? == b'n' {
             return self.literal("null").map(|_| None);
         }
@@ -151,7 +151,7 @@ impl<'a> Cursor<'a> {
 
     /// Step over any value nested at most `depth` levels deep (a scalar is 0, `[]` is 1); its raw
     /// text.
-    pub(crate) fn value(&mut self, depth: usize) -> Option<&'a str> {
+    pub fn value(&mut self, depth: usize) -> Option<&'a str> {
         let next = self.peek()?;
         let start = self.pos;
         match next {
@@ -184,7 +184,7 @@ impl<'a> Cursor<'a> {
 
     /// Read an object: `member(cursor, name)` is called for each member with the cursor before
     /// its value, and must step over the value.
-    pub(crate) fn object(
+    pub fn object(
         &mut self,
         mut member: impl FnMut(&mut Self, Cow<'a, str>) -> Option<()>,
     ) -> Option<()> {
@@ -196,7 +196,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Read an array: `item(cursor)` is called before each item and must step over it.
-    pub(crate) fn array(&mut self, item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+    pub fn array(&mut self, item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
         self.sequence(b'[', b']', item)
     }
 
@@ -229,13 +229,13 @@ impl<'a> Cursor<'a> {
 /// How deep the strict readers follow nested arrays and objects: a value nested deeper makes them
 /// give up, and the text goes to the tolerant reader, which builds values with serde_json's limit
 /// of 128 levels (a strict reader's enclosing records stay far below it).
-pub(crate) const MAX_NESTING: usize = 64;
+pub const MAX_NESTING: usize = 64;
 
 /// The raw literals of the members `names` of the JSON object that is the whole of `text` (each
 /// `None` when absent), the other members stepped over. `None` when the text is not exactly one
 /// object, names one of `names` twice, or nests a value deeper than [`MAX_NESTING`]: the
 /// caller then reads it with serde, so a refusal only costs time.
-pub(crate) fn peek_members<'a, const N: usize>(
+pub fn peek_members<'a, const N: usize>(
     text: &'a str,
     names: [&str; N],
 ) -> Option<[Option<&'a str>; N]> {
@@ -255,7 +255,7 @@ pub(crate) fn peek_members<'a, const N: usize>(
 
 /// A member's literal read as an optional number, as serde reads an `Option<f64>` field:
 /// `Some(None)` for `null`, `None` when it is not a number.
-pub(crate) fn opt_f64(raw: Option<&str>) -> Option<Option<f64>> {
+pub fn opt_f64(raw: Option<&str>) -> Option<Option<f64>> {
     match raw {
         None | Some("null") => Some(None),
         Some(raw) if raw.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']) => {
@@ -268,7 +268,7 @@ pub(crate) fn opt_f64(raw: Option<&str>) -> Option<Option<f64>> {
 
 /// A member's literal read as an optional string, as serde reads an `Option<Cow<str>>` field:
 /// `Some(None)` for `null`, `None` when it is not a string that decodes.
-pub(crate) fn opt_text(raw: Option<&str>) -> Option<Option<Cow<'_, str>>> {
+pub fn opt_text(raw: Option<&str>) -> Option<Option<Cow<'_, str>>> {
     match raw {
         None | Some("null") => Some(None),
         Some(raw) if raw.starts_with('"') => decode_literal(raw).map(Some),
@@ -279,7 +279,7 @@ pub(crate) fn opt_text(raw: Option<&str>) -> Option<Option<Cow<'_, str>>> {
 /// The one-pass read of a well-formed array, each element read by `read` (which gives up on
 /// anything the tolerant reader would report): `Ok(n)` when `text` is exactly an array whose `n`
 /// elements all read, `Err(k)` after `k` elements were handed to `each`.
-pub(crate) fn read_array_with<'a, T>(
+pub fn read_array_with<'a, T>(
     text: &'a str,
     mut read: impl FnMut(&mut Cursor<'a>) -> Option<T>,
     mut each: impl FnMut(T),
@@ -300,7 +300,7 @@ pub(crate) fn read_array_with<'a, T>(
 /// The text of a checked string literal: the inside of the quotes when it holds no escape, else
 /// the decoded text; `None` when it cannot be decoded (a surrogate escape outside a pair, which
 /// serde_json refuses too).
-pub(crate) fn decode_literal(raw: &str) -> Option<Cow<'_, str>> {
+pub fn decode_literal(raw: &str) -> Option<Cow<'_, str>> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     match memchr::memchr(b'\\', inner.as_bytes()) {
         None => Some(Cow::Borrowed(inner)),
@@ -315,10 +315,7 @@ pub(crate) fn decode_literal(raw: &str) -> Option<Cow<'_, str>> {
 /// [`decode_literal`] handed to `use_text`; a literal with escapes is decoded into a buffer the
 /// thread keeps between texts (up to [`MAX_KEPT_DECODED`] bytes), for texts that are only looked
 /// at. `use_text` comes back unused when `raw` is not a literal that can be decoded.
-pub(crate) fn with_decoded_literal<R, F: FnOnce(&str) -> R>(
-    raw: &str,
-    use_text: F,
-) -> Result<R, F> {
+pub fn with_decoded_literal<R, F: FnOnce(&str) -> R>(raw: &str, use_text: F) -> Result<R, F> {
     let Some(inner) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) else {
         return Err(use_text);
     };

@@ -167,7 +167,11 @@ impl<'a> Reader<'a> {
 /// `None` when the literal holds a `\u` escape (`has_unicode_escape`), when the inner text is not
 /// exactly one object `serde_json` would read, names one of `names` twice, or nests deeper than
 /// the usual reading: the caller then decodes the literal and reads it the usual way.
-pub(crate) fn peek_members<'a, const N: usize>(
+///
+/// `literal` must be one [`crate::string_scan::scan_string`] accepted whole (no control
+/// character, only escapes JSON allows), and `has_unicode_escape` what it said of it: this reader
+/// relies on both and does not check them again.
+pub fn peek_members<'a, const N: usize>(
     literal: &'a str,
     has_unicode_escape: bool,
     names: [&str; N],
