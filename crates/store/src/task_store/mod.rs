@@ -10,7 +10,7 @@
 //!   entries), not by rewriting it. When the journal has grown to a quarter of the data, the
 //!   cache is rewritten whole, once.
 //! - Queries run in Rust over the headers; only what a caller shows crosses to JavaScript. The
-//!   bulk form, [`TaskStore::headers_json`], is one JSON document.
+//!   bulk form, [`TaskStore::headers_json`], is one JSON document (`views.rs`).
 
 use crate::cache::{self, BuildOptions, TaskSig, TaskUpdate};
 use crate::discover::{discover_storage, DiscoverOptions};
@@ -29,8 +29,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 mod list;
+mod views;
 
 pub use list::{ListPage, ListQuery, SortKey};
+pub use views::{Fields, Picked, HEADER_FIELDS};
 
 /// Options of [`TaskStore::open`].
 #[derive(Debug, Clone, Default)]
@@ -128,6 +130,8 @@ pub struct TaskStore {
     /// The normalised instructions of the last hierarchy pass: the next one normalises only the
     /// texts of changed tasks.
     keys: KeyMemo,
+    /// Sort orders and the tree JSON kept between refreshes.
+    views: views::Views,
 }
 
 /// A task parsed by a refresh: its store, id, signature, unlinked header (or why it has none).
@@ -187,6 +191,7 @@ impl TaskStore {
             diagnostics: Vec::new(),
             failed: HashMap::new(),
             keys: KeyMemo::default(),
+            views: views::Views::default(),
         };
         let mut loaded: Vec<(String, Task, Option<ConversationSkeleton>, Vec<Diagnostic>)> =
             Vec::new();
@@ -196,6 +201,7 @@ impl TaskStore {
                 Ok((info, tasks)) => {
                     let n = store.stores.len();
                     store.stores.push(info);
+                    loaded.reserve_exact(tasks.len());
                     for (id, sig, s, d) in tasks {
                         loaded.push((id, Task { store: n, sig }, s, d));
                     }
@@ -225,6 +231,10 @@ impl TaskStore {
             }
             dup
         });
+        // Exact sizes: a header is most of a kilobyte, and a doubling vector would hold up to
+        // twice the handle's headers while it grows.
+        store.tasks.reserve_exact(loaded.len());
+        store.skeletons.reserve_exact(loaded.len());
         for (id, task, skeleton, diags) in loaded {
             match skeleton {
                 Some(s) => {
@@ -421,6 +431,7 @@ impl TaskStore {
             report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
             return Ok(report);
         }
+        self.views.clear();
 
         // Parse the changed and new tasks.
         let opts = header_options();
@@ -747,11 +758,6 @@ impl TaskStore {
     /// Descendants of a task, breadth-first.
     pub fn descendants(&self, task_id: &str) -> Vec<String> {
         hierarchy::descendants(&self.skeletons, task_id)
-    }
-
-    /// Every header as one JSON array (the bulk transfer to JavaScript).
-    pub fn headers_json(&self) -> Result<Vec<u8>> {
-        serde_json::to_vec(&self.skeletons).map_err(|e| StoreError::InvalidArgument(e.to_string()))
     }
 }
 
