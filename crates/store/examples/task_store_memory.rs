@@ -72,36 +72,10 @@ fn open(tasks: &Path, cache: &Path) -> TaskStore {
     .unwrap_or_else(|e| panic!("open {}: {e}", tasks.display()))
 }
 
-fn main() {
-    let mut args = std::env::args().skip(1);
-    let Some(tasks) = args.next().map(PathBuf::from) else {
-        eprintln!("usage: task_store_memory <tasks folder> [cache dir]");
-        std::process::exit(2);
-    };
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let cache = args
-        .next()
-        .map_or_else(|| tmp.path().join("cache"), PathBuf::from);
-
-    let base = live();
-    PEAK.store(base, Ordering::Relaxed);
-    let first = open(&tasks, &cache);
-    let cold_peak = PEAK.load(Ordering::Relaxed) - base;
-    drop(first);
-    let base = live();
-    PEAK.store(base, Ordering::Relaxed);
-    let store = open(&tasks, &cache);
-    let warm_peak = PEAK.load(Ordering::Relaxed) - base;
-    let kept = live() - base;
-    let sk = store.skeletons();
-    let n = sk.len();
-
-    println!("{n} tasks, {}", tasks.display());
-    println!("open, cold (cache built): peak {}", mib(cold_peak));
-    println!("open, warm (cache read):  peak {}", mib(warm_peak));
-    println!("kept by the open handle:       {}", mib(kept));
+/// The heap (and inline) bytes of each part of the headers.
+fn parts(sk: &[roo_state::ConversationSkeleton]) -> Vec<(&'static str, usize)> {
     let inline = std::mem::size_of_val(sk);
-    let parts: Vec<(&str, usize)> = vec![
+    vec![
         ("header structs (inline part)", inline),
         (
             "ids (task, parent, root)",
@@ -146,7 +120,38 @@ fn main() {
             "diagnostics",
             heap_of(sk.iter().map(|s| s.diagnostics.clone())),
         ),
-    ];
+    ]
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let Some(tasks) = args.next().map(PathBuf::from) else {
+        eprintln!("usage: task_store_memory <tasks folder> [cache dir]");
+        std::process::exit(2);
+    };
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let cache = args
+        .next()
+        .map_or_else(|| tmp.path().join("cache"), PathBuf::from);
+
+    let base = live();
+    PEAK.store(base, Ordering::Relaxed);
+    let first = open(&tasks, &cache);
+    let cold_peak = PEAK.load(Ordering::Relaxed) - base;
+    drop(first);
+    let base = live();
+    PEAK.store(base, Ordering::Relaxed);
+    let store = open(&tasks, &cache);
+    let warm_peak = PEAK.load(Ordering::Relaxed) - base;
+    let kept = live() - base;
+    let sk = store.skeletons();
+    let n = sk.len();
+
+    println!("{n} tasks, {}", tasks.display());
+    println!("open, cold (cache built): peak {}", mib(cold_peak));
+    println!("open, warm (cache read):  peak {}", mib(warm_peak));
+    println!("kept by the open handle:       {}", mib(kept));
+    let parts = parts(sk);
     let headers: usize = parts.iter().map(|p| p.1).sum();
     for (name, b) in &parts {
         println!(
