@@ -1348,13 +1348,17 @@ export declare class TaskStore {
   ancestors(taskId: string): Array<string>
   /** Descendants of a task, breadth-first. */
   descendants(taskId: string): Array<string>
-  /** Every header as one JSON text (for callers that keep or send it as is). */
-  headersJson(): string
+  /**
+   * Every header as one JSON text (for callers that keep or send it as is); `fields`: only
+   * those of each header.
+   */
+  headersJson(options?: TaskHeadersOptions | undefined | null): string
   /**
    * Every header, in task id order: one JSON text parsed by V8 (far faster than converting
-   * value by value).
+   * value by value). A list view asks for its `fields` only (`taskId`, `metadata`, …): the
+   * instructions and child messages are most of a header.
    */
-  headers(): ConversationSkeleton[]
+  headers(options?: TaskHeadersOptions | undefined | null): ConversationSkeleton[]
   /** Usage and cost of the handle's tasks, aggregated as `options` asks (see `UsageReport`). */
   usageReport(options?: UsageReportOptions): Promise<UsageReport>
 }
@@ -2136,6 +2140,11 @@ export declare function searchTasksSemantic(options: SearchTasksOptions): Promis
  */
 export declare function summarizeConversation(options: SummarizeConversationOptions): Promise<SummarizeResponse>
 
+export interface TaskHeadersOptions {
+  /** Only these top-level fields of each header (`taskId` always). Default: every field. */
+  fields?: Array<keyof ConversationSkeleton>
+}
+
 export interface TaskListQuery {
   /** Only tasks of this workspace (compared after normalisation). */
   workspace?: string
@@ -2158,6 +2167,11 @@ export interface TaskListQuery {
   sort?: 'lastActivity' | 'createdAt' | 'title' | 'messageCount' | 'actionCount' | 'totalSize' | 'totalCost'
   /** `asc` or `desc` instead of the key's own order. */
   order?: 'asc' | 'desc'
+  /**
+   * Only these top-level fields of each item (`taskId` always): what a list view shows,
+   * without every instruction and child message. Default: every field.
+   */
+  fields?: Array<keyof ConversationSkeleton>
 }
 
 export interface TaskStoreTreeOptions {

@@ -57,6 +57,15 @@ describe('TaskStore on the fixtures', () => {
     expect(core.workspaceMatches('/home/me/shop', 'Shop')).toBe(true)
     expect(core.workspaceMatches('/home/me/shop', '/home/me')).toBe(false)
     expect(JSON.parse(cached.headersJson())).toEqual(cached.headers())
+    // A list view's headers: only the fields asked for (and the id), the same values.
+    const fields = ['metadata', 'parentTaskId', 'isCompleted'] as const
+    const pick = (s: Record<string, unknown>) =>
+      Object.fromEntries(['taskId', ...fields].filter((k) => k in s).map((k) => [k, s[k]]))
+    expect(cached.headers({ fields: [...fields] })).toEqual(cached.headers().map(pick))
+    expect(JSON.parse(cached.headersJson({ fields: [...fields] }))).toEqual(cached.headers().map(pick))
+    expect(cached.list({ sort: 'title', fields: [...fields] }).items).toEqual(cached.list({ sort: 'title' }).items.map(pick))
+    expect(() => cached.headers({ fields: ['instructions' as 'instruction'] })).toThrow(/instructions is not a field/)
+    expect(() => cached.list({ fields: ['nope' as 'taskId'] })).toThrow(/nope is not a field/)
   })
 
   it('builds trees whose nodes carry dates, counts, completion and a missing parent, in creation order', async () => {

@@ -27,6 +27,22 @@ export function copyStore(root, n, prefix) {
   return { work, tasks, cacheDir, ids }
 }
 
+/**
+ * An existing tasks folder (a generated store, e.g. roo-corpus --tasks 50000) for the benches:
+ * left as it is but for the modification times a one-change round touches; the cache goes to a
+ * fresh temporary folder.
+ */
+export function generatedStore(tasks, prefix) {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  const ids = fs.readdirSync(tasks, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name)
+  return { work, tasks, cacheDir: path.join(work, 'cache'), ids }
+}
+
+/** A folder given as a bench's first argument, else null. */
+export function givenFolder(arg) {
+  return arg && fs.existsSync(arg) && fs.statSync(arg).isDirectory() ? path.resolve(arg) : null
+}
+
 /** Milliseconds since `t` (a process.hrtime.bigint()). */
 export const ms = (t) => Number(process.hrtime.bigint() - t) / 1e6
 

@@ -9,24 +9,18 @@
 //                                                       --tasks 50000: only modification times
 //                                                       are touched; the cache goes to a temp dir)
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { changeOneTask, copyStore, median, ms } from './copy-store.mjs'
+import { changeOneTask, copyStore, generatedStore, givenFolder, median, ms } from './copy-store.mjs'
 
 const require = createRequire(import.meta.url)
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const core = require(path.join(root, 'index.js'))
-const given = process.argv[2] && fs.existsSync(process.argv[2]) && fs.statSync(process.argv[2]).isDirectory() ? path.resolve(process.argv[2]) : null
+const given = givenFolder(process.argv[2])
 const group = process.argv[3] ?? 'daily'
 
-function generatedStore(tasks) {
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'roo-usage-bench-'))
-  const ids = fs.readdirSync(tasks, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name)
-  return { work, tasks, cacheDir: path.join(work, 'cache'), ids }
-}
-const { work, tasks, cacheDir, ids } = given ? generatedStore(given) : copyStore(root, Number(process.argv[2] ?? 50000), 'roo-usage-bench-')
+const { work, tasks, cacheDir, ids } = given ? generatedStore(given, 'roo-usage-bench-') : copyStore(root, Number(process.argv[2] ?? 50000), 'roo-usage-bench-')
 const N = ids.length
 
 try {

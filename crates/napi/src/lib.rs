@@ -46,12 +46,12 @@ pub(crate) fn to_js_parsed<'e, T: serde::Serialize + ?Sized>(
         )
         .into_sync()
     })?;
-    json_parse(env, text)
+    json_parse(env, &text)
 }
 
 /// `JSON.parse(text)`.
-pub(crate) fn json_parse(env: &napi::Env, text: String) -> napi::Result<napi::Unknown<'_>> {
-    let parse: napi::bindgen_prelude::Function<'_, String, napi::Unknown<'_>> =
+pub(crate) fn json_parse<'e>(env: &'e napi::Env, text: &str) -> napi::Result<napi::Unknown<'e>> {
+    let parse: napi::bindgen_prelude::Function<'_, &str, napi::Unknown<'_>> =
         env.run_script("JSON.parse")?;
     parse.call(text)
 }

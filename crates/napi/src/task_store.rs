@@ -10,7 +10,9 @@ use napi::bindgen_prelude::{AsyncTask, Unknown};
 use napi::{Env, ScopedTask};
 use napi_derive::napi;
 use roo_state::hierarchy::TreeOptions;
-use roo_store::task_store::{ListQuery, Lookup, OpenOptions, RefreshReport, SortKey, Watch};
+use roo_store::task_store::{
+    Fields, ListQuery, Lookup, OpenOptions, RefreshReport, SortKey, Watch,
+};
 use roo_store::HostEnv;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -66,6 +68,26 @@ pub struct TaskListQuery {
     /// `asc` or `desc` instead of the key's own order.
     #[napi(ts_type = "'asc' | 'desc'")]
     pub order: Option<String>,
+    /// Only these top-level fields of each item (`taskId` always): what a list view shows,
+    /// without every instruction and child message. Default: every field.
+    #[napi(ts_type = "Array<keyof ConversationSkeleton>")]
+    pub fields: Option<Vec<String>>,
+}
+
+#[napi(object)]
+#[derive(Default)]
+pub struct TaskHeadersOptions {
+    /// Only these top-level fields of each header (`taskId` always). Default: every field.
+    #[napi(ts_type = "Array<keyof ConversationSkeleton>")]
+    pub fields: Option<Vec<String>>,
+}
+
+/// The fields asked for, checked.
+fn fields_of(names: Option<Vec<String>>) -> Result<Fields, CodedError> {
+    match names {
+        None => Ok(Fields::default()),
+        Some(n) => Fields::parse(&n).map_err(|e| CodedError::new(ErrorCode::InvalidArgument, e)),
+    }
 }
 
 #[napi(object)]
@@ -114,6 +136,7 @@ impl TryFrom<TaskListQuery> for ListQuery {
             limit: q.limit.map(|l| l as usize),
             sort,
             ascending,
+            fields: fields_of(q.fields)?,
         })
     }
 }
@@ -324,14 +347,14 @@ impl TaskStore {
             },
             None => None,
         };
-        crate::to_js_parsed(
-            env,
-            &store.tree_view(&TreeOptions {
+        let json = store
+            .tree_json(&TreeOptions {
                 root_id,
                 workspace: o.workspace,
                 max_depth: Some(o.max_depth.unwrap_or(DEFAULT_TREE_DEPTH)),
-            }),
-        )
+            })
+            .map_err(|e| CodedError::core(e.code(), e).into_napi(env))?;
+        crate::json_parse(env, &json)
     }
 
     /// The trees of several tasks (full ids) in one pass, in the order given: each as
@@ -364,20 +387,27 @@ impl TaskStore {
         Ok(store.descendants(&task_id))
     }
 
-    /// Every header as one JSON text (for callers that keep or send it as is).
+    /// Every header as one JSON text (for callers that keep or send it as is); `fields`: only
+    /// those of each header.
     #[napi]
-    pub fn headers_json(&self) -> napi::Result<String> {
+    pub fn headers_json(&self, options: Option<TaskHeadersOptions>) -> napi::Result<String> {
+        let fields = fields_of(options.unwrap_or_default().fields).map_err(|e| e.into_sync())?;
         let store = self.inner.read().map_err(|_| poisoned())?;
         let bytes = store
-            .headers_json()
+            .headers_json(fields)
             .map_err(|e| CodedError::core(e.code(), e).into_sync())?;
         String::from_utf8(bytes).map_err(|e| napi::Error::from_reason(e.to_string()))
     }
 
     /// Every header, in task id order: one JSON text parsed by V8 (far faster than converting
-    /// value by value).
+    /// value by value). A list view asks for its `fields` only (`taskId`, `metadata`, …): the
+    /// instructions and child messages are most of a header.
     #[napi(ts_return_type = "ConversationSkeleton[]")]
-    pub fn headers<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
-        crate::json_parse(env, self.headers_json()?)
+    pub fn headers<'e>(
+        &self,
+        env: &'e Env,
+        options: Option<TaskHeadersOptions>,
+    ) -> napi::Result<Unknown<'e>> {
+        crate::json_parse(env, &self.headers_json(options)?)
     }
 }

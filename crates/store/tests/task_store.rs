@@ -12,15 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn open(tasks: &Path, cache_root: Option<&Path>) -> TaskStore {
-    TaskStore::open(
-        &HostEnv::current(),
-        &OpenOptions {
-            tasks_dirs: vec![tasks.to_path_buf()],
-            cache_root: cache_root.map(Path::to_path_buf),
-            ignore_stored_links: false,
-        },
-    )
-    .expect("open")
+    common::open_store(tasks, cache_root)
 }
 
 fn setup(
@@ -195,7 +187,8 @@ fn open_from_the_cache_equals_a_scan_and_answers_queries() {
     every_sort_key_in_both_orders(&cached);
     // The bulk transfer is one JSON array of every header.
     let json: serde_json::Value =
-        serde_json::from_slice(&cached.headers_json().expect("json")).expect("parse");
+        serde_json::from_slice(&cached.headers_json(Default::default()).expect("json"))
+            .expect("parse");
     assert_eq!(json.as_array().map(Vec::len), Some(4));
 }
 

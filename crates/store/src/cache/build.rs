@@ -123,7 +123,9 @@ pub type Link = (Option<String>, Option<String>, Option<ParentEvidence>);
 /// A task's slot in the new file.
 enum EntryDraft {
     Old(Box<Entry>),
-    New(Box<ConversationSkeleton>, Vec<u8>),
+    /// A parsed task: its header (taken by the hierarchy pass, not copied), its line and its
+    /// normalised workspace.
+    New(Option<Box<ConversationSkeleton>>, Vec<u8>, Option<String>),
     Failed(Vec<Diagnostic>),
 }
 
@@ -366,12 +368,12 @@ fn link_slots(
                 None => {
                     let (id, dir) = &dirs[i];
                     *slot = parse_slot(id, dir, &aopts);
-                    if let EntryDraft::New(s, _) = slot {
-                        skeletons.push((**s).clone());
+                    if let EntryDraft::New(s, _, _) = slot {
+                        skeletons.extend(s.take().map(|s| *s));
                     }
                 }
             },
-            EntryDraft::New(s, _) => skeletons.push((**s).clone()),
+            EntryDraft::New(s, _, _) => skeletons.extend(s.take().map(|s| *s)),
             _ => {}
         }
     }
@@ -434,12 +436,11 @@ fn new_entries(
                 // A skipped entry keeps its old signature, so it stays stale until parsed.
                 e
             }
-            EntryDraft::New(s, bytes) => {
+            EntryDraft::New(_, bytes, ws) => {
                 out.built += 1;
                 out.parsed.push(id.clone());
                 let off = data.len() as u64;
                 data.extend_from_slice(&bytes);
-                let ws = s.metadata.workspace.as_deref().map(normalize_workspace);
                 fresh(ws, Some((off, &bytes)), Vec::new())
             }
             EntryDraft::Failed(d) => {
@@ -490,7 +491,8 @@ fn parse_slot(id: &str, dir: &Path, aopts: &AnalyzeOptions) -> EntryDraft {
         Ok(s) => match serde_json::to_vec(&s) {
             Ok(mut bytes) => {
                 bytes.push(b'\n');
-                EntryDraft::New(Box::new(s), bytes)
+                let ws = s.metadata.workspace.as_deref().map(normalize_workspace);
+                EntryDraft::New(Some(Box::new(s)), bytes, ws)
             }
             Err(e) => EntryDraft::Failed(vec![Diagnostic::new(
                 dir.display().to_string(),

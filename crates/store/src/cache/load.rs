@@ -251,33 +251,41 @@ pub fn read_snapshot(cache_root: &Path, tasks_dir: &Path) -> Option<StoreSnapsho
     let ReadOutcome::Ok(index) = read_index(&file) else {
         return None;
     };
-    let data = read_data(&file, index.data_start).ok()?;
-    let tasks: Vec<CachedTask> = index
+    let mut f = fs::File::open(&file).ok()?;
+    let data_bytes = f.metadata().ok()?.len().saturating_sub(index.data_start);
+    let mut tasks: Vec<CachedTask> = index
         .entries
-        .par_iter()
-        .map(|e| {
-            let skeleton = (e.len > 0).then(|| skeleton_of(&data, e)).flatten().map(
-                |mut s: ConversationSkeleton| {
-                    s.parent_task_id = e.parent.clone();
-                    s.root_task_id = e.root.clone();
-                    s.parent_evidence = e.evidence.clone();
-                    s
-                },
-            );
-            // An entry whose line is unreadable gets a signature that matches nothing.
-            let sig = if e.len > 0 && skeleton.is_none() {
-                [None; 5]
-            } else {
-                e.sig
-            };
-            CachedTask {
-                id: e.id.clone(),
-                sig,
-                skeleton,
-                diagnostics: e.diagnostics.clone(),
-            }
+        .iter()
+        .map(|e| CachedTask {
+            id: e.id.clone(),
+            // An entry whose line is unreadable keeps a signature that matches nothing.
+            sig: if e.len > 0 { [None; 5] } else { e.sig },
+            skeleton: None,
+            diagnostics: e.diagnostics.clone(),
         })
         .collect();
+    // The data section a window at a time (lines in file order), not whole: the section is most
+    // of the file, and a handle's open would otherwise hold it beside every parsed header.
+    for (window, start, members) in windows(&index.entries) {
+        let data = read_span(&mut f, index.data_start + start, window).unwrap_or_default();
+        let parsed: Vec<(usize, ConversationSkeleton)> = members
+            .into_par_iter()
+            .filter_map(|i| {
+                let e = &index.entries[i];
+                let mut s = skeleton_in(&data, start, e)?;
+                s.parent_task_id = e.parent.clone();
+                s.root_task_id = e.root.clone();
+                s.parent_evidence = e.evidence.clone();
+                Some((i, s))
+            })
+            .collect();
+        for (i, s) in parsed {
+            if let (Some(t), Some(e)) = (tasks.get_mut(i), index.entries.get(i)) {
+                t.sig = e.sig;
+                t.skeleton = Some(s);
+            }
+        }
+    }
     let journal_bytes = fs::metadata(journal_path(&file)).map_or(0, |m| m.len());
     Some(StoreSnapshot {
         hierarchy: if journal_bytes == 0 {
@@ -286,10 +294,88 @@ pub fn read_snapshot(cache_root: &Path, tasks_dir: &Path) -> Option<StoreSnapsho
             read_hierarchy_note(&file, index.header.generation, journal_bytes)
         },
         journal_bytes,
-        data_bytes: data.len() as u64,
+        data_bytes,
         tasks_dir,
         cache_file: file,
         generation: index.header.generation,
         tasks,
     })
+}
+
+/// The most of the data section [`read_snapshot`] holds at once (a longer line is read alone).
+const WINDOW: u64 = 8 << 20;
+
+/// The entries with a line, in windows of the data section of at most `WINDOW` bytes (or one
+/// longer line): each window's length, start, and the positions of the entries it holds.
+fn windows(entries: &[Entry]) -> Vec<(u64, u64, Vec<usize>)> {
+    windows_of(entries, WINDOW)
+}
+
+fn windows_of(entries: &[Entry], most: u64) -> Vec<(u64, u64, Vec<usize>)> {
+    let mut by_offset: Vec<usize> = (0..entries.len()).filter(|&i| entries[i].len > 0).collect();
+    by_offset.sort_by_key(|&i| entries[i].off);
+    let mut out: Vec<(u64, u64, Vec<usize>)> = Vec::new();
+    for i in by_offset {
+        let (off, end) = (
+            entries[i].off,
+            entries[i].off.saturating_add(entries[i].len),
+        );
+        match out.last_mut() {
+            Some((len, start, members)) if end.saturating_sub(*start) <= most => {
+                *len = (*len).max(end - *start);
+                members.push(i);
+            }
+            _ => out.push((end - off, off, vec![i])),
+        }
+    }
+    out
+}
+
+/// `len` bytes of `f` from `at` (fewer where the file ends first).
+fn read_span(f: &mut fs::File, at: u64, len: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Seek;
+    f.seek(std::io::SeekFrom::Start(at))?;
+    let mut data = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    f.take(len).read_to_end(&mut data)?;
+    Ok(data)
+}
+
+/// [`skeleton_of`] for a window of the data section that starts at `start`.
+fn skeleton_in(window: &[u8], start: u64, e: &Entry) -> Option<ConversationSkeleton> {
+    skeleton_at(window, e.off.checked_sub(start)?, e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(off: u64, len: u64) -> Entry {
+        Entry {
+            off,
+            len,
+            ..Entry::default()
+        }
+    }
+
+    #[test]
+    fn windows_follow_the_file_and_hold_a_long_line_alone() {
+        // Entries in id order; their lines out of file order, one without a line, one long.
+        let entries = [
+            entry(30, 10),
+            entry(0, 10),
+            entry(0, 0),
+            entry(10, 20),
+            entry(40, 100),
+            entry(140, 5),
+        ];
+        let w = windows_of(&entries, 40);
+        assert_eq!(
+            w,
+            vec![
+                (40, 0, vec![1, 3, 0]),
+                (100, 40, vec![4]),
+                (5, 140, vec![5])
+            ]
+        );
+    }
 }

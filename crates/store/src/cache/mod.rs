@@ -123,7 +123,7 @@ struct Header {
     entries_hash: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Entry {
     id: String,
     sig: TaskSig,
@@ -253,7 +253,12 @@ pub fn list_tasks(tasks_dir: &Path) -> Result<Vec<(String, PathBuf)>> {
 /// The skeleton line of an entry in a data section, when the entry's span lies inside it and the
 /// line's checksum is the entry's.
 fn line_of<'a>(data: &'a [u8], e: &Entry) -> Option<&'a [u8]> {
-    let start = usize::try_from(e.off).ok()?;
+    line_at(data, e.off, e)
+}
+
+/// [`line_of`] with the line at `off` of `data` (a part of the data section).
+fn line_at<'a>(data: &'a [u8], off: u64, e: &Entry) -> Option<&'a [u8]> {
+    let start = usize::try_from(off).ok()?;
     let end = start.checked_add(usize::try_from(e.len).ok()?)?;
     let line = data.get(start..end)?;
     (e.h == Some(line_hash(line))).then_some(line)
@@ -261,7 +266,12 @@ fn line_of<'a>(data: &'a [u8], e: &Entry) -> Option<&'a [u8]> {
 
 /// The skeleton an entry's line holds, when the line checks out and is the entry's task's.
 fn skeleton_of(data: &[u8], e: &Entry) -> Option<ConversationSkeleton> {
-    let s: ConversationSkeleton = serde_json::from_slice(line_of(data, e)?).ok()?;
+    skeleton_at(data, e.off, e)
+}
+
+/// [`skeleton_of`] with the line at `off` of `data` (a part of the data section).
+fn skeleton_at(data: &[u8], off: u64, e: &Entry) -> Option<ConversationSkeleton> {
+    let s: ConversationSkeleton = serde_json::from_slice(line_at(data, off, e)?).ok()?;
     (s.task_id == e.id).then_some(s)
 }
 

@@ -1,5 +1,6 @@
 //! Filtered, sorted, paged lists of a task store's headers.
 
+use super::views::Fields;
 use super::TaskStore;
 use roo_state::hierarchy::WorkspaceQuery;
 use roo_state::ConversationSkeleton;
@@ -26,10 +27,12 @@ pub struct ListQuery {
     pub sort: SortKey,
     /// `None`: the key's natural order (newest, largest first; titles A to Z).
     pub ascending: Option<bool>,
+    /// The fields of each item (default: all).
+    pub fields: Fields,
 }
 
 /// What [`TaskStore::list`] sorts by; ties are broken by task id.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum SortKey {
     #[default]
     LastActivity,
@@ -85,64 +88,83 @@ impl SortKey {
     }
 }
 
-/// A page of [`TaskStore::list`].
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// A page of [`TaskStore::list`] (written as `{ total, offset, items }`, each item with the
+/// query's fields).
+#[derive(Debug, Clone)]
 pub struct ListPage<'a> {
     /// Tasks matching the query, before paging.
     pub total: usize,
     pub offset: usize,
     pub items: Vec<&'a ConversationSkeleton>,
+    /// The fields `items` are written with.
+    pub fields: Fields,
+}
+
+impl Serialize for ListPage<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let items: Vec<_> = self.items.iter().map(|s| self.fields.pick(s)).collect();
+        let mut page = ser.serialize_struct("ListPage", 3)?;
+        page.serialize_field("total", &self.total)?;
+        page.serialize_field("offset", &self.offset)?;
+        page.serialize_field("items", &items)?;
+        page.end()
+    }
 }
 
 impl TaskStore {
-    /// Tasks matching `q`, sorted, one page.
+    /// Tasks matching `q`, sorted, one page. The order of each sort is kept between calls
+    /// (until a refresh changes something): a call filters and pages, it does not sort.
     pub fn list(&self, q: &ListQuery) -> ListPage<'_> {
         let ws = q.workspace.as_deref().map(WorkspaceQuery::new);
-        let mut hits: Vec<&ConversationSkeleton> = self
-            .skeletons
-            .iter()
-            .filter(|s| {
-                ws.as_ref().is_none_or(|w| {
-                    s.metadata
-                        .workspace
-                        .as_deref()
-                        .is_some_and(|x| w.matches(x))
-                })
-            })
-            .filter(|s| q.host.as_deref().is_none_or(|h| s.metadata.source == h))
-            .filter(|s| {
-                q.mode.as_deref().is_none_or(|m| {
+        let keep = |s: &ConversationSkeleton| {
+            ws.as_ref().is_none_or(|w| {
+                s.metadata
+                    .workspace
+                    .as_deref()
+                    .is_some_and(|x| w.matches(x))
+            }) && q.host.as_deref().is_none_or(|h| s.metadata.source == h)
+                && q.mode.as_deref().is_none_or(|m| {
                     s.metadata
                         .mode
                         .as_deref()
                         .is_some_and(|x| x.eq_ignore_ascii_case(m))
                 })
-            })
-            .filter(|s| {
-                let last = s.last_activity_ms.unwrap_or(0);
-                q.since_ms.is_none_or(|t| last >= t) && q.until_ms.is_none_or(|t| last < t)
-            })
-            .filter(|s| !q.roots_only || s.parent_task_id.is_none())
-            .collect();
+                && {
+                    let last = s.last_activity_ms.unwrap_or(0);
+                    q.since_ms.is_none_or(|t| last >= t) && q.until_ms.is_none_or(|t| last < t)
+                }
+                && (!q.roots_only || s.parent_task_id.is_none())
+        };
         let reverse = q
             .ascending
             .is_some_and(|asc| asc != q.sort.natural_ascending());
-        hits.sort_by(|a, b| {
-            let by_key = q.sort.compare(a, b);
-            let by_key = if reverse { by_key.reverse() } else { by_key };
-            by_key.then_with(|| a.task_id.cmp(&b.task_id))
+        let order = self.views.order(q.sort, reverse, || {
+            let mut order: Vec<u32> = (0..self.skeletons.len() as u32).collect();
+            order.sort_by(|&a, &b| {
+                let (a, b) = (&self.skeletons[a as usize], &self.skeletons[b as usize]);
+                let by_key = q.sort.compare(a, b);
+                let by_key = if reverse { by_key.reverse() } else { by_key };
+                by_key.then_with(|| a.task_id.cmp(&b.task_id))
+            });
+            order
         });
-        let total = hits.len();
-        let items = hits
-            .into_iter()
-            .skip(q.offset)
-            .take(q.limit.unwrap_or(usize::MAX))
-            .collect();
+        let limit = q.limit.unwrap_or(usize::MAX);
+        let mut total = 0;
+        let mut items = Vec::new();
+        for s in order.iter().filter_map(|&i| self.skeletons.get(i as usize)) {
+            if keep(s) {
+                if total >= q.offset && items.len() < limit {
+                    items.push(s);
+                }
+                total += 1;
+            }
+        }
         ListPage {
             total,
             offset: q.offset,
             items,
+            fields: q.fields,
         }
     }
 }

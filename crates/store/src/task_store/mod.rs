@@ -10,16 +10,14 @@
 //!   entries), not by rewriting it. When the journal has grown to a quarter of the data, the
 //!   cache is rewritten whole, once.
 //! - Queries run in Rust over the headers; only what a caller shows crosses to JavaScript. The
-//!   bulk form, [`TaskStore::headers_json`], is one JSON document.
+//!   bulk form, [`TaskStore::headers_json`], is one JSON document (`views.rs`).
 
 use crate::cache::{self, BuildOptions, TaskSig, TaskUpdate};
 use crate::discover::{discover_storage, DiscoverOptions};
 use crate::{fsutil, HostEnv, Result, StoreError};
 use rayon::prelude::*;
 use roo_formats::diag::Diagnostic;
-use roo_state::hierarchy::{
-    self, HierarchyMetrics, HierarchyOptions, KeyMemo, TaskTreeNode, TaskTreeView, TreeOptions,
-};
+use roo_state::hierarchy::{self, HierarchyMetrics, HierarchyOptions, KeyMemo};
 use roo_state::skeleton::{analyze_task, AnalyzeOptions};
 use roo_state::ConversationSkeleton;
 use serde::Serialize;
@@ -30,8 +28,10 @@ use std::time::Instant;
 
 mod changes;
 mod list;
+mod views;
 
 pub use list::{ListPage, ListQuery, SortKey};
+pub use views::{Fields, Picked, HEADER_FIELDS};
 
 /// Options of [`TaskStore::open`].
 #[derive(Debug, Clone, Default)]
@@ -133,6 +133,8 @@ pub struct TaskStore {
     layout: u64,
     revision: u64,
     changes: std::collections::VecDeque<(u64, Vec<usize>)>,
+    /// Sort orders and the tree JSON kept between refreshes.
+    views: views::Views,
 }
 
 /// A task parsed by a refresh: its store, id, signature, unlinked header (or why it has none).
@@ -195,6 +197,7 @@ impl TaskStore {
             layout: changes::next_layout(),
             revision: 0,
             changes: Default::default(),
+            views: views::Views::default(),
         };
         let mut loaded: Vec<(String, Task, Option<ConversationSkeleton>, Vec<Diagnostic>)> =
             Vec::new();
@@ -204,6 +207,7 @@ impl TaskStore {
                 Ok((info, tasks)) => {
                     let n = store.stores.len();
                     store.stores.push(info);
+                    loaded.reserve_exact(tasks.len());
                     for (id, sig, s, d) in tasks {
                         loaded.push((id, Task { store: n, sig }, s, d));
                     }
@@ -233,6 +237,10 @@ impl TaskStore {
             }
             dup
         });
+        // Exact sizes: a header is most of a kilobyte, and a doubling vector would hold up to
+        // twice the handle's headers while it grows.
+        store.tasks.reserve_exact(loaded.len());
+        store.skeletons.reserve_exact(loaded.len());
         for (id, task, skeleton, diags) in loaded {
             match skeleton {
                 Some(s) => {
@@ -429,6 +437,7 @@ impl TaskStore {
             report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
             return Ok(report);
         }
+        self.views.clear();
 
         // Parse the changed and new tasks.
         let opts = header_options();
@@ -734,37 +743,6 @@ impl TaskStore {
         let &i = self.index.get(task_id)?;
         let t = self.tasks.get(i)?;
         crate::find::task_folder(Path::new(&self.stores.get(t.store)?.tasks_dir), task_id)
-    }
-
-    /// The forest of tasks, or one subtree (see [`hierarchy::get_task_tree`]).
-    pub fn tree(&self, opts: &TreeOptions) -> Vec<TaskTreeNode> {
-        hierarchy::get_task_tree(&self.skeletons, opts)
-    }
-
-    /// [`TaskStore::tree`] borrowing from the handle (the same JSON, no string copied).
-    pub fn tree_view(&self, opts: &TreeOptions) -> Vec<TaskTreeView<'_>> {
-        hierarchy::get_task_tree_view(&self.skeletons, opts)
-    }
-
-    /// The trees of several tasks (by full id) in one pass, in the order given
-    /// ([`hierarchy::get_task_trees_view`]).
-    pub fn trees_view(&self, root_ids: &[String], max_depth: Option<u32>) -> Vec<TaskTreeView<'_>> {
-        hierarchy::get_task_trees_view(&self.skeletons, root_ids, max_depth)
-    }
-
-    /// Ancestors of a task, nearest first.
-    pub fn ancestors(&self, task_id: &str) -> Vec<String> {
-        hierarchy::ancestors(&self.skeletons, task_id)
-    }
-
-    /// Descendants of a task, breadth-first.
-    pub fn descendants(&self, task_id: &str) -> Vec<String> {
-        hierarchy::descendants(&self.skeletons, task_id)
-    }
-
-    /// Every header as one JSON array (the bulk transfer to JavaScript).
-    pub fn headers_json(&self) -> Result<Vec<u8>> {
-        serde_json::to_vec(&self.skeletons).map_err(|e| StoreError::InvalidArgument(e.to_string()))
     }
 }
 

@@ -127,3 +127,16 @@ pub fn rebuild_opts(
         now_ms: 1_760_000_000_000,
     }
 }
+
+/// A task store handle over `tasks`, with its cache under `cache_root` (`None`: no cache).
+pub fn open_store(tasks: &Path, cache_root: Option<&Path>) -> roo_store::task_store::TaskStore {
+    roo_store::task_store::TaskStore::open(
+        &roo_store::HostEnv::current(),
+        &roo_store::task_store::OpenOptions {
+            tasks_dirs: vec![tasks.to_path_buf()],
+            cache_root: cache_root.map(Path::to_path_buf),
+            ignore_stored_links: false,
+        },
+    )
+    .expect("open")
+}

@@ -1,0 +1,226 @@
+//! What the handle keeps between refreshes so that its queries do not redo work: the task order
+//! of each sort a list asked for, and the JSON of the last whole tree. A refresh that changed
+//! anything drops them; the next query builds what it needs again.
+
+use super::list::SortKey;
+use super::TaskStore;
+use crate::StoreError;
+use roo_state::hierarchy::{self, TaskTreeNode, TaskTreeView, TreeOptions};
+use roo_state::ConversationSkeleton;
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use std::sync::{Arc, Mutex};
+
+/// A sort order: positions of the handle's headers, sorted.
+pub(super) type Order = Arc<[u32]>;
+
+/// The handle's kept views (see the module documentation). Behind locks: queries take `&self`.
+#[derive(Default)]
+pub(super) struct Views {
+    orders: Mutex<Vec<((SortKey, bool), Order)>>,
+    /// The options of the kept tree (workspace, depth) and its JSON.
+    tree: Mutex<Option<(TreeKey, Arc<str>)>>,
+}
+
+/// The options a whole tree is kept for.
+pub(super) type TreeKey = (Option<String>, Option<u32>);
+
+impl Views {
+    /// Forget every kept view (the headers or their links changed).
+    pub(super) fn clear(&mut self) {
+        *self.orders.get_mut().unwrap_or_else(|e| e.into_inner()) = Vec::new();
+        *self.tree.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// The order of `key` (`reverse`: against the key's natural order; ties stay by task id),
+    /// sorted once and kept.
+    pub(super) fn order(
+        &self,
+        key: SortKey,
+        reverse: bool,
+        sort: impl FnOnce() -> Vec<u32>,
+    ) -> Order {
+        let mut orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, o)) = orders.iter().find(|(k, _)| *k == (key, reverse)) {
+            return o.clone();
+        }
+        let o: Order = sort().into();
+        orders.push(((key, reverse), o.clone()));
+        o
+    }
+
+    /// The JSON of the tree of `key`, built once and kept.
+    pub(super) fn tree(
+        &self,
+        key: TreeKey,
+        build: impl FnOnce() -> serde_json::Result<String>,
+    ) -> serde_json::Result<Arc<str>> {
+        let mut tree = self.tree.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((k, json)) = tree.as_ref() {
+            if *k == key {
+                return Ok(json.clone());
+            }
+        }
+        let json: Arc<str> = build()?.into();
+        *tree = Some((key, json.clone()));
+        Ok(json)
+    }
+}
+
+impl TaskStore {
+    /// Every header as one JSON array, with `fields` of each (the bulk transfer to JavaScript).
+    pub fn headers_json(&self, fields: Fields) -> crate::Result<Vec<u8>> {
+        let picked: Vec<Picked<'_>> = self.skeletons.iter().map(|s| fields.pick(s)).collect();
+        serde_json::to_vec(&picked).map_err(|e| StoreError::InvalidArgument(e.to_string()))
+    }
+
+    /// The JSON of [`TaskStore::tree_view`]. A whole forest (no `root_id`) is kept until a
+    /// refresh changes something: asked again, it is not built again.
+    pub fn tree_json(&self, opts: &TreeOptions) -> crate::Result<Arc<str>> {
+        let build = || serde_json::to_string(&self.tree_view(opts));
+        let json = match opts.root_id {
+            None => self
+                .views
+                .tree((opts.workspace.clone(), opts.max_depth), build),
+            Some(_) => build().map(Into::into),
+        };
+        json.map_err(|e| StoreError::InvalidArgument(e.to_string()))
+    }
+}
+
+/// The top-level fields of a header (its JSON names), in the order a header is written.
+pub const HEADER_FIELDS: [&str; 17] = [
+    "taskId",
+    "parentTaskId",
+    "sequence",
+    "metadata",
+    "childTaskInstructionPrefixes",
+    "isCompleted",
+    "truncatedInstruction",
+    "instruction",
+    "childTasks",
+    "storedLinks",
+    "parentEvidence",
+    "rootTaskId",
+    "apiTotals",
+    "files",
+    "createdAtMs",
+    "lastActivityMs",
+    "diagnostics",
+];
+
+/// A choice of a header's top-level fields (see [`HEADER_FIELDS`]): what a list view asks for
+/// instead of every instruction and every child's message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fields(u32);
+
+impl Default for Fields {
+    /// Every field.
+    fn default() -> Self {
+        Fields((1 << HEADER_FIELDS.len()) - 1)
+    }
+}
+
+impl Fields {
+    /// The fields named (`taskId` always included); an unknown name is an error naming it.
+    pub fn parse<S: AsRef<str>>(names: &[S]) -> Result<Fields, String> {
+        let mut bits = 1;
+        for n in names {
+            let n = n.as_ref();
+            let i = HEADER_FIELDS.iter().position(|f| *f == n).ok_or_else(|| {
+                format!(
+                    "{n} is not a field of a task header ({})",
+                    HEADER_FIELDS.join(", ")
+                )
+            })?;
+            bits |= 1 << i;
+        }
+        Ok(Fields(bits))
+    }
+
+    fn has(self, i: usize) -> bool {
+        self.0 & (1 << i) != 0
+    }
+
+    /// `s` with only these fields, written as a header is.
+    pub fn pick(self, s: &ConversationSkeleton) -> Picked<'_> {
+        Picked(s, self)
+    }
+}
+
+/// A header with some of its fields ([`Fields::pick`]).
+pub struct Picked<'a>(&'a ConversationSkeleton, Fields);
+
+impl Serialize for Picked<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let (s, f) = (self.0, self.1);
+        if f == Fields::default() {
+            return s.serialize(ser);
+        }
+        let mut m = ser.serialize_map(None)?;
+        let name = |i: usize| HEADER_FIELDS[i];
+        macro_rules! field {
+            ($i:expr, $v:expr) => {
+                if f.has($i) {
+                    m.serialize_entry(name($i), $v)?;
+                }
+            };
+        }
+        macro_rules! optional {
+            ($i:expr, $v:expr) => {
+                if f.has($i) {
+                    if let Some(v) = $v {
+                        m.serialize_entry(name($i), v)?;
+                    }
+                }
+            };
+        }
+        field!(0, &s.task_id);
+        optional!(1, &s.parent_task_id);
+        optional!(2, &s.sequence);
+        field!(3, &s.metadata);
+        field!(4, &s.child_task_instruction_prefixes);
+        field!(5, &s.is_completed);
+        optional!(6, &s.truncated_instruction);
+        optional!(7, &s.instruction);
+        field!(8, &s.child_tasks);
+        field!(9, &s.stored_links);
+        optional!(10, &s.parent_evidence);
+        optional!(11, &s.root_task_id);
+        field!(12, &s.api_totals);
+        field!(13, &s.files);
+        optional!(14, &s.created_at_ms);
+        optional!(15, &s.last_activity_ms);
+        field!(16, &s.diagnostics);
+        m.end()
+    }
+}
+
+/// The trees and links of the handle's tasks, in place.
+impl TaskStore {
+    /// The forest of tasks, or one subtree (see [`hierarchy::get_task_tree`]).
+    pub fn tree(&self, opts: &TreeOptions) -> Vec<TaskTreeNode> {
+        hierarchy::get_task_tree(&self.skeletons, opts)
+    }
+
+    /// [`TaskStore::tree`] borrowing from the handle (the same JSON, no string copied).
+    pub fn tree_view(&self, opts: &TreeOptions) -> Vec<TaskTreeView<'_>> {
+        hierarchy::get_task_tree_view(&self.skeletons, opts)
+    }
+
+    /// The trees of several tasks (by full id) in one pass, in the order given
+    /// ([`hierarchy::get_task_trees_view`]).
+    pub fn trees_view(&self, root_ids: &[String], max_depth: Option<u32>) -> Vec<TaskTreeView<'_>> {
+        hierarchy::get_task_trees_view(&self.skeletons, root_ids, max_depth)
+    }
+
+    /// Ancestors of a task, nearest first.
+    pub fn ancestors(&self, task_id: &str) -> Vec<String> {
+        hierarchy::ancestors(&self.skeletons, task_id)
+    }
+
+    /// Descendants of a task, breadth-first.
+    pub fn descendants(&self, task_id: &str) -> Vec<String> {
+        hierarchy::descendants(&self.skeletons, task_id)
+    }
+}

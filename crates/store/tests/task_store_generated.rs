@@ -1,0 +1,191 @@
+//! The task store handle on a generated store (every era, inferred links only): a file of a task
+//! rewritten in place (its folder's time unchanged), a refresh, and then every link, the tree and
+//! the sorted lists are what a fresh scan and hierarchy pass give.
+
+use roo_state::hierarchy::{self, HierarchyOptions, TreeOptions};
+use roo_state::scan::{scan_tasks, ScanOptions};
+use roo_state::skeleton::AnalyzeOptions;
+use roo_store::task_store::{Fields, ListQuery, SortKey, TaskStore, HEADER_FIELDS};
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+mod common;
+
+fn open(tasks: &Path, cache_root: &Path) -> TaskStore {
+    common::open_store(tasks, Some(cache_root))
+}
+
+/// Every task's parent, from a fresh scan of the folder linked by a fresh hierarchy pass.
+fn fresh_links(tasks: &Path) -> BTreeMap<String, Option<String>> {
+    let scan = scan_tasks(
+        tasks,
+        &ScanOptions {
+            concurrency: 0,
+            analyze: AnalyzeOptions {
+                include_sequence: false,
+                ..AnalyzeOptions::default()
+            },
+            on_progress: None,
+            cancel: None,
+            hierarchy: None,
+        },
+    )
+    .expect("scan");
+    let (linked, _) =
+        hierarchy::reconstruct_hierarchy(scan.skeletons, &HierarchyOptions::default());
+    linked
+        .into_iter()
+        .map(|s| (s.task_id, s.parent_task_id))
+        .collect()
+}
+
+fn links(store: &TaskStore) -> BTreeMap<String, Option<String>> {
+    store
+        .skeletons()
+        .iter()
+        .map(|s| (s.task_id.clone(), s.parent_task_id.clone()))
+        .collect()
+}
+
+/// The ids of a whole list in `key`'s order.
+fn listed(store: &TaskStore, key: SortKey) -> Vec<String> {
+    let q = ListQuery {
+        sort: key,
+        ..ListQuery::default()
+    };
+    store
+        .list(&q)
+        .items
+        .iter()
+        .map(|s| s.task_id.clone())
+        .collect()
+}
+
+/// Rewrite a child task's instruction wherever its ui messages hold it, in place (same file, same size,
+/// a later modification time; the folder's entries and time untouched). Returns its id.
+fn rewrite_an_instruction(store: &TaskStore, tasks: &Path) -> String {
+    for s in store.skeletons() {
+        let (Some(_), Some(instruction)) = (&s.parent_task_id, &s.instruction) else {
+            continue;
+        };
+        let file = tasks.join(&s.task_id).join("ui_messages.json");
+        let Ok(text) = fs::read_to_string(&file) else {
+            continue;
+        };
+        let quoted = serde_json::to_string(instruction).expect("json");
+        let inner = &quoted[1..quoted.len() - 1];
+        if !text.contains(inner) {
+            continue;
+        }
+        // Letters and digits become `q`: the same length, a text no parent issued.
+        let other: String = instruction
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { 'q' } else { c })
+            .collect();
+        let other = serde_json::to_string(&other).expect("json");
+        let changed = text.replace(inner, &other[1..other.len() - 1]);
+        let dir_time = fs::metadata(file.parent().expect("folder"))
+            .and_then(|m| m.modified())
+            .expect("folder time");
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&file)
+            .expect("open in place");
+        f.write_all(changed.as_bytes()).expect("write");
+        f.set_modified(SystemTime::now() + Duration::from_secs(5))
+            .expect("mtime");
+        drop(f);
+        let after = fs::metadata(file.parent().expect("folder"))
+            .and_then(|m| m.modified())
+            .expect("folder time");
+        assert_eq!(
+            dir_time, after,
+            "the folder's time moved: not a change in place"
+        );
+        return s.task_id.clone();
+    }
+    panic!("no child task with its instruction in ui_messages.json");
+}
+
+#[test]
+fn a_change_inside_a_folder_relinks_like_a_fresh_pass() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store_dir = dir.path().join("store");
+    roo_corpus::generate(
+        &store_dir,
+        &roo_corpus::CorpusSpec {
+            tasks: 300,
+            seed: 31,
+            target_bytes: Some(300 * 6_000),
+            strip_stored_links: true,
+            ..roo_corpus::CorpusSpec::default()
+        },
+    )
+    .expect("corpus");
+    let tasks = store_dir.join("tasks");
+    let cache_root = dir.path().join("cache");
+    let mut store = open(&tasks, &cache_root);
+    assert_eq!(links(&store), fresh_links(&tasks), "after the open");
+    // The kept views exist before the change: a refresh must drop them.
+    let titles_before = listed(&store, SortKey::Title);
+    let tree_before = store.tree_json(&TreeOptions::default()).expect("tree");
+
+    let changed = rewrite_an_instruction(&store, &tasks);
+    let parent_before = store.get(&changed).expect("task").parent_task_id.clone();
+    let report = store.refresh().expect("refresh");
+    assert_eq!((report.changed, report.added, report.removed), (1, 0, 0));
+    let header = store.get(&changed).expect("task");
+    assert!(header
+        .instruction
+        .as_deref()
+        .is_some_and(|i| i.contains("qq")));
+    assert_ne!(
+        header.parent_task_id, parent_before,
+        "the rewritten child kept its parent"
+    );
+
+    // Every link, the tree and the lists as a fresh pass (and a fresh handle) give them.
+    assert_eq!(links(&store), fresh_links(&tasks), "after the refresh");
+    let fresh = open(&tasks, &dir.path().join("cache-fresh"));
+    let tree = store.tree_json(&TreeOptions::default()).expect("tree");
+    let fresh_tree = fresh.tree_json(&TreeOptions::default()).expect("tree");
+    assert!(tree == fresh_tree, "the tree differs from a fresh handle's");
+    assert!(
+        tree != tree_before,
+        "the tree kept from before the change was served"
+    );
+    let titles = listed(&store, SortKey::Title);
+    assert_eq!(titles, listed(&fresh, SortKey::Title));
+    assert_ne!(titles, titles_before, "the retitled task kept its place");
+    for key in [
+        SortKey::LastActivity,
+        SortKey::MessageCount,
+        SortKey::TotalSize,
+    ] {
+        assert_eq!(listed(&store, key), listed(&fresh, key), "{key:?}");
+    }
+    // A header with some fields is the full one without the others, for each field.
+    let full: Vec<serde_json::Value> =
+        serde_json::from_slice(&store.headers_json(Fields::default()).expect("json"))
+            .expect("parse");
+    for name in HEADER_FIELDS {
+        let fields = Fields::parse(&[name]).expect("fields");
+        let picked: Vec<serde_json::Value> =
+            serde_json::from_slice(&store.headers_json(fields).expect("json")).expect("parse");
+        assert_eq!(picked.len(), full.len());
+        for (f, p) in full.iter().zip(&picked) {
+            let mut want = serde_json::Map::new();
+            for k in ["taskId", name] {
+                if let Some(v) = f.get(k) {
+                    want.insert(k.into(), v.clone());
+                }
+            }
+            assert_eq!(p, &serde_json::Value::Object(want), "{name}");
+        }
+    }
+    assert!(Fields::parse(&["instructions"]).is_err());
+}
