@@ -11,7 +11,8 @@
 //! name is read from its folder; nothing is trusted that does not check out. The file is only
 //! ever replaced whole: written beside it and renamed over it, so a reader sees the old file or
 //! the new one. A footer that does not check out makes the whole file unknown (every task is read
-//! from its folder, and a new file is written).
+//! from its folder, and a new file is written). A few tasks out of date do not make a new file
+//! (see `with_texts`): they are read from their folders until more than one in fifty are.
 
 use super::dialogue::Kind;
 use roo_store::cache::TaskSig;
@@ -157,12 +158,18 @@ impl TextStore {
         Ok(true)
     }
 
-    /// Whether the store holds a task that `current` (every task of the store now, with its
+    /// How many tasks the store holds that `current` (every task of the store now, with its
     /// signature) does not have at the same signature.
-    pub fn outdated(&self, current: &HashMap<String, u64>) -> bool {
+    pub fn outdated(&self, current: &HashMap<String, u64>) -> usize {
         self.entries
             .iter()
-            .any(|(id, e)| current.get(id) != Some(&e.sig))
+            .filter(|(id, e)| current.get(*id) != Some(&e.sig))
+            .count()
+    }
+
+    /// Whether a store file was read (a missing or damaged one was not).
+    pub fn is_open(&self) -> bool {
+        self.file.is_some()
     }
 
     /// Whether the store holds `task_id` at signature `sig` (its body unchecked).

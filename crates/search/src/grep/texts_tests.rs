@@ -229,5 +229,50 @@ fn the_text_store_gives_what_the_folders_give() {
         .enumerate()
         .filter_map(|(i, s)| Some((s.task_id.clone(), texts::sig_hash(&store.signature(i)?))))
         .collect();
-    assert!(!kept.outdated(&sigs));
+    assert_eq!(kept.outdated(&sigs), 0);
+}
+
+#[test]
+fn a_few_changed_tasks_are_read_from_their_folders_until_one_in_fifty() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let tasks = tmp.path().join("tasks");
+    let write = |n: usize, word: &str| {
+        let dir = tasks.join(format!("019b0000-0000-7000-8000-{n:012}"));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let ui = serde_json::json!([
+            {"ts": 1_767_225_600_000i64 + n as i64, "type": "say", "say": "text", "text": format!("task {n} says {word}")},
+        ]);
+        std::fs::write(dir.join("ui_messages.json"), ui.to_string()).expect("write");
+    };
+    for n in 0..120 {
+        write(n, "alpha");
+    }
+    let cache = tmp.path().join("cache");
+    let mut store = open(&tasks);
+    let file = texts::store_file(&cache, &tasks);
+    let (first, _) = both(&store, &cache, &opts("says", false, false));
+    assert_eq!((first.matches.len(), first.files_parsed), (120, 120));
+    let written = std::fs::read(&file).expect("store");
+
+    // One task changes: read from its folder, the file left as it is.
+    write(7, "beta-gamma");
+    store.refresh().expect("refresh");
+    let (through, files) = both(&store, &cache, &opts("beta-gamma", false, false));
+    assert_eq!(seen(&through), seen(&files));
+    assert_eq!(
+        (through.files_parsed, through.tasks_from_text_store),
+        (1, 119)
+    );
+    assert_eq!(std::fs::read(&file).expect("store"), written);
+
+    // Three changed: more than one in fifty, the file is written again.
+    write(8, "beta-gamma");
+    write(9, "beta-gamma");
+    store.refresh().expect("refresh");
+    let (through, files) = both(&store, &cache, &opts("beta-gamma", false, false));
+    assert_eq!(seen(&through), seen(&files));
+    assert_eq!(through.matches.len(), 3);
+    assert_ne!(std::fs::read(&file).expect("store"), written);
+    let (again, _) = both(&store, &cache, &opts("beta-gamma", false, false));
+    assert_eq!((again.files_parsed, again.tasks_from_text_store), (0, 120));
 }

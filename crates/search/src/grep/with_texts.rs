@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// The text store of one store, and every task that store has now, with its signature hash.
 pub struct Texts<'a> {
@@ -18,10 +19,15 @@ pub struct Texts<'a> {
     pub current: &'a HashMap<String, u64>,
 }
 
-/// What one task gave: its matches, and its body when the new store file needs it.
+/// The file is written again once more than one task in this many is missing or out of date.
+const RENEW_AT: usize = 50;
+
+/// What one task gave: its matches, and the body read from its folder when no new store file is
+/// being written (a repair, written after the run).
 struct Read {
     found: TaskFound,
     body: Option<Vec<u8>>,
+    write_error: Option<std::io::Error>,
     from_store: bool,
     damaged: Option<String>,
 }
@@ -45,9 +51,16 @@ pub(super) fn grep_into(
             texts.file.display()
         ));
     }
-    let outdated = tasks.iter().any(|(t, sig)| !store.holds(&t.task_id, *sig))
-        || store.outdated(texts.current);
-    let mut writer = if outdated {
+    // The file is written again when it cannot be read, or once more than one task in fifty is
+    // missing from it or out of date; until then such tasks are read from their folders (a run
+    // after one task changed reads one folder, not a whole new file).
+    let stale = tasks
+        .iter()
+        .filter(|(t, sig)| !store.holds(&t.task_id, *sig))
+        .count()
+        + store.outdated(texts.current);
+    let outdated = !store.is_open() || stale * RENEW_AT > texts.current.len();
+    let mut writer = if outdated && !(tasks.is_empty() && texts.current.is_empty()) {
         match Writer::create(texts.file) {
             Ok(w) => Some(w),
             Err(e) => {
@@ -60,13 +73,17 @@ pub(super) fn grep_into(
     } else {
         None
     };
-    let keep_bodies = writer.is_some();
+    // A store that could not be written is not tried again with the bodies of this run.
+    let writable = !outdated || writer.is_some();
+    // Each body goes to the new file as soon as it is read (in no particular order: the table at
+    // the end says where each is), so a run holds no more than one body per thread.
+    let shared = writer.take().map(Mutex::new);
     let mut repairs: Vec<(String, u64, Vec<u8>)> = Vec::new();
     let mut damaged: Vec<String> = Vec::new();
     let mut write_error: Option<std::io::Error> = None;
     for batch in tasks.chunks(BATCH) {
         if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            if let Some(w) = writer.take() {
+            if let Some(w) = shared.and_then(|m| m.into_inner().ok()) {
                 w.abandon();
             }
             return Err(Error::Aborted);
@@ -78,7 +95,7 @@ pub(super) fn grep_into(
                     t,
                     *sig,
                     &store,
-                    keep_bodies,
+                    shared.as_ref(),
                     matcher,
                     opts,
                     context,
@@ -89,19 +106,15 @@ pub(super) fn grep_into(
             })
             .collect();
         for (r, (t, sig)) in read.into_iter().zip(batch) {
+            let was_damaged = r.damaged.is_some();
             if let Some(why) = r.damaged {
                 damaged.push(why);
             }
-            if let Some(body) = r.body {
-                match writer.as_mut() {
-                    Some(w) => {
-                        if let Err(e) = w.add(&t.task_id, *sig, &body) {
-                            write_error.get_or_insert(e);
-                        }
-                    }
-                    None if !r.from_store => repairs.push((t.task_id.clone(), *sig, body)),
-                    None => {}
-                }
+            if let Some(e) = r.write_error {
+                write_error.get_or_insert(e);
+            }
+            if let Some(body) = r.body.filter(|_| writable && was_damaged) {
+                repairs.push((t.task_id.clone(), *sig, body));
             }
             report.tasks_from_text_store += usize::from(r.from_store);
             super::take_found(report, r.found, max);
@@ -123,6 +136,13 @@ pub(super) fn grep_into(
                 .join("; ")
         ));
     }
+    let mut writer = shared.and_then(|m| match m.into_inner() {
+        Ok(w) => Some(w),
+        Err(poisoned) => {
+            poisoned.into_inner().abandon();
+            None
+        }
+    });
     if writer.is_none() && !repairs.is_empty() {
         writer = Writer::create(texts.file).ok();
     }
@@ -171,7 +191,7 @@ fn read_task(
     t: &GrepTask,
     sig: u64,
     store: &TextStore,
-    keep_body: bool,
+    writer: Option<&Mutex<Writer>>,
     matcher: &Matcher,
     opts: &GrepOptions,
     context: usize,
@@ -187,6 +207,7 @@ fn read_task(
     let mut read = Read {
         found: TaskFound::default(),
         body: None,
+        write_error: None,
         from_store: false,
         damaged: None,
     };
@@ -221,8 +242,8 @@ fn read_task(
                     search(&mut read.found, kind, ts, index, text);
                 }
                 if read.damaged.is_none() {
-                    if keep_body {
-                        read.body = Some(buf.clone());
+                    if let Some(w) = writer {
+                        read.write_error = add(w, &t.task_id, sig, buf);
                     }
                     return read;
                 }
@@ -236,7 +257,10 @@ fn read_task(
     }
     // From the folder: every text, decoded, kept as the task's new body.
     let Some(file) = dialogue::source_file(&t.dir) else {
-        read.body = Some(Vec::new());
+        match writer {
+            Some(w) => read.write_error = add(w, &t.task_id, sig, &[]),
+            None => read.body = Some(Vec::new()),
+        }
         return read;
     };
     let mut body = Vec::new();
@@ -253,6 +277,17 @@ fn read_task(
     );
     read.found.parsed = true;
     read.found.bytes = std::fs::metadata(&file).map_or(0, |m| m.len());
-    read.body = Some(body);
+    match writer {
+        Some(w) => read.write_error = add(w, &t.task_id, sig, &body),
+        None => read.body = Some(body),
+    }
     read
+}
+
+/// Add a body to the new store file; the error, if any.
+fn add(w: &Mutex<Writer>, task_id: &str, sig: u64, body: &[u8]) -> Option<std::io::Error> {
+    match w.lock() {
+        Ok(mut w) => w.add(task_id, sig, body).err(),
+        Err(_) => Some(std::io::Error::other("a writer thread failed")),
+    }
 }
