@@ -115,23 +115,7 @@ fn main() {
         )
         .expect("grep through the text store")
     };
-    let t = Instant::now();
-    // A pattern found nowhere: every task is read, none stops the run.
-    let nowhere = "q7Zx-nowhere-in-any-task";
-    let built = through(
-        &Matcher::new(nowhere, false, false).expect("pattern"),
-        &GrepOptions {
-            pattern: nowhere.to_owned(),
-            ..GrepOptions::default()
-        },
-    );
-    let store_file = grep::texts::store_file(cache.path(), &dir);
-    let store_mib = std::fs::metadata(&store_file).map_or(0, |m| m.len()) as f64 / 1_048_576.0;
-    println!(
-        "text store: built by a first grep in {:.0} ms ({} tasks read from their folders), {store_mib:.1} MiB",
-        t.elapsed().as_secs_f64() * 1000.0,
-        built.files_parsed
-    );
+    build_store(&dir, cache.path(), &through);
     let cases: [(&str, &str, bool, Option<f64>); 5] = [
         ("literal", "Get-ChildItem", false, Some(1.5)),
         ("regex", r"Get-ChildItem\s+-\w+", true, Some(3.0)),
@@ -176,21 +160,7 @@ fn main() {
             last = Some(r);
         }
         let r = last.expect("a run");
-        // The file-level pre-check alone (read and check, no parse), for where the time goes.
-        let t = Instant::now();
-        let passed: usize = tasks
-            .par_iter()
-            .map_init(Vec::new, |buf, t| {
-                let Some(file) = grep::dialogue::source_file(&t.dir) else {
-                    return 0;
-                };
-                match roo_formats::read::read_task_file_into(&file, buf) {
-                    Ok(true) => usize::from(matcher.may_match(buf)),
-                    _ => 0,
-                }
-            })
-            .sum();
-        let pre_ms = t.elapsed().as_secs_f64() * 1000.0;
+        let (passed, pre_ms) = precheck_only(&tasks, &matcher);
         println!(
             "{:<44} {:>9.1} {:>9.1} {:>7.2}x {:>8} {:>7}{} {:>7}",
             format!("{label}: {pattern}"),
@@ -203,35 +173,94 @@ fn main() {
             r.files_parsed
         );
         println!("    read + pre-check only: {pre_ms:.1} ms, {passed} files pass");
-        let (mut store_ms, mut store_ratios) = (Vec::new(), Vec::new());
-        for _ in 0..runs {
-            let t = Instant::now();
-            raw_read(&tasks);
-            let raw = t.elapsed().as_secs_f64() * 1000.0;
-            let t = Instant::now();
-            let s = through(&matcher, &opts);
-            let g = t.elapsed().as_secs_f64() * 1000.0;
-            assert_eq!(
-                s.matches.len(),
-                r.matches.len(),
-                "the text store found other matches"
-            );
-            assert_eq!(s.files_parsed, 0, "a task was read from its folder");
-            store_ms.push(g);
-            store_ratios.push(g / raw);
-        }
-        println!(
-            "    through the text store: {:.1} ms, {:.2}x the raw read{}",
-            median(store_ms),
-            median(store_ratios.clone()),
-            target.map_or_else(String::new, |t| format!(
-                " (target <= {t}x: {})",
-                if median(store_ratios) <= t {
-                    "met"
-                } else {
-                    "not met"
-                }
-            ))
-        );
+        through_store(&tasks, runs, r.matches.len(), target, || {
+            through(&matcher, &opts)
+        });
     }
+}
+
+/// The runs of one pattern through the text store, against the raw read of each pair.
+fn through_store(
+    tasks: &[GrepTask],
+    runs: usize,
+    matches: usize,
+    target: Option<f64>,
+    through: impl Fn() -> grep::GrepReport,
+) {
+    let (mut store_ms, mut store_ratios) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let t = Instant::now();
+        raw_read(tasks);
+        let raw = t.elapsed().as_secs_f64() * 1000.0;
+        let t = Instant::now();
+        let s = through();
+        let g = t.elapsed().as_secs_f64() * 1000.0;
+        assert_eq!(
+            s.matches.len(),
+            matches,
+            "the text store found other matches"
+        );
+        assert_eq!(s.files_parsed, 0, "a task was read from its folder");
+        store_ms.push(g);
+        store_ratios.push(g / raw);
+    }
+    println!(
+        "    through the text store: {:.1} ms, {:.2}x the raw read{}",
+        median(store_ms),
+        median(store_ratios.clone()),
+        target.map_or_else(String::new, |t| format!(
+            " (target <= {t}x: {})",
+            if median(store_ratios) <= t {
+                "met"
+            } else {
+                "not met"
+            }
+        ))
+    );
+}
+
+/// The first grep through the text store, which writes it: its time and the file's size.
+fn build_store(
+    dir: &Path,
+    cache: &Path,
+    through: &impl Fn(&Matcher, &GrepOptions) -> grep::GrepReport,
+) {
+    let t = Instant::now();
+    // A pattern found nowhere: every task is read, none stops the run.
+    let nowhere = "q7Zx-nowhere-in-any-task";
+    let built = through(
+        &Matcher::new(nowhere, false, false).expect("pattern"),
+        &GrepOptions {
+            pattern: nowhere.to_owned(),
+            ..GrepOptions::default()
+        },
+    );
+    let store_file = grep::texts::store_file(cache, dir);
+    let store_mib = std::fs::metadata(&store_file).map_or(0, |m| m.len()) as f64 / 1_048_576.0;
+    println!(
+        "text store: built by a first grep in {:.0} ms ({} tasks read from their folders), {store_mib:.1} MiB",
+        t.elapsed().as_secs_f64() * 1000.0,
+        built.files_parsed
+    );
+}
+
+/// The file-level pre-check alone (read and check, no parse), for where the time goes: the files
+/// that pass, and the time.
+fn precheck_only(tasks: &[GrepTask], matcher: &Matcher) -> (usize, f64) {
+    // The file-level pre-check alone (read and check, no parse), for where the time goes.
+    let t = Instant::now();
+    let passed: usize = tasks
+        .par_iter()
+        .map_init(Vec::new, |buf, t| {
+            let Some(file) = grep::dialogue::source_file(&t.dir) else {
+                return 0;
+            };
+            match roo_formats::read::read_task_file_into(&file, buf) {
+                Ok(true) => usize::from(matcher.may_match(buf)),
+                _ => 0,
+            }
+        })
+        .sum();
+    let pre_ms = t.elapsed().as_secs_f64() * 1000.0;
+    (passed, pre_ms)
 }

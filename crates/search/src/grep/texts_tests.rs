@@ -208,21 +208,31 @@ fn the_text_store_gives_what_the_folders_give() {
     );
     assert!(TextStore::open(&file).problem.is_none());
 
-    // A task removed leaves the store.
+    removed_task_leaves_the_store(&mut store, &cache, &file, &id, &dir);
+}
+
+/// A task removed leaves the store file.
+fn removed_task_leaves_the_store(
+    store: &mut TaskStore,
+    cache: &Path,
+    file: &Path,
+    id: &str,
+    dir: &Path,
+) {
     let position = store
         .skeletons()
         .iter()
         .position(|s| s.task_id == id)
         .expect("position");
     let sig = texts::sig_hash(&store.signature(position).expect("sig"));
-    assert!(TextStore::open(&file).holds(&id, sig));
-    std::fs::remove_dir_all(&dir).expect("rm");
+    assert!(TextStore::open(file).holds(id, sig));
+    std::fs::remove_dir_all(dir).expect("rm");
     store.refresh().expect("refresh");
-    let (through, files) = both(&store, &cache, &opts("the", false, false));
+    let (through, files) = both(store, cache, &opts("the", false, false));
     assert_eq!(seen(&through), seen(&files));
-    let kept = TextStore::open(&file);
+    let kept = TextStore::open(file);
     assert!(kept.problem.is_none());
-    assert!(!kept.holds(&id, sig));
+    assert!(!kept.holds(id, sig));
     let sigs: std::collections::HashMap<String, u64> = store
         .skeletons()
         .iter()

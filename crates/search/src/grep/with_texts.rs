@@ -136,52 +136,14 @@ pub(super) fn grep_into(
                 .join("; ")
         ));
     }
-    let mut writer = shared.and_then(|m| match m.into_inner() {
+    let writer = shared.and_then(|m| match m.into_inner() {
         Ok(w) => Some(w),
         Err(poisoned) => {
             poisoned.into_inner().abandon();
             None
         }
     });
-    if writer.is_none() && !repairs.is_empty() {
-        writer = Writer::create(texts.file).ok();
-    }
-    if let Some(mut w) = writer {
-        let mut result = match write_error {
-            Some(e) => Err(e),
-            None => Ok(()),
-        };
-        for (id, sig, body) in &repairs {
-            if result.is_ok() {
-                result = w.add(id, *sig, body);
-            }
-        }
-        // The tasks this grep did not read keep their bodies, when they still check out.
-        let mut buf = Vec::new();
-        for (id, &sig) in texts.current {
-            if result.is_err() {
-                break;
-            }
-            if !w.has(id) && matches!(store.body(id, sig, &mut buf), Ok(true)) {
-                result = w.add(id, sig, &buf);
-            }
-        }
-        match result {
-            Ok(()) => {
-                if let Err(e) = w.finish() {
-                    report
-                        .notes
-                        .push(format!("the text store could not be written ({e})"));
-                }
-            }
-            Err(e) => {
-                w.abandon();
-                report
-                    .notes
-                    .push(format!("the text store could not be written ({e})"));
-            }
-        }
-    }
+    finish(report, writer, &repairs, write_error, &store, texts);
     Ok(())
 }
 
@@ -289,5 +251,56 @@ fn add(w: &Mutex<Writer>, task_id: &str, sig: u64, body: &[u8]) -> Option<std::i
     match w.lock() {
         Ok(mut w) => w.add(task_id, sig, body).err(),
         Err(_) => Some(std::io::Error::other("a writer thread failed")),
+    }
+}
+
+/// Put the new store file in place: the repaired bodies, then every task this grep did not read
+/// whose body still checks out (a repair alone starts a new file).
+fn finish(
+    report: &mut GrepReport,
+    mut writer: Option<Writer>,
+    repairs: &[(String, u64, Vec<u8>)],
+    write_error: Option<std::io::Error>,
+    store: &TextStore,
+    texts: &Texts<'_>,
+) {
+    if writer.is_none() && !repairs.is_empty() {
+        writer = Writer::create(texts.file).ok();
+    }
+    if let Some(mut w) = writer {
+        let mut result = match write_error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        };
+        for (id, sig, body) in repairs {
+            if result.is_ok() {
+                result = w.add(id, *sig, body);
+            }
+        }
+        // The tasks this grep did not read keep their bodies, when they still check out.
+        let mut buf = Vec::new();
+        for (id, &sig) in texts.current {
+            if result.is_err() {
+                break;
+            }
+            if !w.has(id) && matches!(store.body(id, sig, &mut buf), Ok(true)) {
+                result = w.add(id, sig, &buf);
+            }
+        }
+        match result {
+            Ok(()) => {
+                if let Err(e) = w.finish() {
+                    report
+                        .notes
+                        .push(format!("the text store could not be written ({e})"));
+                }
+            }
+            Err(e) => {
+                w.abandon();
+                report
+                    .notes
+                    .push(format!("the text store could not be written ({e})"));
+            }
+        }
     }
 }
