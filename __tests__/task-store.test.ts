@@ -59,8 +59,10 @@ describe('TaskStore on the fixtures', () => {
     expect(JSON.parse(cached.headersJson())).toEqual(cached.headers())
     // A list view's headers: only the fields asked for (and the id), the same values.
     const fields = ['metadata', 'parentTaskId', 'isCompleted'] as const
-    const pick = (s: Record<string, unknown>) =>
-      Object.fromEntries(['taskId', ...fields].filter((k) => k in s).map((k) => [k, s[k]]))
+    const pick = (header: object) => {
+      const s = header as Record<string, unknown>
+      return Object.fromEntries(['taskId', ...fields].filter((k) => k in s).map((k) => [k, s[k]]))
+    }
     expect(cached.headers({ fields: [...fields] })).toEqual(cached.headers().map(pick))
     expect(JSON.parse(cached.headersJson({ fields: [...fields] }))).toEqual(cached.headers().map(pick))
     expect(cached.list({ sort: 'title', fields: [...fields] }).items).toEqual(cached.list({ sort: 'title' }).items.map(pick))
