@@ -52,6 +52,13 @@ pub struct GrepOptions {
 }
 
 /// One matching line (or lines, for a match that runs over several).
+impl GrepOptions {
+    /// The matches a grep returns at most: `max_matches`, 1 000 by default, within 1..=100 000.
+    fn max(&self) -> usize {
+        self.max_matches.unwrap_or(1000).clamp(1, 100_000)
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GrepMatch {
@@ -157,7 +164,7 @@ pub fn grep_through_texts(
     }
     let mut report = GrepReport::default();
     for (k, info) in store.stores().iter().enumerate() {
-        if report.matches.len() >= opts.max_matches.unwrap_or(1000).clamp(1, 100_000) {
+        if report.matches.len() >= opts.max() {
             report.truncated |= !by_store[k].is_empty();
             continue;
         }
@@ -237,7 +244,7 @@ pub fn grep_selected(
     (from_ms, to_ms): (Option<i64>, Option<i64>),
     cancel: Option<&AtomicBool>,
 ) -> Result<GrepReport> {
-    let max = opts.max_matches.unwrap_or(1000).clamp(1, 100_000);
+    let max = opts.max();
     let context = opts.context.min(20);
     let mut report = GrepReport::default();
     for batch in tasks.chunks(BATCH) {

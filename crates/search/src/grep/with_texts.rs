@@ -42,7 +42,7 @@ pub(super) fn grep_into(
     range: (Option<i64>, Option<i64>),
     cancel: Option<&AtomicBool>,
 ) -> Result<()> {
-    let max = opts.max_matches.unwrap_or(1000).clamp(1, 100_000);
+    let max = opts.max();
     let context = opts.context.min(20);
     let store = TextStore::open(texts.file);
     if let Some(p) = &store.problem {
