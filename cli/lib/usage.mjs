@@ -39,7 +39,7 @@ export async function usageReport(sel, opts = {}, io = {}) {
 
 const money = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(n >= 1 ? 2 : 4)).replace(/^0\.0000$/, '0')
 /** 1234567 → 1.23M (compact) or 1 234 567. */
-function tokens(n, compact) {
+export function tokens(n, compact) {
   if (!compact) return Math.round(n).toLocaleString('en-US')
   if (n >= 1e9) return `${(n / 1e9).toFixed(2)}G`
   if (n >= 1e6) return `${(n / 1e6).toFixed(2)}M`

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { RooStateError } from '../lib/errors.mjs'
 import { HttpError, ServeData } from './data.mjs'
 import * as views from './views.mjs'
+import { COST_MODES } from '../lib/usage.mjs'
 import { USAGE_GROUPS, usagePage } from './usage-view.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -254,8 +255,6 @@ async function usageOrBadRequest(f) {
     throw err
   }
 }
-
-const COST_MODES = ['auto', 'recorded', 'calculate']
 
 function usageQuery(query) {
   const text = (k) => query.get(k)?.trim() || undefined

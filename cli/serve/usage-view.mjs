@@ -1,19 +1,16 @@
 // The usage page of `roo-state serve`: a store's usage report (`TaskStore.usageReport`) as a chart
 // drawn here in SVG (attributes only: the page's policy runs no script and allows no inline style)
 // and a table with totals.
-import { Safe, count, html, layout, money, qs } from './views.mjs'
+import { COST_MODES, tokens as tokensOf } from '../lib/usage.mjs'
+import { Safe, count, html, layout, money, storeTabs } from './views.mjs'
 
 export const USAGE_GROUPS = ['daily', 'weekly', 'monthly', 'models', 'workspaces', 'modes', 'hosts', 'conversations']
 const TIME_GROUPS = ['daily', 'weekly', 'monthly']
 /** Rows a bar chart of names shows (the table below has them all). */
 const NAMED_BARS = 25
 
-function tokens(n) {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(2)}G`
-  if (n >= 1e6) return `${(n / 1e6).toFixed(2)}M`
-  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`
-  return String(Math.round(n))
-}
+/** Tokens in short form (1.23M), as the CLI's compact tables show them. */
+const tokens = (n) => tokensOf(n, true)
 
 /** What the bars measure: the cost, or the tokens when nothing cost. */
 function measureOf(report) {
@@ -60,9 +57,7 @@ function table(report) {
 /** The usage page: the store tabs, the report's options, its chart and its table. */
 export function usagePage(base, { stores, store, query, report, error }) {
   const keep = { store, group: query.group, since: query.since, until: query.until, tz: query.timeZone, cost: query.costMode }
-  const storeTabs = stores.map(
-    (s) => html`<li><a href="${base}usage${qs({ ...keep, store: s.index })}"${s.index === store ? new Safe(' aria-current="true"') : ''}>${s.host ?? 'store'} <code>${s.tasksDir}</code> <span class="n">${count(s.tasks)} tasks</span></a></li>`,
-  )
+  const tabs = storeTabs(`${base}usage`, stores, store, keep)
   const option = (v, cur) => html`<option value="${v}"${v === cur ? new Safe(' selected') : ''}>${v}</option>`
   const form = html`<form class="filters" method="get" action="${base}usage">
 <input type="hidden" name="store" value="${store}">
@@ -70,13 +65,13 @@ export function usagePage(base, { stores, store, query, report, error }) {
 <label>From <input type="date" name="since" value="${query.since ?? ''}"></label>
 <label>to <input type="date" name="until" value="${query.until ?? ''}"></label>
 <label>Time zone <input name="tz" value="${query.timeZone ?? ''}" placeholder="UTC, Europe/Paris, +02:00"></label>
-<label>Cost <select name="cost">${['auto', 'recorded', 'calculate'].map((c) => option(c, query.costMode ?? 'auto'))}</select></label>
+<label>Cost <select name="cost">${COST_MODES.map((c) => option(c, query.costMode ?? 'auto'))}</select></label>
 <button type="submit">Show</button></form>`
-  if (error) return layout(base, 'Usage', 'Usage', html`<ul class="stores">${storeTabs}</ul>${form}<p class="error" id="usage-error">${error.code}: ${error.message}</p>`)
+  if (error) return layout(base, 'Usage', 'Usage', html`${tabs}${form}<p class="error" id="usage-error">${error.code}: ${error.message}</p>`)
   const m = measureOf(report)
   const chart = report.rows.length === 0 ? html`<p>No request in this range.</p>` : TIME_GROUPS.includes(report.group) ? columns(report, m) : namedBars(report, m)
   const noCost = report.noRecordedCost.length
-  const body = html`<ul class="stores">${storeTabs}</ul>${form}
+  const body = html`${tabs}${form}
 <p class="summary" id="usage-summary"><span id="usage-cost">${money(report.totals.cost)}</span> over <span id="usage-requests">${count(report.totals.requests)}</span> requests and ${tokens(report.totals.totalTokens)} tokens, ${count(report.totals.tasks)} tasks (${report.timeZone}, cost ${report.costMode})${noCost ? html`; ${count(noCost)} tasks recorded no cost for some requests` : ''}.</p>
 ${chart}${table(report)}<ul class="notes">${report.notes.map((n) => html`<li>${n}</li>`)}</ul>`
   return layout(base, 'Usage', 'Usage', body)

@@ -112,14 +112,19 @@ function countNodes(n) {
   return k
 }
 
+/** One tab per store served, linking `page` with `keep`'s parameters and that store. */
+export function storeTabs(page, stores, store, keep) {
+  const tabs = stores.map(
+    (s) => html`<li><a href="${page}${qs({ ...keep, store: s.index })}"${s.index === store ? new Safe(' aria-current="true"') : ''}>${s.host ?? 'store'} <code>${s.tasksDir}</code> <span class="n">${count(s.tasks)} tasks</span></a></li>`,
+  )
+  return html`<ul class="stores">${tabs}</ul>`
+}
+
 /** The stores and the trees of one, a page of conversations at a time, with the filters. */
 export function treePage(base, { stores, store, query, total, offset, roots, tasks }) {
   const q = query
   const keep = { store, workspace: q.workspace, host: q.host, mode: q.mode, since: q.sinceText, until: q.untilText, sort: q.sort }
   const pages = Math.max(1, Math.ceil(total / q.pageSize))
-  const storeTabs = stores.map(
-    (s) => html`<li><a href="${base}${qs({ ...keep, store: s.index })}"${s.index === store ? new Safe(' aria-current="true"') : ''}>${s.host ?? 'store'} <code>${s.tasksDir}</code> <span class="n">${count(s.tasks)} tasks</span></a></li>`,
-  )
   const option = (v, label, cur) => html`<option value="${v}"${v === (cur ?? '') ? new Safe(' selected') : ''}>${label}</option>`
   const filters = html`<form class="filters" method="get" action="${base}">
 <input type="hidden" name="store" value="${store}">
@@ -136,7 +141,7 @@ export function treePage(base, { stores, store, query, total, offset, roots, tas
   const shownTasks = roots.reduce((k, r) => k + countNodes(r), 0)
   const nav = html`<nav class="pager">${q.page > 1 ? html`<a rel="prev" href="${base}${qs({ ...keep, page: q.page - 1 })}">← newer</a>` : ''}
 <span>page ${q.page} of ${pages}</span>${q.page < pages ? html`<a rel="next" href="${base}${qs({ ...keep, page: q.page + 1 })}">older →</a>` : ''}</nav>`
-  const body = html`<ul class="stores">${storeTabs}</ul>${filters}
+  const body = html`${storeTabs(`${base}`, stores, store, keep)}${filters}
 <p class="summary" id="summary"><span id="conversations">${count(total)}</span> conversations match (of ${count(tasks)} tasks in this store); showing ${count(first)}–${count(last)}, <span id="shown-tasks">${count(shownTasks)}</span> tasks.</p>
 ${nav}<ul class="tree">${roots.map((r) => treeNode(base, r))}</ul>${total ? nav : html`<p>No conversation matches these filters.</p>`}`
   return layout(base, 'Tasks', 'Tasks', body)
