@@ -1927,6 +1927,30 @@ export declare function isTaskName(name: string): boolean
 export declare function legacyHierarchyLinks(tasksDir: string): Promise<Array<{ childId: string, parentId: string }>>
 
 /**
+ * The positions of `keys` in the order of task lists (`TaskStore.list`'s rule: dates newest
+ * first, counts, size and cost largest first, titles A to Z, or `order` against that; ties by
+ * task id). For merging the lists of several stores, or sorting headers held in JavaScript, the
+ * same way the handle does.
+ */
+export declare function listOrder(keys: ListOrderKey[], sort?: 'lastActivity' | 'createdAt' | 'title' | 'messageCount' | 'actionCount' | 'totalSize' | 'totalCost', order?: 'asc' | 'desc'): Array<number>
+
+/** What task lists are sorted by, of one task (what `listOrder` compares). */
+export interface ListOrderKey {
+  taskId: string
+  /**
+   * First and last message times, ms since the epoch (a header's `createdAtMs` /
+   * `lastActivityMs`).
+   */
+  createdAtMs?: number
+  lastActivityMs?: number
+  title?: string
+  messageCount?: number
+  actionCount?: number
+  totalSize?: number
+  totalCost?: number
+}
+
+/**
  * Skeleton headers served from the cache (every cached store unless `tasksDir`/`locations`),
  * with the parents the hierarchy gave them. Reads no task file.
  */

@@ -910,6 +910,7 @@ module.exports.injectSyntheticToolResults = nativeBinding.injectSyntheticToolRes
 module.exports.isContextManagementEvent = nativeBinding.isContextManagementEvent
 module.exports.isTaskName = nativeBinding.isTaskName
 module.exports.legacyHierarchyLinks = nativeBinding.legacyHierarchyLinks
+module.exports.listOrder = nativeBinding.listOrder
 module.exports.loadSkeletons = nativeBinding.loadSkeletons
 module.exports.manageContext = nativeBinding.manageContext
 module.exports.mergeConsecutiveApiMessages = nativeBinding.mergeConsecutiveApiMessages

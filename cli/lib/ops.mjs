@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { call, fn } from './binding.mjs'
 import { RooStateError } from './errors.mjs'
-import { findTask, resolveStores, storeSkeletons } from './stores.mjs'
+import { findTask, inListOrder, resolveStores, storeSkeletons } from './stores.mjs'
 
 const noIo = {}
 
@@ -469,9 +469,9 @@ export async function listTasks(sel, opts = {}, io = noIo) {
     const [{ tasksDir, page }] = pages
     return { total: page.total, offset, tasks: page.items.map((s) => listRow(s, tasksDir)) }
   }
-  // Several stores: their sorted lists merged by the same order, then paged.
-  const rows = pages.flatMap(({ tasksDir, page }) => page.items.map((s) => listRow(s, tasksDir)))
-  rows.sort(byListOrder(sort, order))
+  // Several stores: their sorted lists merged by the core's order, then paged.
+  const entries = pages.flatMap(({ tasksDir, page }) => page.items.map((s) => ({ s, tasksDir })))
+  const rows = inListOrder(entries, (e) => e.s, sort, order).map((e) => listRow(e.s, e.tasksDir))
   return { total: rows.length, offset, tasks: rows.slice(offset, offset + limit) }
 }
 
@@ -494,25 +494,12 @@ function listRow(s, tasksDir) {
   }
 }
 
-/** The task store's order on list rows (for merging the sorted lists of several stores). */
-function byListOrder(sort, order) {
-  const dir = order === 'asc' ? 1 : -1
-  return (a, b) => {
-    const x = a[sort]
-    const y = b[sort]
-    const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x ?? '').localeCompare(String(y ?? ''))
-    return c * dir || a.taskId.localeCompare(b.taskId)
-  }
-}
-
-/** A binding without the task store handle: sorted and paged here as the handle would. */
+/** A binding without the task store handle: sorted (by the core's order) and paged here. */
 function fallbackPage(skeletons, query) {
-  const rows = skeletons.map((s) => ({ s, row: listRow(s, '') }))
-  const cmp = byListOrder(query.sort, query.order)
-  rows.sort((a, b) => cmp(a.row, b.row))
+  const sorted = inListOrder(skeletons, (s) => s, query.sort, query.order)
   const from = query.offset ?? 0
-  const to = query.limit === undefined ? rows.length : from + query.limit
-  return { total: rows.length, items: rows.slice(from, to).map((r) => r.s) }
+  const to = query.limit === undefined ? sorted.length : from + query.limit
+  return { total: sorted.length, items: sorted.slice(from, to) }
 }
 
 /**

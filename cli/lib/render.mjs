@@ -1,6 +1,7 @@
 // Text renderings of the operations' results, for people (the CLI without --json, and the MCP
 // tools' text formats).
 import path from 'node:path'
+import { inListOrder } from './stores.mjs'
 import { bytes, cut, evidenceText, oneLine, plural, shortDate, shownPath, table } from './format.mjs'
 
 const LINK_NAMES = {
@@ -113,9 +114,7 @@ export function renderScan(data, cwd) {
       out.push('(no task folder here: a store holds one folder per task, each with ui_messages.json or api_conversation_history.json; `roo-state discover` lists the stores found on this machine)')
       continue
     }
-    const rows = store.skeletons
-      .slice()
-      .sort((a, b) => (a.createdAtMs ?? 0) - (b.createdAtMs ?? 0) || a.taskId.localeCompare(b.taskId))
+    const rows = inListOrder(store.skeletons, (s) => s, 'createdAt', 'asc')
       .map((s) => [
         s.taskId,
         shortDate(s.metadata.createdAt),

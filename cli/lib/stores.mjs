@@ -195,6 +195,27 @@ export async function storeSkeletons(tasksDir, opts = {}) {
   }
 }
 
+/**
+ * `items` in the order of task lists: the core's rule (`listOrder`, the one `TaskStore.list`
+ * sorts by), each item's skeleton header given by `headerOf`.
+ */
+export function inListOrder(items, headerOf, sort, order) {
+  const keys = items.map((item) => {
+    const s = headerOf(item)
+    return {
+      taskId: s.taskId,
+      createdAtMs: s.createdAtMs ?? undefined,
+      lastActivityMs: s.lastActivityMs ?? undefined,
+      title: s.metadata?.title ?? undefined,
+      messageCount: s.metadata?.messageCount ?? undefined,
+      actionCount: s.metadata?.actionCount ?? undefined,
+      totalSize: s.metadata?.totalSize ?? undefined,
+      totalCost: s.apiTotals?.totalCost ?? undefined,
+    }
+  })
+  return call('listOrder', keys, sort, order).map((i) => items[i])
+}
+
 function cacheNote(cacheDir, err) {
   return {
     file: cacheDir ?? '',

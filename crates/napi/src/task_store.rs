@@ -10,9 +10,7 @@ use napi::bindgen_prelude::{AsyncTask, Unknown};
 use napi::{Env, ScopedTask};
 use napi_derive::napi;
 use roo_state::hierarchy::TreeOptions;
-use roo_store::task_store::{
-    Fields, ListQuery, Lookup, OpenOptions, RefreshReport, SortKey, Watch,
-};
+use roo_store::task_store::{Fields, ListQuery, Lookup, OpenOptions, RefreshReport, Watch};
 use roo_store::HostEnv;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -105,26 +103,7 @@ impl TryFrom<TaskListQuery> for ListQuery {
 
     /// The query, its sort key and order checked.
     fn try_from(q: TaskListQuery) -> Result<Self, CodedError> {
-        let sort = match q.sort.as_deref() {
-            None => SortKey::default(),
-            Some(name) => SortKey::parse(name).ok_or_else(|| {
-                CodedError::new(
-                    ErrorCode::InvalidArgument,
-                    format!("sort must be {}, not {name}", SortKey::NAMES),
-                )
-            })?,
-        };
-        let ascending = match q.order.as_deref() {
-            None => None,
-            Some("asc") => Some(true),
-            Some("desc") => Some(false),
-            Some(other) => {
-                return Err(CodedError::new(
-                    ErrorCode::InvalidArgument,
-                    format!("order must be asc or desc, not {other}"),
-                ))
-            }
-        };
+        let (sort, ascending) = crate::rules::list_sort(q.sort.as_deref(), q.order.as_deref())?;
         Ok(ListQuery {
             workspace: q.workspace,
             host: q.host,

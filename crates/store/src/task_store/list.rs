@@ -64,27 +64,71 @@ impl SortKey {
         "lastActivity, createdAt, title, messageCount, actionCount, totalSize or totalCost";
 
     /// `a` against `b` in the key's natural order.
-    fn compare(self, a: &ConversationSkeleton, b: &ConversationSkeleton) -> std::cmp::Ordering {
-        let (ma, mb) = (&a.metadata, &b.metadata);
+    fn compare(self, a: &ListKey<'_>, b: &ListKey<'_>) -> std::cmp::Ordering {
         match self {
             SortKey::LastActivity => b.last_activity_ms.cmp(&a.last_activity_ms),
             SortKey::CreatedAt => b.created_at_ms.cmp(&a.created_at_ms),
             SortKey::Title => {
-                let title = |m: &roo_state::skeleton::SkeletonMetadata| {
-                    m.title.as_deref().unwrap_or("").to_lowercase()
-                };
-                title(ma).cmp(&title(mb))
+                let title = |k: &ListKey<'_>| k.title.unwrap_or("").to_lowercase();
+                title(a).cmp(&title(b))
             }
-            SortKey::MessageCount => mb.message_count.cmp(&ma.message_count),
-            SortKey::ActionCount => mb.action_count.cmp(&ma.action_count),
-            SortKey::TotalSize => mb.total_size.cmp(&ma.total_size),
-            SortKey::TotalCost => b.api_totals.total_cost.total_cmp(&a.api_totals.total_cost),
+            SortKey::MessageCount => b.message_count.cmp(&a.message_count),
+            SortKey::ActionCount => b.action_count.cmp(&a.action_count),
+            SortKey::TotalSize => b.total_size.cmp(&a.total_size),
+            SortKey::TotalCost => b.total_cost.total_cmp(&a.total_cost),
         }
+    }
+
+    /// The order of task lists: by this key (`ascending: None` is the key's natural order: newest,
+    /// largest first, titles A to Z), ties broken by task id. The one rule every list uses: the
+    /// handle's `list`, and the CLI merging the lists of several stores (`listOrder` in the
+    /// binding).
+    pub fn order(
+        self,
+        ascending: Option<bool>,
+        a: &ListKey<'_>,
+        b: &ListKey<'_>,
+    ) -> std::cmp::Ordering {
+        let by_key = self.compare(a, b);
+        let by_key = if ascending.is_some_and(|asc| asc != self.natural_ascending()) {
+            by_key.reverse()
+        } else {
+            by_key
+        };
+        by_key.then_with(|| a.task_id.cmp(b.task_id))
     }
 
     /// Whether the natural order is ascending (titles) rather than descending.
     fn natural_ascending(self) -> bool {
         self == SortKey::Title
+    }
+}
+
+/// What a list is sorted by, of one task: borrowed from its header, or from a caller's values.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ListKey<'a> {
+    pub task_id: &'a str,
+    pub last_activity_ms: Option<i64>,
+    pub created_at_ms: Option<i64>,
+    pub title: Option<&'a str>,
+    pub message_count: u32,
+    pub action_count: u32,
+    pub total_size: u64,
+    pub total_cost: f64,
+}
+
+impl<'a> ListKey<'a> {
+    pub fn of(s: &'a ConversationSkeleton) -> Self {
+        ListKey {
+            task_id: &s.task_id,
+            last_activity_ms: s.last_activity_ms,
+            created_at_ms: s.created_at_ms,
+            title: s.metadata.title.as_deref(),
+            message_count: s.metadata.message_count,
+            action_count: s.metadata.action_count,
+            total_size: s.metadata.total_size,
+            total_cost: s.api_totals.total_cost,
+        }
     }
 }
 
@@ -140,12 +184,11 @@ impl TaskStore {
             .ascending
             .is_some_and(|asc| asc != q.sort.natural_ascending());
         let order = self.views.order(q.sort, reverse, || {
-            let mut order: Vec<u32> = (0..self.skeletons.len() as u32).collect();
+            let keys: Vec<ListKey<'_>> = self.skeletons.iter().map(ListKey::of).collect();
+            let mut order: Vec<u32> = (0..keys.len() as u32).collect();
             order.sort_by(|&a, &b| {
-                let (a, b) = (&self.skeletons[a as usize], &self.skeletons[b as usize]);
-                let by_key = q.sort.compare(a, b);
-                let by_key = if reverse { by_key.reverse() } else { by_key };
-                by_key.then_with(|| a.task_id.cmp(&b.task_id))
+                q.sort
+                    .order(q.ascending, &keys[a as usize], &keys[b as usize])
             });
             order
         });

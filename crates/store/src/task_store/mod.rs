@@ -30,7 +30,7 @@ mod changes;
 mod list;
 mod views;
 
-pub use list::{ListPage, ListQuery, SortKey};
+pub use list::{ListKey, ListPage, ListQuery, SortKey};
 pub use views::{Fields, Picked, HEADER_FIELDS};
 
 /// Options of [`TaskStore::open`].
