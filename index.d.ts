@@ -1498,6 +1498,13 @@ export interface CompatChainResult {
 export declare function compatConversationXml(rootJson: string, childrenJson: string, options?: CompatXmlOptions | undefined | null): string
 
 /**
+ * The candidates of one `ui_messages.json` text, in the order the engine pushes them (see
+ * `roo_legacy::engine_candidates`). `INVALID_ARGUMENT` (`details.reason`: `not_json`, or
+ * `null_record` with `details.index`) where the legacy extractor throws.
+ */
+export declare function compatEngineCandidates(content: string): Array<{ kind: 'tool' | 'api' | 'xml' | 'plain'; timestamp: JsonValue; mode: string; message: string; taskId?: JsonValue; realTs?: number }>
+
+/**
  * For each of `prefixes`, the entries under `base` whose name starts with it, at any depth (what
  * `glob('**\/<prefix>*', { cwd: base, absolute: true })` gives on Linux), found in one walk.
  */

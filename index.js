@@ -863,6 +863,7 @@ module.exports.compatAnalyzeFixedFolder = nativeBinding.compatAnalyzeFixedFolder
 module.exports.compatAnalyzeLegacyFiles = nativeBinding.compatAnalyzeLegacyFiles
 module.exports.compatAnalyzeLegacyFolder = nativeBinding.compatAnalyzeLegacyFolder
 module.exports.compatConversationXml = nativeBinding.compatConversationXml
+module.exports.compatEngineCandidates = nativeBinding.compatEngineCandidates
 module.exports.compatEntriesNamedWithPrefixes = nativeBinding.compatEntriesNamedWithPrefixes
 module.exports.compatExtractFixed = nativeBinding.compatExtractFixed
 module.exports.compatExtractionChain = nativeBinding.compatExtractionChain

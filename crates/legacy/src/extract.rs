@@ -33,7 +33,7 @@ fn compile(p: &str) -> Option<Regex> {
 }
 
 /// `/\[new_task in ([^:]+):\s*['"](.+?)['"]\]/s`
-static NEW_TASK_RESULT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+pub(crate) static NEW_TASK_RESULT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     compile(&format!(
         r#"\[new_task in ([^:]+):{JS_SPACE_CLASS}*['"]((?s:.)+?)['"]\]"#
     ))

@@ -35,6 +35,7 @@
 #![forbid(unsafe_code)]
 
 mod analysis;
+mod engine;
 mod extract;
 mod index;
 mod js;
@@ -48,6 +49,7 @@ pub use analysis::{
     read_legacy_task_files, read_regular_file, LegacyAnalysis, LegacyFile, LegacyTaskFiles,
     MAX_CONVERSATION_FILE_SIZE, MAX_SIDE_FILE_SIZE,
 };
+pub use engine::{engine_candidates, EngineCandidate, EngineError, Kind as EngineCandidateKind};
 pub use extract::{
     extract_from_messages, main_instruction, parse_ui_for_instructions, run_chain, ChainResult,
     LegacyInstruction, PATTERN_NAMES,

@@ -1,0 +1,38 @@
+//! The legacy hierarchy engine's sub-task extractor (the `compat` layer's
+//! `hierarchy-engine-instructions.js` reads the file through the caller's `fs` and applies the
+//! engine's own replaceable steps; the reading of the records is here).
+
+use crate::error::{CodedError, ErrorCode};
+use napi::Env;
+use napi_derive::napi;
+use roo_legacy::{engine_candidates, EngineError};
+
+/// The candidates of one `ui_messages.json` text, in the order the engine pushes them (see
+/// `roo_legacy::engine_candidates`). `INVALID_ARGUMENT` (`details.reason`: `not_json`, or
+/// `null_record` with `details.index`) where the legacy extractor throws.
+#[napi(
+    ts_return_type = "Array<{ kind: 'tool' | 'api' | 'xml' | 'plain'; timestamp: JsonValue; mode: string; message: string; taskId?: JsonValue; realTs?: number }>"
+)]
+pub fn compat_engine_candidates<'e>(
+    env: &'e Env,
+    content: String,
+) -> napi::Result<napi::Unknown<'e>> {
+    match engine_candidates(&content) {
+        Ok(list) => crate::to_js(env, &list),
+        Err(e) => {
+            let (message, details) = match e {
+                EngineError::NotJson => (
+                    "ui_messages.json is not JSON".to_owned(),
+                    serde_json::json!({ "reason": "not_json" }),
+                ),
+                EngineError::NullRecord(i) => (
+                    format!("record {i} of ui_messages.json is null"),
+                    serde_json::json!({ "reason": "null_record", "index": i }),
+                ),
+            };
+            Err(CodedError::new(ErrorCode::InvalidArgument, message)
+                .with_details(details)
+                .into_napi(env))
+        }
+    }
+}
