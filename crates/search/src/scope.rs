@@ -1,11 +1,11 @@
 //! The task-level filters of a search that the store does not index: the host family (`roo`,
 //! `zoo-code`, `cline`, `kilo-code`) and a task's subtree (the task and its descendants, by the
-//! parent links the index state holds). Hits are checked after the store answers, from a deeper
-//! pool.
+//! parent links the index state holds). Both become conditions of the store's own filter, so a
+//! narrow scope over a large index still fills its page.
 
 use crate::error::{Error, Result};
 use crate::state::IndexState;
-use crate::store::ChunkPayload;
+use crate::store::Filter;
 use std::collections::{HashMap, HashSet};
 
 /// Who a search keeps.
@@ -29,23 +29,19 @@ impl Scope {
         Ok(Scope { host, tasks })
     }
 
-    /// Whether the scope keeps everything.
-    pub fn is_open(&self) -> bool {
-        self.host.is_none() && self.tasks.is_none()
-    }
-
-    /// The one task of a subtree that has no descendant (the store can filter on it).
-    pub fn single_task(&self) -> Option<&str> {
-        let t = self.tasks.as_ref()?;
-        (t.len() == 1).then(|| t.iter().next().map(String::as_str))?
-    }
-
-    pub fn keeps(&self, p: &ChunkPayload) -> bool {
-        self.host.as_deref().is_none_or(|h| {
-            p.source
-                .as_deref()
-                .is_some_and(|s| s.eq_ignore_ascii_case(h))
-        }) && self.tasks.as_ref().is_none_or(|t| t.contains(&p.task_id))
+    /// The scope as conditions of the store's filter: the host family on the chunks' `source`,
+    /// the subtree on their `task_id` (one value, or any of the subtree's, sorted).
+    pub fn narrow(&self, filter: &mut Filter) {
+        filter.source = self.host.clone();
+        match &self.tasks {
+            Some(t) if t.len() == 1 => filter.task_id = t.iter().next().cloned(),
+            Some(t) => {
+                let mut ids: Vec<String> = t.iter().cloned().collect();
+                ids.sort_unstable();
+                filter.task_ids = Some(ids);
+            }
+            None => {}
+        }
     }
 }
 

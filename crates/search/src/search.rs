@@ -227,7 +227,7 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
         Existing::Present { dense_dim } => dense_dim,
     };
     let scope = Scope::new(opts.host.as_deref(), opts.task.as_deref(), st.as_deref())?;
-    filter.task_id = scope.single_task().map(str::to_owned);
+    scope.narrow(&mut filter);
     let mut notes = Vec::new();
     let (embedder_id, embedder) = query_embedder(opts, st.as_deref(), index_dense, &mut notes)?;
     let mode = search_mode(opts.mode, index_dense.is_some(), embedder.is_some())?;
@@ -247,12 +247,7 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
     let chunks = ChunkSearch {
         store: store.as_ref(),
         filter: &filter,
-        // Host and subtree are checked on the hits: a deeper pool keeps enough of them.
-        candidates: if scope.is_open() || filter.task_id.is_some() {
-            candidate_pool(limit, &embedder_id)
-        } else {
-            1000
-        },
+        candidates: candidate_pool(limit, &embedder_id),
         from_ms,
         to_ms,
     };
@@ -275,8 +270,7 @@ pub fn search_tasks_semantic(opts: &SearchOptions) -> Result<SearchResponse> {
     } else {
         Vec::new()
     };
-    let mut fused = fuse(mode, dense_hits, sparse_hits);
-    fused.retain(|h| scope.keeps(&h.payload));
+    let fused = fuse(mode, dense_hits, sparse_hits);
     let fused = phrase::rerank(&order, fused, |h| h.payload.dialogue_snippet.as_str());
     let chunks_matched = fused.len();
     let results = group(fused, limit, per_task, st.as_deref(), &order);

@@ -79,3 +79,10 @@ fn the_index_survives_a_restart_and_is_locked_while_open() {
     assert!(!after.is_empty());
     roo_search::store::close_dir(&index_dir);
 }
+
+#[test]
+fn a_narrow_scope_fills_its_page_on_the_embedded_store() {
+    let work = tempfile::tempdir().expect("tmp");
+    check_narrow_scope(edge(), work.path());
+    roo_search::store::close_dir(&work.path().join("index"));
+}

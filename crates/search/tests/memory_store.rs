@@ -303,3 +303,9 @@ fn chunks_name_the_inferred_parent_and_follow_it_when_it_appears() {
     let third = index_tasks(&opts).expect("third index");
     assert_eq!((third.tasks_indexed, third.tasks_unchanged), (0, 2));
 }
+
+#[test]
+fn a_narrow_scope_fills_its_page_in_memory() {
+    let work = tempfile::tempdir().expect("tmp");
+    check_narrow_scope(memory(work.path()), work.path());
+}

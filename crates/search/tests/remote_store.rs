@@ -105,14 +105,18 @@ fn filter_of(f: Option<pb::Filter>) -> Result<Filter, Status> {
             return Err(Status::unimplemented("only field conditions"));
         };
         if let Some(m) = fc.r#match.and_then(|m| m.match_value) {
-            let pb::r#match::MatchValue::Keyword(k) = m else {
-                return Err(Status::unimplemented("only keyword matches"));
-            };
-            match fc.key.as_str() {
-                "workspace_key" => out.workspace_key = Some(k),
-                "workspace_name" => out.workspace_name = Some(k),
-                "task_id" => out.task_id = Some(k),
-                other => return Err(Status::invalid_argument(format!("no index on {other}"))),
+            match (fc.key.as_str(), m) {
+                ("task_id", pb::r#match::MatchValue::Keywords(any)) => {
+                    out.task_ids = Some(any.strings)
+                }
+                (key, pb::r#match::MatchValue::Keyword(k)) => match key {
+                    "workspace_key" => out.workspace_key = Some(k),
+                    "workspace_name" => out.workspace_name = Some(k),
+                    "task_id" => out.task_id = Some(k),
+                    "source" => out.source = Some(k),
+                    other => return Err(Status::invalid_argument(format!("no index on {other}"))),
+                },
+                _ => return Err(Status::unimplemented("only keyword matches")),
             }
         } else if let Some(r) = fc.range {
             if fc.key != "timestamp" {
@@ -658,6 +662,17 @@ fn the_client_against_an_in_process_qdrant_grpc_server() {
         seen.calls.get("delete_collection").copied().unwrap_or(0) >= 1,
         "the forced rebuild drops the collection"
     );
+}
+
+#[test]
+fn a_narrow_scope_fills_its_page_through_grpc() {
+    let (url, fake) = start_fake_qdrant();
+    let work = tempfile::tempdir().expect("tmp");
+    check_narrow_scope(qdrant(&url), work.path());
+    let seen = fake.seen.lock().expect("lock");
+    assert!(seen
+        .indexes
+        .contains(&("source".to_owned(), pb::FieldType::Keyword as i32)));
 }
 
 #[test]

@@ -149,6 +149,12 @@ pub(crate) fn filter_json(f: &Filter) -> Option<Value> {
     if let Some(t) = &f.task_id {
         must.push(json!({"key": "task_id", "match": {"value": t}}));
     }
+    if let Some(ids) = &f.task_ids {
+        must.push(json!({"key": "task_id", "match": {"any": ids}}));
+    }
+    if let Some(h) = &f.source {
+        must.push(json!({"key": "source", "match": {"value": h}}));
+    }
     if f.from_s.is_some() || f.to_s.is_some() {
         let mut range = serde_json::Map::new();
         if let Some(v) = f.from_s {

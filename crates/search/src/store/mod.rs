@@ -4,7 +4,7 @@
 //! Every store holds one collection (`roo_tasks_semantic_index` unless told otherwise) whose
 //! points have an optional dense vector `dense`, a sparse vector `lexical` (BM25 weights, the
 //! store applying the inverse document frequency) and the payload of [`ChunkPayload`], with
-//! payload indexes on `task_id`, `workspace` (and its normalised key and base name) and
+//! payload indexes on `task_id`, `workspace` (and its normalised key and base name), `source` and
 //! `timestamp`.
 
 #[cfg(feature = "edge")]
@@ -29,7 +29,14 @@ pub const DENSE: &str = "dense";
 pub const SPARSE: &str = "lexical";
 
 /// Payload fields that get an index.
-pub const KEYWORD_INDEXES: [&str; 4] = ["task_id", "workspace", "workspace_key", "workspace_name"];
+/// (`source` is filtered on without an index in collections made before it had one.)
+pub const KEYWORD_INDEXES: [&str; 5] = [
+    "task_id",
+    "workspace",
+    "workspace_key",
+    "workspace_name",
+    "source",
+];
 pub const INTEGER_INDEXES: [&str; 1] = ["timestamp"];
 
 /// The payload of a chunk (seed 004 §2.3 plus workspace, role, host and position).
@@ -95,6 +102,10 @@ pub struct Filter {
     pub from_s: Option<i64>,
     pub to_s: Option<i64>,
     pub task_id: Option<String>,
+    /// Only chunks of one of these tasks (a subtree).
+    pub task_ids: Option<Vec<String>>,
+    /// Only chunks of this host family (`source`, lower case).
+    pub source: Option<String>,
 }
 
 impl Filter {
@@ -112,6 +123,16 @@ impl Filter {
         }
         if let Some(t) = &self.task_id {
             if &p.task_id != t {
+                return false;
+            }
+        }
+        if let Some(ids) = &self.task_ids {
+            if !ids.contains(&p.task_id) {
+                return false;
+            }
+        }
+        if let Some(h) = &self.source {
+            if p.source.as_deref() != Some(h.as_str()) {
                 return false;
             }
         }

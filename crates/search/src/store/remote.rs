@@ -88,6 +88,12 @@ pub fn grpc_filter(f: &Filter) -> Option<pb::Filter> {
     if let Some(t) = &f.task_id {
         must.push(Condition::matches("task_id", t.clone()));
     }
+    if let Some(ids) = &f.task_ids {
+        must.push(Condition::matches("task_id", ids.clone()));
+    }
+    if let Some(h) = &f.source {
+        must.push(Condition::matches("source", h.clone()));
+    }
     if f.from_s.is_some() || f.to_s.is_some() {
         must.push(Condition::range(
             "timestamp",

@@ -612,3 +612,79 @@ fn check_forced_rebuild(suite: &StoreSuite, before: &roo_search::IndexReport) {
     assert!(rebuilt.rebuilt.is_some());
     assert_eq!(rebuilt.chunks_embedded, before.chunks_total);
 }
+
+/// A narrow scope over a large index still fills its page: 1 100 Roo tasks that rank above the
+/// three Cline tasks (the query's word five times against once), and a search for the Cline host
+/// or one Cline subtree must still find its tasks, the store filtering before it ranks.
+pub fn check_narrow_scope(store: StoreConfig, work: &Path) {
+    let write = |tasks: &Path, id: &str, text: &str, parent: Option<&str>| {
+        let dir = tasks.join(id);
+        std::fs::create_dir_all(&dir).expect("task dir");
+        let ui = serde_json::json!([
+            { "type": "say", "say": "text", "text": text, "ts": 1_700_000_000_000i64 }
+        ]);
+        std::fs::write(dir.join("ui_messages.json"), ui.to_string()).expect("write");
+        if let Some(p) = parent {
+            let item = serde_json::json!({ "id": id, "parentTaskId": p, "ts": 1_700_000_000_000i64, "task": text });
+            std::fs::write(dir.join("history_item.json"), item.to_string()).expect("write");
+        }
+    };
+    let roo = work
+        .join("a")
+        .join("rooveterinaryinc.roo-cline")
+        .join("tasks");
+    let cline = work.join("b").join("saoudrizwan.claude-dev").join("tasks");
+    for i in 0..1100 {
+        let text = format!("forecast {i} forecast forecast forecast forecast");
+        write(&roo, &format!("roo-{i:04}"), &text, None);
+    }
+    write(
+        &cline,
+        "cline-0",
+        "the forecast of the first cline task",
+        None,
+    );
+    write(
+        &cline,
+        "cline-1",
+        "the forecast of a child task",
+        Some("cline-0"),
+    );
+    write(
+        &cline,
+        "cline-2",
+        "the forecast of a grandchild task",
+        Some("cline-1"),
+    );
+    let index_dir = work.join("index");
+    let report = index_tasks(&IndexOptions {
+        tasks_dirs: vec![roo, cline],
+        index_dir: Some(index_dir.clone()),
+        embedder: EmbedderConfig::None,
+        store: store.clone(),
+        ..IndexOptions::default()
+    })
+    .expect("index");
+    assert_eq!(report.tasks_indexed, 1103);
+    let run = |host: Option<&str>, task: Option<&str>| {
+        let r = search_tasks_semantic(&SearchOptions {
+            query: "forecast".to_owned(),
+            index_dir: Some(index_dir.clone()),
+            store: store.clone(),
+            host: host.map(str::to_owned),
+            task: task.map(str::to_owned),
+            limit: Some(3),
+            ..SearchOptions::default()
+        })
+        .expect("search");
+        let mut ids = task_ids(&r);
+        ids.sort();
+        ids
+    };
+    let all_cline = vec!["cline-0", "cline-1", "cline-2"];
+    assert!(run(None, None).iter().all(|t| t.starts_with("roo-")));
+    assert_eq!(run(Some("cline"), None), all_cline);
+    assert_eq!(run(None, Some("cline-0")), all_cline);
+    assert_eq!(run(None, Some("cline-1")), vec!["cline-1", "cline-2"]);
+    assert_eq!(run(Some("roo"), Some("cline-0")), Vec::<String>::new());
+}
