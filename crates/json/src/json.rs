@@ -106,6 +106,15 @@ pub fn read_strict_in<'de>(
     })
 }
 
+/// A parse error's diagnostic code: `truncated` when the text ends too early, else `invalid_json`.
+fn parse_error_code(err: &serde_json::Error) -> DiagCode {
+    if err.is_eof() {
+        DiagCode::Truncated
+    } else {
+        DiagCode::InvalidJson
+    }
+}
+
 fn describe(err: &serde_json::Error) -> String {
     format!("line {} column {}: {}", err.line(), err.column(), err)
 }
@@ -126,11 +135,7 @@ fn stream_array<F: FnMut(usize, &RawValue)>(
     match result.and_then(|()| de.end()) {
         Ok(()) => (count, false),
         Err(err) => {
-            let code = if err.is_eof() {
-                DiagCode::Truncated
-            } else {
-                DiagCode::InvalidJson
-            };
+            let code = parse_error_code(&err);
             let what = if err.is_eof() {
                 "the array is cut short"
             } else {
@@ -394,11 +399,7 @@ fn read_values<F: FnMut(usize, &RawValue)>(
                         if bad_lines <= 3 {
                             diags.push(
                                 "",
-                                if err.is_eof() {
-                                    DiagCode::Truncated
-                                } else {
-                                    DiagCode::InvalidJson
-                                },
+                                parse_error_code(&err),
                                 Severity::Warning,
                                 format!(
                                     "the last line could not be parsed ({}); it was skipped",
@@ -481,11 +482,7 @@ pub fn read_object(text: &str, diags: &mut Diags) -> Option<serde_json::Map<Stri
         Err(err) => {
             diags.push(
                 "",
-                if err.is_eof() {
-                    DiagCode::Truncated
-                } else {
-                    DiagCode::InvalidJson
-                },
+                parse_error_code(&err),
                 Severity::Error,
                 format!("the file is not valid JSON ({})", describe(&err)),
             );
