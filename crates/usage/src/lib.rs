@@ -223,10 +223,10 @@ impl UsageIndex {
         let mut memo = self.memo.take();
         let built = report::build(store, self, &mut memo, opts);
         self.memo = memo;
-        let (mut r, summed) = built?;
+        let (mut r, blocks) = built?;
         r.sync = SyncReport {
-            blocks_summed: summed,
-            blocks_kept: store.skeletons().len().div_ceil(report::BLOCK) as u32 - summed,
+            blocks_summed: blocks.summed,
+            blocks_kept: blocks.kept,
             ..sync
         };
         Ok(r)

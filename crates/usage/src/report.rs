@@ -17,7 +17,7 @@ use std::sync::Arc;
 mod conversation;
 mod pass;
 
-pub(crate) use pass::{Memo, BLOCK};
+pub(crate) use pass::Memo;
 
 pub use conversation::{ConversationDetail, ConversationTask, ShareRow};
 
@@ -302,7 +302,7 @@ pub(crate) fn build(
     index: &UsageIndex,
     memo: &mut Option<Memo>,
     opts: &ReportOptions,
-) -> Result<(UsageReport, u32), UsageError> {
+) -> Result<(UsageReport, pass::BlockCounts), UsageError> {
     let since = day_bound(opts.since.as_deref(), "since")?;
     let until = day_bound(opts.until.as_deref(), "until")?;
     let skeletons = store.skeletons();
@@ -325,14 +325,16 @@ pub(crate) fn build(
         roots: &roots,
         ws: ws.as_ref(),
     };
-    let mut summed = 0;
-    let pass::Partial {
-        groups,
-        mut totals,
-        unpriced,
-        no_cost,
-        task_costs,
-    } = pass.run(store.layout(), memo, &mut summed);
+    let (
+        pass::Partial {
+            groups,
+            mut totals,
+            unpriced,
+            no_cost,
+            task_costs,
+        },
+        blocks,
+    ) = pass.run(store.layout(), memo);
     // Every record is in exactly one row: the totals are the rows' sums.
     for (_, acc) in &groups.slots {
         totals.sums.merge(&acc.sums);
@@ -360,7 +362,7 @@ pub(crate) fn build(
         no_cost,
         unpriced,
     );
-    Ok((report, summed))
+    Ok((report, blocks))
 }
 
 fn assemble(

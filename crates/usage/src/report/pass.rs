@@ -21,7 +21,7 @@ use std::sync::Arc;
 use super::CostMode;
 
 /// Tasks per block.
-pub(crate) const BLOCK: usize = 1024;
+const BLOCK: usize = 1024;
 
 /// A key of a group: while summing it borrows its text (`&str`, no string built per record); a
 /// block kept between reports owns it (`Arc<str>`).
@@ -218,6 +218,13 @@ impl Partial<&str> {
     }
 }
 
+/// Blocks of a report summed again, and blocks taken as the last report left them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BlockCounts {
+    pub summed: u32,
+    pub kept: u32,
+}
+
 /// The blocks of the last report and the options they were summed with.
 pub(crate) struct Memo {
     /// The options' fingerprint ([`memo_key`]).
@@ -282,14 +289,13 @@ pub(super) struct Pass<'a> {
 
 impl<'a> Pass<'a> {
     /// The sums of every block, taken from `memo` where it holds them for these options and
-    /// this layout, merged in order; `memo` then holds every block of this report. `summed`
-    /// counts the blocks summed again.
+    /// this layout, merged in order; `memo` then holds every block of this report. Also says how
+    /// many blocks were summed again and how many were kept.
     pub(super) fn run(
         &self,
         layout: u64,
         memo: &mut Option<Memo>,
-        summed: &mut u32,
-    ) -> Partial<Arc<str>> {
+    ) -> (Partial<Arc<str>>, BlockCounts) {
         use rayon::prelude::*;
         let n = self.skeletons.len().div_ceil(BLOCK);
         let key = memo_key(self.opts);
@@ -299,7 +305,11 @@ impl<'a> Pass<'a> {
             }
             _ => vec![None; n],
         };
-        *summed = kept.iter().filter(|b| b.is_none()).count() as u32;
+        let summed = kept.iter().filter(|b| b.is_none()).count() as u32;
+        let counts = BlockCounts {
+            summed,
+            kept: n as u32 - summed,
+        };
         let blocks: Vec<Arc<Partial<Arc<str>>>> = kept
             .into_par_iter()
             .enumerate()
@@ -319,7 +329,7 @@ impl<'a> Pass<'a> {
             layout,
             blocks: blocks.into_iter().map(Some).collect(),
         });
-        out
+        (out, counts)
     }
 
     /// The sums of the tasks at `range` of the store.
