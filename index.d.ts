@@ -1567,6 +1567,12 @@ export interface CompatTaskFilesInput {
 /** `<task>` XML (schemas/task.xsd) of one legacy-shaped skeleton given as JSON text. */
 export declare function compatTaskXml(skeletonJson: string, options?: CompatXmlOptions | undefined | null): string
 
+/**
+ * The tool calls the trace-summary exporter reads from one message's text
+ * (`roo_legacy::trace_tool_calls`; `fixed`: the fixed mode's name pattern, which reads the path).
+ */
+export declare function compatTraceToolCalls(text: string, fixed: boolean): Array<{ toolName: string; path?: string; result: string; success: boolean; serverName?: string; mcpArguments?: string; mcp: boolean }>
+
 export interface CompatXmlOptions {
   /** Indented output (default true). */
   prettyPrint?: boolean

@@ -872,6 +872,7 @@ module.exports.compatMainInstructionLegacy = nativeBinding.compatMainInstruction
 module.exports.compatProjectXml = nativeBinding.compatProjectXml
 module.exports.compatReconstructLegacy = nativeBinding.compatReconstructLegacy
 module.exports.compatTaskXml = nativeBinding.compatTaskXml
+module.exports.compatTraceToolCalls = nativeBinding.compatTraceToolCalls
 module.exports.computeInstructionPrefix = nativeBinding.computeInstructionPrefix
 module.exports.configureXmlExport = nativeBinding.configureXmlExport
 module.exports.confineTasksDir = nativeBinding.confineTasksDir

@@ -7,13 +7,10 @@
 // always false. `fixed` mode writes `false`/`0`, quotes each cell once and uses the skeleton's
 // `isCompleted`.
 
+const binding = require('../../../index.js')
 const { currentMode } = require('../compat-mode.js')
 
 const CSV_VARIANTS = ['conversations', 'messages', 'tools']
-// Legacy: the greedy name also takes ` for '<path>'`, so the path is never found; fixed: it is.
-const TOOL_RESULT = /\[([^\]]+)(?:\s+for\s+['"]([^'"]*?)['"])?\]\s*Result:([\s\S]*?)(?=\n\[|$)/g
-const TOOL_RESULT_FIXED = /\[([^\]]+?)(?:\s+for\s+['"]([^'"]*?)['"])?\]\s*Result:([\s\S]*?)(?=\n\[|$)/g
-const MCP_USE = /<use_mcp_tool>([\s\S]*?)<\/use_mcp_tool>/g
 
 const isMessage = (item) => item && typeof item === 'object' && 'role' in item && 'content' in item
 const messagesOf = (s) => (s.sequence ?? []).filter(isMessage)
@@ -144,34 +141,29 @@ class JsonCsvExporter {
     }))
   }
 
+  // The calls are read by the core (`compatTraceToolCalls`); the result cut and the JSON parse of
+  // MCP arguments (a call whose arguments are not JSON is left out) stay here.
   extractToolCallsFromMessage(content) {
+    if (!content) return []
     const calls = []
-    if (!content) return calls
-    const pattern = currentMode() === 'fixed' ? TOOL_RESULT_FIXED : TOOL_RESULT
-    for (const m of String(content).matchAll(pattern)) {
-      const result = (m[3] && m[3].trim()) || ''
-      const low = result.toLowerCase()
-      calls.push({
-        toolName: m[1],
-        arguments: m[2] ? { path: m[2] } : {},
-        result: result.substring(0, 500),
-        success: !low.includes('error') && !low.includes('failed'),
-      })
-    }
-    for (const m of String(content).matchAll(MCP_USE)) {
+    for (const c of binding.compatTraceToolCalls(String(content), currentMode() === 'fixed')) {
+      if (!c.mcp) {
+        calls.push({
+          toolName: c.toolName,
+          arguments: c.path ? { path: c.path } : {},
+          result: c.result.substring(0, 500),
+          success: c.success,
+        })
+        continue
+      }
       try {
-        const server = m[1].match(/<server_name>(.*?)<\/server_name>/)
-        const tool = m[1].match(/<tool_name>(.*?)<\/tool_name>/)
-        const args = m[1].match(/<arguments>([\s\S]*?)<\/arguments>/)
-        if (tool) {
-          calls.push({
-            toolName: tool[1],
-            serverName: server ? server[1] : undefined,
-            arguments: args ? JSON.parse(args[1]) : {},
-            result: '',
-            success: true,
-          })
-        }
+        calls.push({
+          toolName: c.toolName,
+          serverName: c.serverName,
+          arguments: c.mcpArguments === undefined ? {} : JSON.parse(c.mcpArguments),
+          result: '',
+          success: true,
+        })
       } catch {
         // arguments that are not JSON: the call is left out
       }

@@ -43,6 +43,7 @@ mod links;
 mod name_walk;
 mod prefix;
 mod sequence;
+mod tool_calls;
 
 pub use analysis::{
     analyze_task_legacy, analyze_task_legacy_files, extract_new_task_instructions_legacy,
@@ -59,3 +60,4 @@ pub use js::json_parse;
 pub use links::legacy_links;
 pub use name_walk::entries_named_with_prefixes;
 pub use prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};
+pub use tool_calls::{trace_tool_calls, TraceToolCall};

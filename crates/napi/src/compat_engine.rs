@@ -1,6 +1,8 @@
-//! The legacy hierarchy engine's sub-task extractor (the `compat` layer's
-//! `hierarchy-engine-instructions.js` reads the file through the caller's `fs` and applies the
-//! engine's own replaceable steps; the reading of the records is here).
+//! Text readers behind two compat modules: the legacy hierarchy engine's sub-task extractor
+//! (`compat/utils/hierarchy-engine-instructions.js` reads the file through the caller's `fs` and
+//! applies the engine's own replaceable steps) and the trace-summary exporter's tool calls
+//! (`compat/services/trace-summary/JsonCsvExporter.js` keeps its replaceable method, the cuts and
+//! the JSON parse of MCP arguments).
 
 use crate::error::{CodedError, ErrorCode};
 use napi::Env;
@@ -35,4 +37,17 @@ pub fn compat_engine_candidates<'e>(
                 .into_napi(env))
         }
     }
+}
+
+/// The tool calls the trace-summary exporter reads from one message's text
+/// (`roo_legacy::trace_tool_calls`; `fixed`: the fixed mode's name pattern, which reads the path).
+#[napi(
+    ts_return_type = "Array<{ toolName: string; path?: string; result: string; success: boolean; serverName?: string; mcpArguments?: string; mcp: boolean }>"
+)]
+pub fn compat_trace_tool_calls<'e>(
+    env: &'e Env,
+    text: String,
+    fixed: bool,
+) -> napi::Result<napi::Unknown<'e>> {
+    crate::to_js(env, &roo_legacy::trace_tool_calls(&text, fixed))
 }
