@@ -85,6 +85,7 @@ impl<T: Send + 'static> Job<T> {
         work: impl FnOnce(&AtomicBool) -> Result<T, CodedError> + Send + 'static,
         to_js: ToJs<T>,
     ) -> AsyncTask<Job<T>> {
+        crate::mark_js_thread();
         let cancel = cancel_flag(signal);
         // The signal is not handed to napi's own cancellation: a job that has not started yet
         // still runs, sees the flag at once and rejects with `ABORTED`, so every abort looks alike.

@@ -14,9 +14,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Freed memory goes back to the system at once rather than after mimalloc's default delay: a
 /// store opened or refreshed frees large buffers (cache data, parsed files) just before it builds
 /// what it keeps, and returning them first keeps the peak resident size below the system
-/// allocator's. `MIMALLOC_PURGE_DELAY` in the environment still decides when it is set.
+/// allocator's. `MIMALLOC_PURGE_DELAY` in the environment still decides when it is set. The
+/// thread loading the addon runs JavaScript (see [`progress_fn`]).
 #[napi_derive::module_init]
 fn init_allocator() {
+    mark_js_thread();
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         sys::purge_at_once();
     }
@@ -116,19 +118,53 @@ pub struct Progress {
 /// Progress callback, called on the JS thread as work advances.
 pub type ProgressFn = ThreadsafeFunction<Progress, (), Progress, Status, false>;
 
+thread_local! {
+    /// Set on the threads that run JavaScript (where the addon was loaded, where a job was
+    /// started): a progress report made there must not wait for its own delivery.
+    static JS_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks the current thread as one that runs JavaScript.
+pub(crate) fn mark_js_thread() {
+    JS_THREAD.with(|t| t.set(true));
+}
+
+/// How long a worker waits for JavaScript to take its last progress report (a JavaScript thread
+/// kept busy longer than this gets the report after the call's promise settles).
+const LAST_REPORT_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The core's `(done, total)` callback for an optional JS progress function: each call is queued
 /// to the JS thread without blocking the worker (a count past `u32::MAX` is sent as `u32::MAX`).
+/// The report that completes a count (`done >= total`) waits until JavaScript has had it, and with
+/// it every report before it (they are delivered in order): the call's promise, which settles on
+/// another queue, therefore settles after the callback has seen the whole count.
 pub(crate) fn progress_fn<N: TryInto<u32>>(progress: Option<ProgressFn>) -> impl Fn(N, N) + Sync {
     move |done: N, total: N| {
-        if let Some(p) = &progress {
-            p.call(
-                Progress {
-                    done: done.try_into().unwrap_or(u32::MAX),
-                    total: total.try_into().unwrap_or(u32::MAX),
-                    ..Progress::default()
-                },
-                ThreadsafeFunctionCallMode::NonBlocking,
-            );
+        let Some(p) = &progress else {
+            return;
+        };
+        let value = Progress {
+            done: done.try_into().unwrap_or(u32::MAX),
+            total: total.try_into().unwrap_or(u32::MAX),
+            ..Progress::default()
+        };
+        let completes = value.total > 0 && value.done >= value.total;
+        if !completes || JS_THREAD.with(std::cell::Cell::get) {
+            p.call(value, ThreadsafeFunctionCallMode::NonBlocking);
+            return;
+        }
+        let (taken, wait) = std::sync::mpsc::sync_channel::<()>(1);
+        let status = p.call_with_return_value(
+            value,
+            ThreadsafeFunctionCallMode::NonBlocking,
+            move |_, _| {
+                // The worker may have stopped waiting: nobody to tell then.
+                let _ = taken.send(());
+                Ok(())
+            },
+        );
+        if status == Status::Ok {
+            let _ = wait.recv_timeout(LAST_REPORT_WAIT);
         }
     }
 }
