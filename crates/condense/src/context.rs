@@ -26,6 +26,7 @@ pub const TRUNCATION_FRACTION: f64 = 0.5;
 /// Where the effective threshold came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum ThresholdSource {
     /// No threshold for the profile: the global one.
     Global,
@@ -40,6 +41,7 @@ pub enum ThresholdSource {
 /// The threshold that applies and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct EffectiveThreshold {
     pub threshold: f64,
     pub source: ThresholdSource,
@@ -186,6 +188,7 @@ impl Default for ManageContextOptions {
 /// What to do with the context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum ContextAction {
     None,
     Summarize,
@@ -195,6 +198,7 @@ pub enum ContextAction {
 /// The truncation that applies (the action itself, or the fallback when summarising fails).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TruncationPlan {
     #[serde(flatten)]
     pub result: TruncationResult,
@@ -204,6 +208,7 @@ pub struct TruncationPlan {
 /// The decision of `manageContext`, without calling a model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct ContextDecision {
     pub action: ContextAction,
     pub prev_context_tokens: f64,
@@ -221,7 +226,9 @@ pub struct ContextDecision {
 /// What `manageContext` returns (`ContextManagementResult`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct ContextManagementResult {
+    #[cfg_attr(feature = "ts", ts(type = "Array<ApiMessage>"))]
     pub messages: Vec<Value>,
     pub summary: String,
     pub cost: f64,

@@ -47,6 +47,7 @@ pub struct LongContextPricing {
 /// `{totalInputTokens, totalOutputTokens, totalCost}`.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ApiCostResult {
     pub total_input_tokens: f64,
     pub total_output_tokens: f64,
@@ -195,6 +196,7 @@ fn parse_float_prefix(s: &str) -> Option<f64> {
 /// A task's totals (`TokenUsage`): what `getApiMetrics` / `consolidateTokenUsage` return.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct TokenUsage {
     pub total_tokens_in: f64,
     pub total_tokens_out: f64,

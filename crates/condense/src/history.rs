@@ -154,7 +154,9 @@ pub fn cleanup_after_truncation(messages: &[Value]) -> Vec<Value> {
 /// What `truncateConversation` returns.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct TruncationResult {
+    #[cfg_attr(feature = "ts", ts(type = "Array<ApiMessage>"))]
     pub messages: Vec<Value>,
     /// Absent for the destructive era (before v3.36), which had no ids.
     #[serde(skip_serializing_if = "Option::is_none")]

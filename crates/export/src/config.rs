@@ -21,10 +21,12 @@ pub const CONFIG_DIR_ENV: &str = "ROO_STATE_CONFIG_DIR";
 /// Settings applied when an export call does not give them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExportDefaults {
     pub pretty_print: bool,
     pub include_content: bool,
     /// Only `none` is supported.
+    #[cfg_attr(feature = "ts", ts(type = "\"none\""))]
     pub compression: String,
     /// With `includeContent: false`, message content is cut to this many UTF-16 units.
     pub content_preview_length: u32,
@@ -56,6 +58,7 @@ impl Default for ExportDefaults {
 /// A named selection of fields (kept for callers; the exports do not read templates yet).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExportTemplate {
     pub format: String,
     pub fields: Vec<String>,
@@ -64,6 +67,7 @@ pub struct ExportTemplate {
 /// A named filter for project exports and the task list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct ExportFilter {
     /// ISO 8601 date or date-time, or `now-7d` (`m`, `h`, `d`, `w`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -78,6 +82,7 @@ pub struct ExportFilter {
 /// The whole configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExportConfig {
     pub defaults: ExportDefaults,
     pub templates: BTreeMap<String, ExportTemplate>,
@@ -430,11 +435,18 @@ impl ConfigAction {
 /// The outcome of [`configure`].
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "ConfigureXmlExportResult")
+)]
 pub struct ConfigOutcome {
+    #[cfg_attr(feature = "ts", ts(type = "\"get\" | \"set\" | \"reset\""))]
     pub action: String,
     pub config: ExportConfig,
     pub path: String,
     /// `file` or `defaults`.
+    #[cfg_attr(feature = "ts", ts(type = "\"file\" | \"defaults\""))]
     pub from: String,
     pub message: String,
     pub warnings: Vec<String>,

@@ -84,8 +84,18 @@ pub struct ProjectRequest {
 /// What an export produced.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "ExportResult"),
+    ts(optional_fields)
+)]
 pub struct ExportOutcome {
     /// `xml`, `markdown`, `json` or `csv`.
+    #[cfg_attr(
+        feature = "ts",
+        ts(type = "\"xml\" | \"markdown\" | \"json\" | \"csv\"")
+    )]
     pub format: &'static str,
     /// The export itself, when no `filePath` was given.
     #[serde(skip_serializing_if = "Option::is_none")]

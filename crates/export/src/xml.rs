@@ -107,6 +107,7 @@ impl ContentOptions {
 /// Counts of what an export wrote.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ExportCounts"))]
 pub struct Written {
     pub tasks: u32,
     pub conversations: u32,

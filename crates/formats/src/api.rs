@@ -20,6 +20,7 @@ open_enum! {
 /// Which stored shape the history file had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum HistoryFormat {
     /// A plain array of Anthropic-style messages.
     AnthropicArray,
@@ -442,6 +443,7 @@ impl Serialize for ApiMessage {
 /// The whole history file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct ApiHistory {
     pub format: HistoryFormat,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -20,6 +20,7 @@ use merge::merge_sightings;
 /// Where a `newTask` call was seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum ChildSource {
     /// `ask:"tool"` `{tool:"newTask",…}` in ui_messages.json.
     UiAsk,
@@ -38,6 +39,7 @@ pub enum ChildSource {
 /// A subtask the task created.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct NewTaskInstruction {
     /// When the call was made (ms): the UI ask's `ts`, else the API message's.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -36,6 +36,7 @@ fn opt_nonempty(value: &Option<String>, _ctx: &()) -> garde::Result {
 /// item is written in.
 #[derive(Debug, Clone, PartialEq, Serialize, Validate, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct HistoryItem {
     #[garde(length(min = 1))]
     pub id: String,
@@ -161,6 +162,7 @@ impl HistoryItem {
 /// `tasks/_index.json`: `{"version":1,"updatedAt":…,"entries":[HistoryItem…]}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HistoryIndex {
     pub version: Option<i64>,
     pub updated_at: Option<i64>,
@@ -170,6 +172,7 @@ pub struct HistoryIndex {
 /// One entry of `task_metadata.json` `files_in_context`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FileInContext {
     pub path: Option<String>,
     pub record_state: Option<String>,
@@ -185,6 +188,7 @@ pub struct FileInContext {
 /// add `parentTaskId`, `title`, `mode`, `workspace`, … which are read when present.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct TaskMetadata {
     pub files_in_context: Vec<FileInContext>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -13,6 +13,8 @@ pub mod host;
 pub mod instruction_key;
 pub mod read;
 pub mod text;
+#[cfg(feature = "ts")]
+mod ts;
 pub mod ui;
 
 // The JSON steps live in `roo-json` (docs/json.md); the modules the other crates import from here

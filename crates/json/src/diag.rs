@@ -9,6 +9,7 @@ use std::fmt;
 /// How bad a problem is for the task it belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Severity {
     /// Something unusual that was handled without losing anything (a BOM, a retired enum value).
     Info,
@@ -21,6 +22,7 @@ pub enum Severity {
 /// Stable identifiers of the problems the readers report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum DiagCode {
     /// The file does not exist.
     Missing,
@@ -65,6 +67,7 @@ pub enum DiagCode {
 /// One problem found while reading a file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Diagnostic {
     /// The file (or directory) the problem was found in, as given to the reader.
     pub file: String,
@@ -162,6 +165,7 @@ impl Diags {
 
 /// A value read from disk together with what was noticed while reading it.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ReadResult"))]
 pub struct Read<T> {
     pub value: T,
     pub diagnostics: Vec<Diagnostic>,

@@ -17,7 +17,7 @@ pub struct GrepTasksOptions {
     pub regex: Option<bool>,
     pub ignore_case: Option<bool>,
     /// The texts searched; default all four.
-    #[napi(ts_type = "Array<'user' | 'assistant' | 'toolInput' | 'toolResult'>")]
+    #[napi(ts_type = "GrepKind[]")]
     pub kinds: Option<Vec<String>>,
     /// Lines of the same message before and after each match (default 0, at most 20).
     pub context: Option<u32>,

@@ -260,7 +260,7 @@ pub struct SearchTasksOptions {
     /// Tasks to return (default 10, at most 100).
     pub limit: Option<u32>,
     /// Default: `hybrid` when the index has an embedding model, `lexical` otherwise.
-    #[napi(ts_type = "'semantic' | 'lexical' | 'hybrid'")]
+    #[napi(ts_type = "SearchMode")]
     pub mode: Option<String>,
     /// Snippets per task (default 3).
     pub snippets_per_task: Option<u32>,

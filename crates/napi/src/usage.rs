@@ -17,9 +17,7 @@ use std::path::Path;
 #[derive(Default)]
 pub struct UsageReportOptions {
     /// The rows (default `daily`; a week is keyed by its Monday).
-    #[napi(
-        ts_type = "'daily' | 'weekly' | 'monthly' | 'tasks' | 'conversations' | 'models' | 'workspaces' | 'hosts' | 'modes'"
-    )]
+    #[napi(ts_type = "UsageGroup")]
     pub group: Option<String>,
     /// `UTC` (default), an IANA name (`Europe/Paris`) or a fixed offset (`+02:00`).
     pub time_zone: Option<String>,
@@ -28,7 +26,7 @@ pub struct UsageReportOptions {
     /// Last local day counted, `YYYY-MM-DD` (inclusive).
     pub until: Option<String>,
     /// `auto` (default): recorded, else calculated; `recorded`; `calculate`.
-    #[napi(ts_type = "'recorded' | 'calculate' | 'auto'")]
+    #[napi(ts_type = "UsageCostMode")]
     pub cost_mode: Option<String>,
     /// A price table file (the shape of the bundled one) whose entries come first.
     pub price_file: Option<String>,

@@ -18,7 +18,6 @@ use lock::WriteLock;
 use prepare::{chunk_task, meta_parent, ChunkContext, LinkedHeader, PendingTask, Prepared};
 use rayon::prelude::*;
 use roo_store::task_store::{TaskStore, Watch};
-use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,6 +25,9 @@ use uuid::Uuid;
 
 mod lock;
 mod prepare;
+mod report;
+
+pub use report::{IndexReport, IndexStatus, StoreSummary, TaskFailure};
 
 /// Options of [`index_tasks`].
 #[derive(Default)]
@@ -42,58 +44,6 @@ pub struct IndexOptions<'a> {
     pub chunking: Option<ChunkOptions>,
     pub on_progress: Option<ProgressFn<'a>>,
     pub cancel: Option<&'a AtomicBool>,
-}
-
-/// A task that could not be indexed (the others were).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TaskFailure {
-    pub task_id: String,
-    pub message: String,
-}
-
-/// Where the index is.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StoreSummary {
-    /// `edge`, `qdrant` or `memory`.
-    pub kind: String,
-    pub location: String,
-    pub collection: String,
-}
-
-/// What an indexing run did.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IndexReport {
-    pub index_dir: String,
-    pub tasks_dirs: Vec<String>,
-    /// Task directories seen.
-    pub tasks_seen: usize,
-    /// Tasks whose files had not changed since the last run.
-    pub tasks_unchanged: usize,
-    /// Tasks read again because their files changed (or were new).
-    pub tasks_indexed: usize,
-    /// Up to 1 000 ids of the tasks read again.
-    pub indexed_task_ids: Vec<String>,
-    /// Tasks gone from disk whose chunks were removed.
-    pub tasks_removed: usize,
-    pub failures: Vec<TaskFailure>,
-    /// Chunks embedded and written in this run.
-    pub chunks_embedded: usize,
-    /// Chunks removed (tasks gone or shrunk, content changed).
-    pub chunks_deleted: usize,
-    /// Chunks the index holds after the run.
-    pub chunks_total: usize,
-    pub embedder: EmbedderId,
-    pub store: StoreSummary,
-    /// Why the index was rebuilt from scratch, when it was.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rebuilt: Option<String>,
-    pub cancelled: bool,
-    pub duration_ms: u64,
-    /// Things a person should know (a fallback taken).
-    pub notes: Vec<String>,
 }
 
 /// The resolved pieces every entry point needs.
@@ -732,24 +682,6 @@ fn embed_and_store(
         on_batch(n);
     }
     Ok(false)
-}
-
-/// What an index holds, without changing it.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IndexStatus {
-    pub index_dir: String,
-    pub exists: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub embedder: Option<EmbedderId>,
-    pub tasks: usize,
-    pub chunks: usize,
-    pub store: StoreSummary,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub updated_at: Option<String>,
-    /// Whether the local model is installed (and built in), and where it is looked for.
-    pub local_model_available: bool,
-    pub model_dir: String,
 }
 
 /// Describe an index.

@@ -23,6 +23,7 @@ use uuid::Uuid;
 /// How to match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SearchMode"))]
 pub enum Mode {
     Semantic,
     Lexical,
@@ -77,6 +78,7 @@ pub struct SearchOptions {
 /// A matching piece of dialogue.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SearchSnippet"))]
 pub struct Snippet {
     pub text: String,
     /// ISO 8601 time of the chunk's first message.
@@ -84,18 +86,26 @@ pub struct Snippet {
     /// ISO 8601 time of its last message.
     pub end_timestamp: String,
     /// `user`, `assistant` or `mixed`.
+    #[cfg_attr(feature = "ts", ts(type = "\"user\" | \"assistant\" | \"mixed\""))]
     pub role: String,
     pub chunk_index: u32,
     pub score: f32,
     /// Where the query's phrases (or, for a plain query of several words, the whole query in
     /// order) stand in `text`: `[start, end)` in UTF-16 code units, as JavaScript indexes strings.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub highlights: Vec<[u32; 2]>,
 }
 
 /// A task that matches, with its best snippets.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "TaskSearchResult"),
+    ts(optional_fields)
+)]
 pub struct TaskResult {
     pub task_id: String,
     /// The best chunk score: cosine (semantic), BM25 (lexical) or fused rank in 0..1 (hybrid).
@@ -119,6 +129,7 @@ pub struct TaskResult {
 /// What a search found.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SearchTasksResult"))]
 pub struct SearchResponse {
     pub query: String,
     pub mode: Mode,

@@ -26,6 +26,7 @@ pub struct ScanOptions<'a> {
 /// What a scan found.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct ScanResult {
     pub skeletons: Vec<ConversationSkeleton>,
     /// Problems that kept a task from having a skeleton, and problems with the directory itself.

@@ -110,6 +110,7 @@ impl Default for CleanupOptions {
 /// What was (or would be) removed from one task.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct TaskCleanup {
     pub task_id: String,
     /// ms since the epoch (newest conversation file).
@@ -126,6 +127,7 @@ pub struct TaskCleanup {
 /// What [`cleanup_obsolete_checkpoints`] did.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CleanupReport {
     pub tasks_dir: String,
     pub dry_run: bool,

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 /// `OK`, `WARNING` or `ERROR`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "HealthStatus"))]
 pub enum Status {
     Ok,
     Warning,
@@ -26,6 +27,7 @@ pub enum Status {
 /// One reason behind a status.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "HealthReason"))]
 pub struct Reason {
     pub status: Status,
     pub message: String,
@@ -34,6 +36,7 @@ pub struct Reason {
 /// One task file of a recent task.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct FileCheck {
     pub name: String,
     pub exists: bool,
@@ -49,6 +52,7 @@ pub struct FileCheck {
 /// Structure of one of the most recent tasks.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RecentTaskCheck"))]
 pub struct RecentTask {
     pub task_id: String,
     /// ms since the epoch (newest task file).
@@ -61,6 +65,7 @@ pub struct RecentTask {
 /// Bytes and files under `tasks/`, by kind.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SizeSplit {
     pub total_bytes: u64,
     pub conversation_bytes: u64,
@@ -77,6 +82,7 @@ pub struct SizeSplit {
 /// The report of one location.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "LocationHealth"))]
 pub struct LocationReport {
     pub tasks_dir: String,
     pub host: Option<String>,
@@ -97,6 +103,7 @@ pub struct LocationReport {
 /// The whole report.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DiagnoseReport {
     pub status: Status,
     pub reasons: Vec<Reason>,

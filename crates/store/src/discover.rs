@@ -97,6 +97,7 @@ pub fn host_by_name(name: &str) -> Option<&'static Host> {
 /// How a location was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum LocationKind {
     /// `<editor user data>/User/globalStorage/<id>`.
     Standard,
@@ -113,6 +114,7 @@ pub enum LocationKind {
 /// One task store.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StorageLocation {
     /// The storage base (parent of `tasks/`).
     pub path: String,
@@ -120,6 +122,10 @@ pub struct StorageLocation {
     /// Extension id, when known.
     pub host: Option<String>,
     /// `roo`, `zoo-code`, `cline`, `kilo-code`, or `unknown`.
+    #[cfg_attr(
+        feature = "ts",
+        ts(type = "\"roo\" | \"zoo-code\" | \"cline\" | \"kilo-code\" | \"unknown\"")
+    )]
     pub source: String,
     /// Editor build (`Code`, `Cursor`, `Code (server)`, …), when known.
     pub editor: Option<String>,
@@ -145,6 +151,7 @@ pub struct DiscoverOptions {
 /// What [`discover_storage`] found and where it looked.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "StorageDiscovery"))]
 pub struct Discovery {
     pub locations: Vec<StorageLocation>,
     /// Every directory looked at, in order.

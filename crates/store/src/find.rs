@@ -15,11 +15,13 @@ const SHOWN_CANDIDATES: usize = 10;
 /// A task folder: the task's id, the tasks folder holding it, and its own folder.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TaskLocation {
     pub task_id: String,
     pub tasks_dir: PathBuf,
     /// Serialised with U+FFFD for bytes that are not UTF-8 (the name [`task_folder`] finds again).
     #[serde(serialize_with = "lossy_path")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub task_dir: PathBuf,
 }
 

@@ -94,11 +94,13 @@ pub struct Marker {
 /// What [`migrate_tasks_dir`] did.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MigrateReport {
     pub from: String,
     pub to: String,
     pub dry_run: bool,
     /// `rename`, `copy`, or `none` (already done).
+    #[cfg_attr(feature = "ts", ts(type = "\"rename\" | \"copy\" | \"none\""))]
     pub method: String,
     /// The migration had already finished; nothing was done.
     pub already_done: bool,

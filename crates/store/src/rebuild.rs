@@ -38,6 +38,7 @@ pub struct RebuildOptions<'a> {
 /// Tasks of one workspace.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct WorkspaceCount {
     pub workspace: String,
     pub tasks: u32,
@@ -46,6 +47,7 @@ pub struct WorkspaceCount {
 /// What was (or would be) written for the extension.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExtensionIndexReport {
     pub index_file: String,
     pub entries: u32,
@@ -64,6 +66,7 @@ pub struct ExtensionIndexReport {
 /// What [`rebuild_from_tasks`] found and did.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RebuildReport {
     pub tasks_dir: String,
     pub dry_run: bool,

@@ -14,6 +14,7 @@ use std::path::Path;
 /// One key of the extension in `ItemTable`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StateKey {
     pub key: String,
     pub bytes: u64,
@@ -22,6 +23,7 @@ pub struct StateKey {
 /// The extension's `taskHistory` list (in its globalState value) against the task folders.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TaskHistoryCheck {
     /// Entries of `taskHistory`.
     pub entries: u32,
@@ -40,6 +42,7 @@ pub struct TaskHistoryCheck {
 /// What the database says about one extension.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StateDbReport {
     pub path: String,
     pub exists: bool,

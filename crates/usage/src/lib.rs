@@ -52,6 +52,7 @@ struct Entry {
 /// What [`UsageIndex::sync`] did.
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageSync"))]
 pub struct SyncReport {
     /// Tasks read (new, or whose files changed).
     pub read: u32,

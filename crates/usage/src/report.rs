@@ -24,6 +24,7 @@ pub use conversation::{ConversationDetail, ConversationTask, ShareRow};
 /// What the rows are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageGroup"))]
 pub enum Group {
     Daily,
     Weekly,
@@ -60,6 +61,7 @@ impl Group {
 /// Which cost a record counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageCostMode"))]
 pub enum CostMode {
     /// What the extension recorded (0 where it recorded nothing).
     Recorded,
@@ -119,6 +121,7 @@ impl Default for ReportOptions {
 /// Token and cost sums.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageSums"))]
 pub struct Sums {
     /// API requests (condense operations are not requests; their cost is in `cost`).
     pub requests: u64,
@@ -180,6 +183,7 @@ impl Sums {
 /// File operations of tool calls.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageFileOps"))]
 pub struct FileOps {
     pub reads: u64,
     pub writes: u64,
@@ -215,6 +219,7 @@ impl FileOps {
 /// One model's sums within a row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageModelRow"))]
 pub struct ModelRow {
     pub model: String,
     #[serde(flatten)]
@@ -224,6 +229,7 @@ pub struct ModelRow {
 /// One row of a report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct UsageRow {
     /// The group's key: `YYYY-MM-DD` (a day; a week by its Monday), `YYYY-MM`, a task id, a root
     /// task id, a model, a workspace, a host or a mode (`unknown` / `none` when not recorded).
@@ -247,6 +253,12 @@ pub struct UsageRow {
 /// Where the prices of `calculate` came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "UsagePrices"),
+    ts(optional_fields)
+)]
 pub struct PricesInfo {
     /// The bundled table's date.
     pub updated: String,
@@ -257,6 +269,7 @@ pub struct PricesInfo {
 /// A task that recorded no cost for some of its requests.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageNoCostTask"))]
 pub struct NoCostTask {
     pub task_id: String,
     pub requests: u64,
@@ -265,6 +278,7 @@ pub struct NoCostTask {
 /// A report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct UsageReport {
     pub group: Group,
     pub time_zone: String,

@@ -153,6 +153,7 @@ impl MessageKind {
 /// `ContextCondense`, carried by `say:"condense_context"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct ContextCondense {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
@@ -171,6 +172,7 @@ pub struct ContextCondense {
 /// `ContextTruncation`, carried by `say:"sliding_window_truncation"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct ContextTruncation {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncation_id: Option<String>,

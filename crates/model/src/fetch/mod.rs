@@ -82,9 +82,11 @@ pub struct ModelFetchOptions {
 /// What [`fetch_model`] did.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct ModelFetchReport {
     /// The model directory.
     #[serde(serialize_with = "display_path")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub dir: PathBuf,
     /// The model was already installed and nothing was done.
     pub already_installed: bool,
@@ -111,8 +113,10 @@ pub struct ModelFetchReport {
 /// Whether the model directory holds a usable model.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct ModelStatus {
     #[serde(serialize_with = "display_path")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub dir: PathBuf,
     /// `config.json`, `tokenizer.json` and `model.safetensors` are all there and non-empty.
     pub installed: bool,

@@ -18,8 +18,13 @@ use std::sync::Arc;
 /// What made the dense vectors of an index. Two indexes can share vectors only if these match.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EmbedderInfo"))]
 pub struct EmbedderId {
     /// `local`, `static`, `http` or `none`.
+    #[cfg_attr(
+        feature = "ts",
+        ts(type = "\"local\" | \"static\" | \"http\" | \"none\"")
+    )]
     pub kind: String,
     /// The model name (`all-MiniLM-L6-v2`, `text-embedding-3-small`, …); `bm25` for `none`.
     pub model: String,

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 /// What a searched text is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "GrepKind"))]
 pub enum Kind {
     User,
     Assistant,

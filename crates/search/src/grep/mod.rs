@@ -61,6 +61,7 @@ impl GrepOptions {
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct GrepMatch {
     pub task_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -86,6 +87,7 @@ pub struct GrepMatch {
 /// What a grep found.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "GrepTasksResult"))]
 pub struct GrepReport {
     pub matches: Vec<GrepMatch>,
     /// Whether matches were left out (`maxMatches`).
@@ -100,6 +102,7 @@ pub struct GrepReport {
     pub bytes_read: u64,
     pub elapsed_ms: f64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub notes: Vec<String>,
 }
 

@@ -119,6 +119,7 @@ impl Default for HierarchyOptions {
 /// Links of the result, per evidence source.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LinksBySource {
     pub history_item: u32,
     pub child_ids: u32,
@@ -129,8 +130,13 @@ pub struct LinksBySource {
 /// Something the reconstruction met and did not hide.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HierarchyIssue {
     /// `conflict`, `ambiguous`, `cycle`, `orphan` or `self_link`.
+    #[cfg_attr(
+        feature = "ts",
+        ts(type = "\"conflict\" | \"ambiguous\" | \"cycle\" | \"orphan\" | \"self_link\"")
+    )]
     pub kind: String,
     pub task_id: String,
     pub detail: String,
@@ -141,6 +147,7 @@ pub struct HierarchyIssue {
 /// What [`reconstruct_hierarchy`] did.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HierarchyMetrics {
     pub tasks: u32,
     pub links_by_source: LinksBySource,
@@ -164,6 +171,7 @@ pub struct HierarchyMetrics {
 /// read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct TaskTreeNode {
     pub task_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]

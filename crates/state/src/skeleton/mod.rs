@@ -28,8 +28,10 @@ pub const DEFAULT_MAX_CONTENT: usize = 400;
 /// A conversational message in `sequence`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MessageSkeleton {
     /// `user` or `assistant`.
+    #[cfg_attr(feature = "ts", ts(type = "\"user\" | \"assistant\""))]
     pub role: String,
     pub content: String,
     /// ISO 8601, from the message's `ts`.
@@ -39,22 +41,31 @@ pub struct MessageSkeleton {
 
 /// A tool or command in `sequence`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ActionMetadata {
     /// `tool` or `command`.
     #[serde(rename = "type")]
+    #[cfg_attr(feature = "ts", ts(type = "\"tool\" | \"command\""))]
     pub kind: String,
     pub name: String,
+    #[cfg_attr(feature = "ts", ts(type = "{ [key: string]: JsonValue }"))]
     pub parameters: Value,
     /// `success`, `failure` or `in_progress`.
+    #[cfg_attr(
+        feature = "ts",
+        ts(type = "\"success\" | \"failure\" | \"in_progress\"")
+    )]
     pub status: String,
     pub timestamp: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub file_path: Option<String>,
 }
 
 /// One item of `sequence`: a message (has `role`) or an action.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum SequenceItem {
     Message(MessageSkeleton),
     Action(ActionMetadata),
@@ -63,6 +74,7 @@ pub enum SequenceItem {
 /// Where `createdAt`/`lastActivity` came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum DatesFrom {
     UiMessages,
     ApiHistory,
@@ -80,6 +92,7 @@ pub enum DatesFrom {
 /// `SkeletonMetadata`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct SkeletonMetadata {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -94,6 +107,10 @@ pub struct SkeletonMetadata {
     pub workspace: Option<String>,
     pub data_source: String,
     /// `roo`, `zoo-code`, `cline` or `kilo-code`, from the storage path.
+    #[cfg_attr(
+        feature = "ts",
+        ts(type = "\"roo\" | \"zoo-code\" | \"cline\" | \"kilo-code\"")
+    )]
     pub source: String,
     pub dates_from: DatesFrom,
 }
@@ -101,6 +118,7 @@ pub struct SkeletonMetadata {
 /// The links a task's own files store (before any inference).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct StoredLinks {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history_item_parent: Option<String>,
@@ -109,6 +127,7 @@ pub struct StoredLinks {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub root_task_id: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub child_ids: Vec<String>,
     /// `history_item.json` `status` (`active`, `completed`, `delegated`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -118,15 +137,24 @@ pub struct StoredLinks {
 /// Which task files exist and how they were read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct TaskFiles {
     /// `ui_messages.json`, `claude_messages.json`, or none.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "ts",
+        ts(optional, type = "\"ui_messages.json\" | \"claude_messages.json\"")
+    )]
     pub ui_file: Option<String>,
     pub ui_messages: u32,
     pub api_history: bool,
     pub api_messages: u32,
     /// `anthropicArray` or `versioned`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "ts",
+        ts(optional, type = "\"anthropicArray\" | \"versioned\"")
+    )]
     pub api_format: Option<String>,
     pub history_item: bool,
     pub task_metadata: bool,
@@ -135,8 +163,13 @@ pub struct TaskFiles {
 /// How a task's parent link was established (filled by the hierarchy).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct ParentEvidence {
     /// `history_item`, `child_ids`, `task_metadata` or `instruction_prefix`.
+    #[cfg_attr(
+        feature = "ts",
+        ts(type = "\"history_item\" | \"child_ids\" | \"task_metadata\" | \"instruction_prefix\"")
+    )]
     pub source: String,
     /// 0..=1.
     pub confidence: f64,
@@ -147,18 +180,21 @@ pub struct ParentEvidence {
     /// `instruction_prefix` only: `exact` (the whole normalised instruction) or `prefix` (the
     /// parent's recorded message is a strict prefix of the child's instruction).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "\"exact\" | \"prefix\""))]
     pub match_kind: Option<String>,
     /// `instruction_prefix` only: the child's creation time minus `new_task_ts`, in ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gap_ms: Option<i64>,
     /// Other sources that name a different parent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub conflicts: Vec<String>,
 }
 
 /// `ConversationSkeleton` (the `SkeletonHeader` fields plus `sequence`, and what this engine adds).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct ConversationSkeleton {
     pub task_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -196,6 +232,7 @@ pub struct ConversationSkeleton {
 /// Token and cost totals of a task.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ApiTotals"))]
 pub struct ApiTotalsOut {
     pub requests: u32,
     pub tokens_in: f64,

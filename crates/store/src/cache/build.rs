@@ -35,6 +35,7 @@ impl BuildOptions<'_> {
 /// What a build did to one store.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StoreBuild {
     pub tasks_dir: String,
     pub cache_file: String,
@@ -65,6 +66,7 @@ pub struct StoreBuild {
 /// What [`build_skeleton_cache`] did.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "BuildCacheReport"))]
 pub struct BuildReport {
     pub built: u32,
     pub reused: u32,

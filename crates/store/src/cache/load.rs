@@ -5,6 +5,7 @@ use super::*;
 /// One store served by [`load_skeletons`].
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LoadedStore {
     pub tasks_dir: String,
     pub cache_file: String,
@@ -19,6 +20,7 @@ pub struct LoadedStore {
 /// What [`load_skeletons`] returns.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "LoadedSkeletons"))]
 pub struct Loaded {
     pub skeletons: Vec<ConversationSkeleton>,
     pub stores: Vec<LoadedStore>,
@@ -133,6 +135,7 @@ pub fn load_skeletons(
 /// The state of one store's cache, without writing anything.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CacheStatus {
     pub cache_file: String,
     pub exists: bool,
@@ -151,6 +154,7 @@ pub struct CacheStatus {
     pub damaged: u32,
     /// A journal line that failed its checksum.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub journal_damage: Option<String>,
 }
 

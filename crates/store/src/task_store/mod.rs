@@ -69,6 +69,12 @@ struct Task {
 /// One tasks folder of the handle.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "TaskStoreInfo"),
+    ts(optional_fields)
+)]
 pub struct StoreInfo {
     pub tasks_dir: String,
     /// The host family the folder's path names, if any.
@@ -89,6 +95,7 @@ pub struct StoreInfo {
 /// What [`TaskStore::refresh`] did.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "TaskStoreRefresh"))]
 pub struct RefreshReport {
     pub tasks: u32,
     pub added: u32,
@@ -99,6 +106,10 @@ pub struct RefreshReport {
     /// Unchanged tasks whose parent the hierarchy changed.
     pub relinked: u32,
     /// How the cache took the change: `none`, `appended`, `rewritten`, or `disabled`.
+    #[cfg_attr(
+        feature = "ts",
+        ts(type = "\"none\" | \"appended\" | \"rewritten\" | \"disabled\"")
+    )]
     pub cache: String,
     pub elapsed_ms: f64,
 }

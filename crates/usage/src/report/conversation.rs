@@ -9,6 +9,12 @@ use std::collections::HashMap;
 /// One task of a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "UsageConversationTask"),
+    ts(optional_fields)
+)]
 pub struct ConversationTask {
     pub task_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -32,6 +38,7 @@ pub struct ConversationTask {
 /// A mode's part of a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageModeShare"))]
 pub struct ShareRow {
     pub mode: String,
     pub cost: f64,
@@ -42,6 +49,7 @@ pub struct ShareRow {
 /// The tasks of a conversation row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageConversation"))]
 pub struct ConversationDetail {
     pub root_task_id: String,
     /// Root first, then depth-first (each task's subtasks in id order, under it).
