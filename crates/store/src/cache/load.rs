@@ -177,7 +177,7 @@ pub fn cache_status(cache_root: &Path, tasks_dir: &Path) -> CacheStatus {
     st.damaged = damaged_entries(&data, index.entries.iter()).len() as u32;
     st.journal_damage = index.journal_damage.clone();
     let dirs = list_tasks(tasks_dir).unwrap_or_default();
-    let sigs: Vec<TaskSig> = dirs.par_iter().map(|(_, d)| task_sig(d)).collect();
+    let sigs = task_sigs(tasks_dir, &dirs);
     let map: HashMap<&str, &Entry> = index.entries.iter().map(|e| (e.id.as_str(), e)).collect();
     for ((id, _), sig) in dirs.iter().zip(&sigs) {
         match map.get(id.as_str()) {
@@ -251,6 +251,84 @@ pub fn read_snapshot(cache_root: &Path, tasks_dir: &Path) -> Option<StoreSnapsho
     let ReadOutcome::Ok(index) = read_index(&file) else {
         return None;
     };
+    snapshot_of(*index, tasks_dir, file)
+}
+
+/// A store's snapshot for a handle's open, and the diagnostic of a damaged cache it repaired.
+/// When every task folder on disk has an entry of the same signature, the cache is read once: its
+/// index is not read twice and its data section is not read whole for a checksum pass first; each
+/// line is checked as it is parsed, and a line that does not check out sends the open through
+/// the build after all. A build that writes a new generation hands over its linked headers
+/// rather than reading back the file it wrote. `None` for the snapshot: the cache could not be
+/// read back.
+pub fn open_snapshot(
+    tasks_dir: &Path,
+    opts: &BuildOptions,
+) -> Result<(Option<Diagnostic>, Option<StoreSnapshot>)> {
+    let tasks_dir = check_tasks_dir(tasks_dir)?;
+    check_cache_root(&opts.cache_root, &tasks_dir)?;
+    let file = cache_file_for(&opts.cache_root, &tasks_dir);
+    if let ReadOutcome::Ok(index) = read_index(&file) {
+        if index.journal_damage.is_none()
+            && !opts.force_rebuild
+            && unchanged(&tasks_dir, &index.entries)?
+        {
+            let lines = index.entries.iter().filter(|e| e.len > 0).count();
+            if let Some(snap) = snapshot_of(*index, tasks_dir.clone(), file.clone()) {
+                if snap.tasks.iter().filter(|t| t.skeleton.is_some()).count() == lines {
+                    return Ok((None, Some(snap)));
+                }
+            }
+        }
+    }
+    let (built, kept) = build_store_keeping(&tasks_dir, opts, &mut Vec::new(), true)?;
+    let snap = match kept {
+        Some(k) => Some(StoreSnapshot {
+            tasks_dir,
+            cache_file: file,
+            generation: k.generation,
+            tasks: k.tasks,
+            journal_bytes: 0,
+            data_bytes: k.data_bytes,
+            hierarchy: Some(k.hierarchy),
+        }),
+        None => read_snapshot(&opts.cache_root, &tasks_dir),
+    };
+    Ok((built.damage, snap))
+}
+
+/// The generation of a store's cache file and the length of its data section, from its header
+/// line alone (the entry list is skipped, not parsed).
+pub fn cache_generation(cache_root: &Path, tasks_dir: &Path) -> Option<(u64, u64)> {
+    let file = fs::File::open(cache_file_for(cache_root, tasks_dir)).ok()?;
+    let len = file.metadata().ok()?.len();
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let mut line = String::new();
+    reader.read_line(&mut line).ok()?;
+    let header: Header = serde_json::from_str(&line).ok()?;
+    let mut skipped = Vec::new();
+    reader.read_until(b'\n', &mut skipped).ok()?;
+    let data_start = (line.len() + skipped.len()) as u64;
+    Some((header.generation, len.saturating_sub(data_start)))
+}
+
+/// Every task folder of `tasks_dir` has an entry of its signature, and every entry a folder.
+fn unchanged(tasks_dir: &Path, entries: &[Entry]) -> Result<bool> {
+    let dirs = list_tasks(tasks_dir)?;
+    if dirs.len() != entries.len() {
+        return Ok(false);
+    }
+    let sigs = task_sigs(tasks_dir, &dirs);
+    let known: HashMap<&str, &TaskSig> = entries.iter().map(|e| (e.id.as_str(), &e.sig)).collect();
+    Ok(known.len() == dirs.len()
+        && dirs
+            .iter()
+            .zip(&sigs)
+            .all(|((id, _), sig)| known.get(id.as_str()) == Some(&sig)))
+}
+
+/// [`read_snapshot`] of an index already read.
+fn snapshot_of(index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<StoreSnapshot> {
     let mut f = fs::File::open(&file).ok()?;
     let data_bytes = f.metadata().ok()?.len().saturating_sub(index.data_start);
     let mut tasks: Vec<CachedTask> = index
