@@ -230,4 +230,11 @@ fn a_cold_open_hands_over_what_the_cache_file_gives_back() {
         "the written cache was not current"
     );
     assert_eq!(report.stores[0].repaired, 0);
+    // The data section's temporary file is gone.
+    let left: Vec<String> = fs::read_dir(roo_store::cache::store_cache_dir(&cache_root, &tasks))
+        .expect("cache dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

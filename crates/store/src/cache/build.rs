@@ -137,22 +137,34 @@ struct Line {
     h: u64,
 }
 
-/// The data section of the generation being built, written to an unnamed temporary file beside
-/// the cache as its lines come (parsed in parallel, or copied from the old file), so that a build
-/// never holds every line in memory; the new cache file is its header, its entries, then these
-/// bytes.
+/// The data section of the generation being built, written to a temporary file beside the cache
+/// as its lines come (parsed in parallel, or copied from the old file), so that a build never
+/// holds every line in memory; the new cache file is its header, its entries, then these bytes.
+/// The file is unlinked at once where the system allows it (it lives on through its handle),
+/// else when the build ends; the build runs under the store's lock.
 struct Spill {
-    out: std::sync::Mutex<(std::io::BufWriter<fs::File>, u64)>,
+    /// The writer (taken when the build ends) and the length written.
+    out: std::sync::Mutex<(Option<std::io::BufWriter<fs::File>>, u64)>,
     error: std::sync::Mutex<Option<std::io::Error>>,
+    /// The file's path while it still has one.
+    path: Option<PathBuf>,
 }
 
 impl Spill {
     fn create(store_dir: &Path) -> Result<Spill> {
-        let file = tempfile::tempfile_in(store_dir)
-            .map_err(|e| StoreError::io("creating a temporary file in", store_dir, e))?;
+        let path = store_dir.join(format!(".data-{}.tmp", std::process::id()));
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .map_err(|e| StoreError::io("creating", &path, e))?;
+        let path = fs::remove_file(&path).err().map(|_| path);
         Ok(Spill {
-            out: std::sync::Mutex::new((std::io::BufWriter::with_capacity(1 << 20, file), 0)),
+            out: std::sync::Mutex::new((Some(std::io::BufWriter::with_capacity(1 << 20, file)), 0)),
             error: std::sync::Mutex::new(None),
+            path,
         })
     }
 
@@ -161,7 +173,13 @@ impl Spill {
         use std::io::Write;
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
         let off = out.1;
-        if let Err(e) = out.0.write_all(line) {
+        let written = match out.0.as_mut() {
+            Some(w) => w.write_all(line),
+            None => Err(std::io::Error::other(
+                "the data section was already finished",
+            )),
+        };
+        if let Err(e) = written {
             self.error
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -176,15 +194,29 @@ impl Spill {
     }
 
     /// The data section, read from its start, and its length; or the first write error.
-    fn finish(self) -> std::io::Result<(fs::File, u64)> {
+    fn finish(&self) -> std::io::Result<(fs::File, u64)> {
         use std::io::Seek;
-        if let Some(e) = self.error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        if let Some(e) = self.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
             return Err(e);
         }
-        let (out, len) = self.out.into_inner().unwrap_or_else(|e| e.into_inner());
-        let mut file = out.into_inner().map_err(|e| e.into_error())?;
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        let writer = out
+            .0
+            .take()
+            .ok_or_else(|| std::io::Error::other("the data section was already finished"))?;
+        let mut file = writer.into_inner().map_err(|e| e.into_error())?;
         file.seek(std::io::SeekFrom::Start(0))?;
-        Ok((file, len))
+        Ok((file, out.1))
+    }
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        // The writer first: a file still open cannot be removed everywhere.
+        drop(self.out.get_mut().map(|o| o.0.take()));
+        if let Some(path) = &self.path {
+            let _ = fs::remove_file(path);
+        }
     }
 }
 

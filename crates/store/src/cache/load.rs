@@ -328,38 +328,49 @@ fn unchanged(tasks_dir: &Path, entries: &[Entry]) -> Result<bool> {
 }
 
 /// [`read_snapshot`] of an index already read.
-fn snapshot_of(index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<StoreSnapshot> {
+fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<StoreSnapshot> {
     let mut f = fs::File::open(&file).ok()?;
     let data_bytes = f.metadata().ok()?.len().saturating_sub(index.data_start);
-    let mut tasks: Vec<CachedTask> = index
+    // The links move from the entries to the headers (not copied: an inferred link's evidence
+    // holds an instruction prefix).
+    let mut links: Vec<super::Link> = index
         .entries
-        .iter()
-        .map(|e| CachedTask {
-            id: e.id.clone(),
+        .iter_mut()
+        .map(|e| (e.parent.take(), e.root.take(), e.evidence.take()))
+        .collect();
+    let windows = windows(&index.entries);
+    let mut tasks: Vec<CachedTask> = Vec::with_capacity(index.entries.len());
+    let mut sigs: Vec<TaskSig> = Vec::with_capacity(index.entries.len());
+    for e in &mut index.entries {
+        sigs.push(e.sig);
+        tasks.push(CachedTask {
+            id: std::mem::take(&mut e.id),
             // An entry whose line is unreadable keeps a signature that matches nothing.
             sig: if e.len > 0 { [None; 5] } else { e.sig },
             skeleton: None,
-            diagnostics: e.diagnostics.clone(),
-        })
-        .collect();
+            diagnostics: std::mem::take(&mut e.diagnostics),
+        });
+    }
     // The data section a window at a time (lines in file order), not whole: the section is most
     // of the file, and a handle's open would otherwise hold it beside every parsed header.
-    for (window, start, members) in windows(&index.entries) {
+    for (window, start, members) in windows {
         let data = read_span(&mut f, index.data_start + start, window).unwrap_or_default();
         let parsed: Vec<(usize, ConversationSkeleton)> = members
             .into_par_iter()
             .filter_map(|i| {
-                let e = &index.entries[i];
-                let mut s = skeleton_in(&data, start, e)?;
-                s.parent_task_id = e.parent.clone();
-                s.root_task_id = e.root.clone();
-                s.parent_evidence = e.evidence.clone();
+                let (e, t) = (index.entries.get(i)?, tasks.get(i)?);
+                let s = skeleton_in(&data, start, e, &t.id)?;
                 Some((i, s))
             })
             .collect();
-        for (i, s) in parsed {
-            if let (Some(t), Some(e)) = (tasks.get_mut(i), index.entries.get(i)) {
-                t.sig = e.sig;
+        for (i, mut s) in parsed {
+            if let (Some(t), Some(link), Some(sig)) =
+                (tasks.get_mut(i), links.get_mut(i), sigs.get(i))
+            {
+                s.parent_task_id = link.0.take();
+                s.root_task_id = link.1.take();
+                s.parent_evidence = link.2.take();
+                t.sig = *sig;
                 t.skeleton = Some(s);
             }
         }
@@ -418,9 +429,12 @@ fn read_span(f: &mut fs::File, at: u64, len: u64) -> std::io::Result<Vec<u8>> {
     Ok(data)
 }
 
-/// [`skeleton_of`] for a window of the data section that starts at `start`.
-fn skeleton_in(window: &[u8], start: u64, e: &Entry) -> Option<ConversationSkeleton> {
-    skeleton_at(window, e.off.checked_sub(start)?, e)
+/// [`skeleton_of`] for a window of the data section that starts at `start`, for the task `id`
+/// (the entry's id, moved out of it).
+fn skeleton_in(window: &[u8], start: u64, e: &Entry, id: &str) -> Option<ConversationSkeleton> {
+    let s: ConversationSkeleton =
+        serde_json::from_slice(line_at(window, e.off.checked_sub(start)?, e)?).ok()?;
+    (s.task_id == id).then_some(s)
 }
 
 #[cfg(test)]

@@ -96,14 +96,20 @@ pub fn task_sig(dir: &Path) -> TaskSig {
 pub fn task_sigs(tasks_dir: &Path, dirs: &[(String, PathBuf)]) -> Vec<TaskSig> {
     let at = fsutil::SigDir::open(tasks_dir);
     dirs.par_iter()
-        .map(|(_, d)| {
+        .map_init(PathBuf::new, |path, (_, d)| {
             let rel = d.strip_prefix(tasks_dir).unwrap_or(d);
-            sig_with(|name| at.file_sig(&rel.join(name)))
+            sig_with(|name| {
+                // One path buffer per thread, not one allocation per file.
+                path.as_mut_os_string().clear();
+                path.push(rel);
+                path.push(name);
+                at.file_sig(path)
+            })
         })
         .collect()
 }
 
-fn sig_with(sig: impl Fn(&str) -> FileSig) -> TaskSig {
+fn sig_with(mut sig: impl FnMut(&str) -> FileSig) -> TaskSig {
     let ui = sig(SOURCE_FILES[0]);
     let claude = if ui.is_none() {
         sig(SOURCE_FILES[1])
