@@ -97,7 +97,8 @@ pub fn task_sigs(tasks_dir: &Path, dirs: &[(String, PathBuf)]) -> Vec<TaskSig> {
     let at = fsutil::SigDir::open(tasks_dir);
     dirs.par_iter()
         .map_init(PathBuf::new, |path, (_, d)| {
-            let rel = d.strip_prefix(tasks_dir).unwrap_or(d);
+            // `d` is `tasks_dir` joined with the folder's name.
+            let rel = d.file_name().map_or(d.as_path(), Path::new);
             sig_with(|name| {
                 // One path buffer per thread, not one allocation per file.
                 path.as_mut_os_string().clear();
