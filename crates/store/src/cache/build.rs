@@ -339,27 +339,14 @@ pub(super) fn build_store_keeping(
         diagnostics,
         &spill,
     );
-    drop(old_data);
-    drop(links);
+    drop((old_data, links));
     let data = spill
         .finish()
         .map_err(|e| StoreError::io("writing the data section beside", &cache_file, e))?;
-    let data_bytes = data.1;
     // Reused entries parsed again above are counted as built.
     out.reused = entries.len() as u32 - out.built - out.failed - out.skipped;
-    let header = Header {
-        magic: MAGIC.to_owned(),
-        format_version: CACHE_FORMAT_VERSION,
-        engine_version: ENGINE_VERSION.to_owned(),
-        tasks_dir: tasks_dir.display().to_string(),
-        built_at: roo_js::now_ms(),
-        build_ms: start.elapsed().as_secs_f64() * 1000.0,
-        tasks: entries.len(),
-        hierarchy: Some(metrics.clone()),
-        generation: new_generation(),
-        entries_hash: 0,
-    };
-    let generation = header.generation;
+    let header = new_header(&tasks_dir, start, entries.len(), &metrics);
+    let (generation, data_bytes) = (header.generation, data.1);
     write_generation(&cache_file, &header, &entries, data)?;
     out.written = true;
     out.hierarchy = Some(metrics.clone());
@@ -371,6 +358,27 @@ pub(super) fn build_store_keeping(
         tasks: handed_over(entries, linked),
     });
     Ok((out, kept))
+}
+
+/// The header of a new generation (its entry list's checksum is set when written).
+fn new_header(
+    tasks_dir: &Path,
+    start: Instant,
+    tasks: usize,
+    metrics: &HierarchyMetrics,
+) -> Header {
+    Header {
+        magic: MAGIC.to_owned(),
+        format_version: CACHE_FORMAT_VERSION,
+        engine_version: ENGINE_VERSION.to_owned(),
+        tasks_dir: tasks_dir.display().to_string(),
+        built_at: roo_js::now_ms(),
+        build_ms: start.elapsed().as_secs_f64() * 1000.0,
+        tasks,
+        hierarchy: Some(metrics.clone()),
+        generation: new_generation(),
+        entries_hash: 0,
+    }
 }
 
 /// The tasks of the entries with their linked headers, for a handle.
