@@ -13,6 +13,8 @@
 //   node bench/task-store.mjs <tasks folder>   (a generated store, e.g. roo-corpus --tasks 50000:
 //                                              only modification times are touched; the cache
 //                                              goes to a temp dir)
+//   TASK_STORE_ADDON=<other .node> node bench/task-store.mjs ...   (another build, e.g. main's kept
+//                                              aside, for a before/after in the same session)
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -23,7 +25,9 @@ import { execFileSync } from 'node:child_process'
 
 const require = createRequire(import.meta.url)
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const core = require(path.join(root, 'index.js'))
+// TASK_STORE_ADDON: another build's .node (e.g. main's, kept aside) to compare in the same run.
+const addon = process.env.TASK_STORE_ADDON ? path.resolve(process.env.TASK_STORE_ADDON) : path.join(root, 'index.js')
+const core = require(addon)
 const given = givenFolder(process.argv[2])
 const { work, tasks, cacheDir, ids } = given
   ? generatedStore(given, 'roo-task-store-bench-')
@@ -33,7 +37,7 @@ const N = ids.length
 // A fresh process that opens the handle (and builds the tree when asked): its open time, its
 // own peak (VmHWM: a forked child's maxRSS starts from the parent's on Linux) and its size.
 function probe(withTree) {
-  const script = `const c = require(${JSON.stringify(path.join(root, 'index.js'))});
+  const script = `const c = require(${JSON.stringify(addon)});
 const t = process.hrtime.bigint();
 c.TaskStore.open({ tasksDir: ${JSON.stringify(tasks)}, cacheDir: ${JSON.stringify(cacheDir)} }).then((s) => {
   const open = Number(process.hrtime.bigint() - t) / 1e6;
@@ -46,7 +50,27 @@ c.TaskStore.open({ tasksDir: ${JSON.stringify(tasks)}, cacheDir: ${JSON.stringif
   return { open, peak, size }
 }
 
+// Every file of every task folder read once in a fresh process (one thread): the bytes a cold open
+// parses. Run twice before the cold open: the first run says whether the store came from the disk
+// (a store out of the page cache makes the cold open 3-4x slower: 13 s against 3.7 s at 50 000),
+// the second is the floor the cold open is compared with, and leaves the store in the page cache
+// for it.
+function rawRead() {
+  const script = `const fs = require('fs'), path = require('path');
+const t = process.hrtime.bigint(); let bytes = 0;
+for (const d of fs.readdirSync(${JSON.stringify(tasks)}, { withFileTypes: true })) {
+  if (!d.isDirectory()) continue;
+  const dir = path.join(${JSON.stringify(tasks)}, d.name);
+  for (const f of fs.readdirSync(dir, { withFileTypes: true })) if (f.isFile()) bytes += fs.readFileSync(path.join(dir, f.name)).length;
+}
+console.log(Number(process.hrtime.bigint() - t) / 1e6, bytes);`
+  const [ms, bytes] = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim().split(' ').map(Number)
+  return { ms, bytes }
+}
+
 try {
+  const firstRead = rawRead()
+  const raw = rawRead()
   const cold = probe(false)
   if (cold.size !== N) throw new Error(`opened ${cold.size} of ${N}`)
   let t = process.hrtime.bigint()
@@ -80,7 +104,8 @@ try {
   const r = (x) => `${(x / warm).toFixed(2)}x`
   const row = (name, value, note = '') => console.log(`  ${name.padEnd(30)}${value.padStart(10)}   ${note}`)
   console.log(`TaskStore, ${N} tasks, ${given ? `generated store ${given}` : 'copies of fixture tasks'} (${os.cpus().length} cores)`)
-  row('open cold (cache built)', `${cold.open.toFixed(0)} ms`, `peak ${cold.peak.toFixed(0)} MiB (a fresh process)`)
+  row('raw read of the task files', `${raw.ms.toFixed(0)} ms`, `${(raw.bytes / 1048576).toFixed(0)} MiB, one thread (first read: ${firstRead.ms.toFixed(0)} ms)`)
+  row('open cold (cache built)', `${cold.open.toFixed(0)} ms`, `${(cold.open / raw.ms).toFixed(2)}x the raw read, peak ${cold.peak.toFixed(0)} MiB (a fresh process)`)
   row('open warm (from the cache)', `${warmOpen.toFixed(0)} ms`)
   row('refresh, nothing changed', `${warm.toFixed(1)} ms`, '(baseline)')
   row('refresh, one task changed', `${oneChanged.toFixed(1)} ms`, r(oneChanged))

@@ -25,6 +25,61 @@ pub fn file_sig(path: &Path) -> FileSig {
     Some((md.len(), mtime_ns(&md)))
 }
 
+/// A folder opened once, whose files are stat'ed by paths relative to it: on Linux one `statx` on
+/// the open folder (the kernel walks only the relative part, and `AT_STATX_DONT_SYNC` lets a
+/// network file system answer from what it holds), elsewhere [`file_sig`] of the joined path.
+pub struct SigDir {
+    path: PathBuf,
+    #[cfg(target_os = "linux")]
+    fd: Option<rustix::fd::OwnedFd>,
+}
+
+impl SigDir {
+    pub fn open(path: &Path) -> SigDir {
+        SigDir {
+            path: path.to_path_buf(),
+            #[cfg(target_os = "linux")]
+            fd: rustix::fs::open(
+                path,
+                rustix::fs::OFlags::PATH
+                    | rustix::fs::OFlags::DIRECTORY
+                    | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+            .ok(),
+        }
+    }
+
+    /// [`file_sig`] of `rel` inside the folder (an absolute `rel` is taken as it is).
+    pub fn file_sig(&self, rel: &Path) -> FileSig {
+        #[cfg(target_os = "linux")]
+        if let Some(fd) = &self.fd {
+            use rustix::fs::{statx, AtFlags, FileType, StatxFlags};
+            let mask = StatxFlags::TYPE | StatxFlags::SIZE | StatxFlags::MTIME;
+            match statx(fd, rel, AtFlags::STATX_DONT_SYNC, mask) {
+                Ok(st) => {
+                    if FileType::from_raw_mode(st.stx_mode.into()) != FileType::RegularFile {
+                        return None;
+                    }
+                    let t = &st.stx_mtime;
+                    // As `mtime_ns`: a time before the epoch is 0.
+                    let ns = if t.tv_sec < 0 {
+                        0
+                    } else {
+                        (i128::from(t.tv_sec) * 1_000_000_000 + i128::from(t.tv_nsec))
+                            .min(i128::from(i64::MAX)) as i64
+                    };
+                    return Some((st.stx_size, ns));
+                }
+                // A kernel without statx: the path as below.
+                Err(rustix::io::Errno::NOSYS) => {}
+                Err(_) => return None,
+            }
+        }
+        file_sig(&self.path.join(rel))
+    }
+}
+
 pub fn mtime_ns(md: &fs::Metadata) -> i64 {
     md.modified()
         .ok()
@@ -45,6 +100,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// [`write_atomic`]; `durable: false` skips the flush to disk before the rename (for our own
 /// cache, where a file damaged by a power cut is detected and rebuilt).
 pub fn write_atomic_with(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
+    write_atomic_by(path, durable, |f| f.write_all(bytes))
+}
+
+/// [`write_atomic_with`] of what `write` writes to the temporary file (a file written in parts,
+/// without first joining them in memory).
+pub fn write_atomic_by(
+    path: &Path,
+    durable: bool,
+    write: impl FnOnce(&mut fs::File) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -63,7 +128,7 @@ pub fn write_atomic_with(path: &Path, bytes: &[u8], durable: bool) -> io::Result
     ));
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        write(&mut f)?;
         if durable {
             f.sync_all()?;
         }

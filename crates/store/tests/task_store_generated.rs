@@ -14,6 +14,25 @@ use std::time::{Duration, SystemTime};
 
 mod common;
 
+/// A generated store of `n` tasks (about 6 kB each) in a temporary folder, and its tasks folder;
+/// `strip`: without stored links, so that every link is inferred.
+fn generated(n: usize, seed: u64, strip: bool) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store_dir = dir.path().join("store");
+    roo_corpus::generate(
+        &store_dir,
+        &roo_corpus::CorpusSpec {
+            tasks: n,
+            seed,
+            target_bytes: Some(n as u64 * 6_000),
+            strip_stored_links: strip,
+            ..roo_corpus::CorpusSpec::default()
+        },
+    )
+    .expect("corpus");
+    (dir, store_dir.join("tasks"))
+}
+
 fn open(tasks: &Path, cache_root: &Path) -> TaskStore {
     common::open_store(tasks, Some(cache_root))
 }
@@ -113,20 +132,7 @@ fn rewrite_an_instruction(store: &TaskStore, tasks: &Path) -> String {
 
 #[test]
 fn a_change_inside_a_folder_relinks_like_a_fresh_pass() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store_dir = dir.path().join("store");
-    roo_corpus::generate(
-        &store_dir,
-        &roo_corpus::CorpusSpec {
-            tasks: 300,
-            seed: 31,
-            target_bytes: Some(300 * 6_000),
-            strip_stored_links: true,
-            ..roo_corpus::CorpusSpec::default()
-        },
-    )
-    .expect("corpus");
-    let tasks = store_dir.join("tasks");
+    let (dir, tasks) = generated(300, 31, true);
     let cache_root = dir.path().join("cache");
     let mut store = open(&tasks, &cache_root);
     assert_eq!(links(&store), fresh_links(&tasks), "after the open");
@@ -188,4 +194,47 @@ fn a_change_inside_a_folder_relinks_like_a_fresh_pass() {
         }
     }
     assert!(Fields::parse(&["instructions"]).is_err());
+}
+
+#[test]
+fn a_cold_open_hands_over_what_the_cache_file_gives_back() {
+    let (dir, tasks) = generated(120, 7, false);
+    let cache_root = dir.path().join("cache");
+    // Built and handed over by the build; then read back from the file it wrote; then no cache.
+    let cold = open(&tasks, &cache_root);
+    let warm = open(&tasks, &cache_root);
+    let scanned = common::open_store(&tasks, None);
+    let all = |s: &TaskStore| s.headers_json(Fields::default()).expect("json");
+    assert_eq!(cold.skeletons().len(), 120);
+    assert!(all(&cold) == all(&warm), "the handed-over headers differ");
+    assert!(
+        all(&cold) == all(&scanned),
+        "the cached headers differ from a scan"
+    );
+    let counts = |s: &TaskStore| {
+        let m = s.metrics();
+        (m.tasks, m.roots, m.orphans, m.max_depth)
+    };
+    assert_eq!(counts(&cold), counts(&warm));
+    assert_eq!(counts(&cold), counts(&scanned));
+    // The handed-over handle knows the file it came from: nothing to record.
+    let mut cold = cold;
+    assert_eq!(cold.refresh().expect("refresh").cache, "none");
+    let report = roo_store::cache::build_skeleton_cache(
+        std::slice::from_ref(&tasks),
+        &roo_store::cache::BuildOptions::new(&cache_root),
+    )
+    .expect("build");
+    assert!(
+        !report.stores[0].written,
+        "the written cache was not current"
+    );
+    assert_eq!(report.stores[0].repaired, 0);
+    // The data section's temporary file is gone.
+    let left: Vec<String> = fs::read_dir(roo_store::cache::store_cache_dir(&cache_root, &tasks))
+        .expect("cache dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

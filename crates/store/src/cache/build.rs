@@ -125,10 +125,110 @@ pub type Link = (Option<String>, Option<String>, Option<ParentEvidence>);
 /// A task's slot in the new file.
 enum EntryDraft {
     Old(Box<Entry>),
-    /// A parsed task: its header (taken by the hierarchy pass, not copied), its line and its
-    /// normalised workspace.
-    New(Option<Box<ConversationSkeleton>>, Vec<u8>, Option<String>),
+    /// A parsed task: its header (taken by the hierarchy pass, not copied), where its line went
+    /// in the new data section, and its normalised workspace.
+    New(Option<Box<ConversationSkeleton>>, Line, Option<String>),
     Failed(Vec<Diagnostic>),
+}
+
+/// A skeleton line of the new data section: offset, length, checksum.
+#[derive(Clone, Copy)]
+struct Line {
+    off: u64,
+    len: u64,
+    h: u64,
+}
+
+/// The data section of the generation being built, written to a temporary file beside the cache
+/// as its lines come (parsed in parallel, or copied from the old file), so that a build never
+/// holds every line in memory; the new cache file is its header, its entries, then these bytes.
+/// The file is unlinked at once where the system allows it (it lives on through its handle),
+/// else when the build ends; the build runs under the store's lock.
+struct Spill {
+    /// The writer (taken when the build ends) and the length written.
+    out: std::sync::Mutex<(Option<std::io::BufWriter<fs::File>>, u64)>,
+    error: std::sync::Mutex<Option<std::io::Error>>,
+    /// The file's path while it still has one.
+    path: Option<PathBuf>,
+}
+
+impl Spill {
+    fn create(store_dir: &Path) -> Result<Spill> {
+        let path = store_dir.join(format!(".data-{}.tmp", std::process::id()));
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .map_err(|e| StoreError::io("creating", &path, e))?;
+        let path = fs::remove_file(&path).err().map(|_| path);
+        Ok(Spill {
+            out: std::sync::Mutex::new((Some(std::io::BufWriter::with_capacity(1 << 20, file)), 0)),
+            error: std::sync::Mutex::new(None),
+            path,
+        })
+    }
+
+    /// Append a line: where it went. A write error is kept for [`Spill::finish`].
+    fn put(&self, line: &[u8]) -> Line {
+        use std::io::Write;
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        let off = out.1;
+        let written = match out.0.as_mut() {
+            Some(w) => w.write_all(line),
+            None => Err(std::io::Error::other(
+                "the data section was already finished",
+            )),
+        };
+        if let Err(e) = written {
+            self.error
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get_or_insert(e);
+        }
+        out.1 += line.len() as u64;
+        Line {
+            off,
+            len: line.len() as u64,
+            h: line_hash(line),
+        }
+    }
+
+    /// The data section, read from its start, and its length; or the first write error.
+    fn finish(&self) -> std::io::Result<(fs::File, u64)> {
+        use std::io::Seek;
+        if let Some(e) = self.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return Err(e);
+        }
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        let writer = out
+            .0
+            .take()
+            .ok_or_else(|| std::io::Error::other("the data section was already finished"))?;
+        let mut file = writer.into_inner().map_err(|e| e.into_error())?;
+        file.seek(std::io::SeekFrom::Start(0))?;
+        Ok((file, out.1))
+    }
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        // The writer first: a file still open cannot be removed everywhere.
+        drop(self.out.get_mut().map(|o| o.0.take()));
+        if let Some(path) = &self.path {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+/// What a build that wrote a new generation hands to a handle's open, so that the handle does
+/// not read back the file just written: the linked headers and the new file's numbers.
+pub(super) struct Kept {
+    pub generation: u64,
+    pub data_bytes: u64,
+    pub hierarchy: HierarchyMetrics,
+    pub tasks: Vec<CachedTask>,
 }
 
 fn build_store(
@@ -136,6 +236,17 @@ fn build_store(
     opts: &BuildOptions,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<StoreBuild> {
+    build_store_keeping(tasks_dir, opts, diagnostics, false).map(|(b, _)| b)
+}
+
+/// [`build_store`]; `keep`: a build that writes a new generation also returns its linked headers
+/// ([`Kept`]).
+pub(super) fn build_store_keeping(
+    tasks_dir: &Path,
+    opts: &BuildOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+    keep: bool,
+) -> Result<(StoreBuild, Option<Kept>)> {
     let start = Instant::now();
     let tasks_dir = check_tasks_dir(tasks_dir)?;
     check_cache_root(&opts.cache_root, &tasks_dir)?;
@@ -145,7 +256,7 @@ fn build_store(
 
     let old = old_index(&cache_file, diagnostics);
     let dirs = list_tasks(&tasks_dir)?;
-    let sigs: Vec<TaskSig> = dirs.par_iter().map(|(_, d)| task_sig(d)).collect();
+    let sigs = task_sigs(&tasks_dir, &dirs);
     if cancelled(opts) {
         return Err(StoreError::Aborted);
     }
@@ -210,16 +321,17 @@ fn build_store(
         // Nothing changed: the file on disk is already this generation.
         out.hierarchy = o.header.hierarchy.clone();
         out.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
-        return Ok(out);
+        return Ok((out, None));
     }
 
-    let parsed = parse_changed(&dirs, &plans, to_parse, opts);
+    let spill = Spill::create(&store_dir)?;
+    let parsed = parse_changed(&dirs, &plans, to_parse, opts, &spill);
     if cancelled(opts) {
         return Err(StoreError::Aborted);
     }
-    let mut slots = fill_slots(&dirs, &plans, parsed, &old_data)?;
-    let (links, metrics) = link_slots(&mut slots, &dirs, &old_data);
-    let (entries, data) = new_entries(
+    let mut slots = fill_slots(&dirs, &plans, parsed, &old_data, &spill)?;
+    let (links, metrics, linked) = link_slots(&mut slots, &dirs, &old_data, &spill);
+    let entries = new_entries(
         slots,
         &dirs,
         &sigs,
@@ -227,26 +339,70 @@ fn build_store(
         &links,
         &mut out,
         diagnostics,
+        &spill,
     );
+    drop((old_data, links));
+    let data = spill
+        .finish()
+        .map_err(|e| StoreError::io("writing the data section beside", &cache_file, e))?;
     // Reused entries parsed again above are counted as built.
     out.reused = entries.len() as u32 - out.built - out.failed - out.skipped;
-    let header = Header {
+    let header = new_header(&tasks_dir, start, entries.len(), &metrics);
+    let (generation, data_bytes) = (header.generation, data.1);
+    write_generation(&cache_file, &header, &entries, data)?;
+    out.written = true;
+    out.hierarchy = Some(metrics.clone());
+    out.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let kept = keep.then(|| Kept {
+        generation,
+        data_bytes,
+        hierarchy: metrics,
+        tasks: handed_over(entries, linked),
+    });
+    Ok((out, kept))
+}
+
+/// The header of a new generation (its entry list's checksum is set when written).
+fn new_header(
+    tasks_dir: &Path,
+    start: Instant,
+    tasks: usize,
+    metrics: &HierarchyMetrics,
+) -> Header {
+    Header {
         magic: MAGIC.to_owned(),
         format_version: CACHE_FORMAT_VERSION,
         engine_version: ENGINE_VERSION.to_owned(),
         tasks_dir: tasks_dir.display().to_string(),
         built_at: roo_js::now_ms(),
         build_ms: start.elapsed().as_secs_f64() * 1000.0,
-        tasks: entries.len(),
+        tasks,
         hierarchy: Some(metrics.clone()),
         generation: new_generation(),
         entries_hash: 0,
-    };
-    write_generation(&cache_file, &header, &entries, &data)?;
-    out.written = true;
-    out.hierarchy = Some(metrics);
-    out.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
-    Ok(out)
+    }
+}
+
+/// The tasks of the entries with their linked headers, for a handle.
+fn handed_over(entries: Vec<Entry>, linked: Vec<ConversationSkeleton>) -> Vec<CachedTask> {
+    let mut by_id: HashMap<String, ConversationSkeleton> =
+        linked.into_iter().map(|s| (s.task_id.clone(), s)).collect();
+    entries
+        .into_iter()
+        .map(|e| {
+            let skeleton = if e.len > 0 { by_id.remove(&e.id) } else { None };
+            CachedTask {
+                sig: if skeleton.is_some() || e.len == 0 {
+                    e.sig
+                } else {
+                    [None; 5]
+                },
+                id: e.id,
+                skeleton,
+                diagnostics: e.diagnostics,
+            }
+        })
+        .collect()
 }
 
 /// The index of the cache file on disk, if it is one this engine can use (why not is reported).
@@ -299,6 +455,7 @@ fn parse_changed(
     plans: &[Plan],
     to_parse: usize,
     opts: &BuildOptions,
+    spill: &Spill,
 ) -> Vec<Option<EntryDraft>> {
     let done = AtomicUsize::new(0);
     let aopts = header_options();
@@ -308,7 +465,7 @@ fn parse_changed(
             if !matches!(plan, Plan::Parse) || cancelled(opts) {
                 return None;
             }
-            let slot = parse_slot(id, dir, &aopts);
+            let slot = parse_slot(id, dir, &aopts, spill);
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(p) = opts.on_progress {
                 p(n, to_parse);
@@ -325,6 +482,7 @@ fn fill_slots(
     plans: &[Plan],
     parsed: Vec<Option<EntryDraft>>,
     old_data: &[u8],
+    spill: &Spill,
 ) -> Result<Vec<EntryDraft>> {
     let aopts = header_options();
     let mut slots: Vec<EntryDraft> = Vec::with_capacity(dirs.len());
@@ -337,7 +495,7 @@ fn fill_slots(
                 } else {
                     // The data section does not hold this line: parse the task again.
                     let (id, dir) = &dirs[i];
-                    slots.push(parse_slot(id, dir, &aopts));
+                    slots.push(parse_slot(id, dir, &aopts, spill));
                 }
             }
             (Plan::Parse, Some(slot)) => slots.push(slot),
@@ -348,12 +506,18 @@ fn fill_slots(
 }
 
 /// The hierarchy over every skeleton (old ones deserialised in parallel; a line that no longer
-/// reads makes its task parsed again): each task's link, and the pass's metrics.
+/// reads makes its task parsed again): each task's link, the pass's metrics and the linked
+/// headers.
 fn link_slots(
     slots: &mut [EntryDraft],
     dirs: &[(String, PathBuf)],
     old_data: &[u8],
-) -> (HashMap<String, Link>, HierarchyMetrics) {
+    spill: &Spill,
+) -> (
+    HashMap<String, Link>,
+    HierarchyMetrics,
+    Vec<ConversationSkeleton>,
+) {
     let aopts = header_options();
     let old_skeletons: Vec<Option<ConversationSkeleton>> = slots
         .par_iter()
@@ -369,7 +533,7 @@ fn link_slots(
                 Some(s) => skeletons.push(s),
                 None => {
                     let (id, dir) = &dirs[i];
-                    *slot = parse_slot(id, dir, &aopts);
+                    *slot = parse_slot(id, dir, &aopts, spill);
                     if let EntryDraft::New(s, _, _) = slot {
                         skeletons.extend(s.take().map(|s| *s));
                     }
@@ -382,19 +546,24 @@ fn link_slots(
     let (linked, metrics) =
         roo_state::hierarchy::reconstruct_hierarchy(skeletons, &HierarchyOptions::default());
     let links = linked
-        .into_iter()
+        .iter()
         .map(|s| {
             (
-                s.task_id,
-                (s.parent_task_id, s.root_task_id, s.parent_evidence),
+                s.task_id.clone(),
+                (
+                    s.parent_task_id.clone(),
+                    s.root_task_id.clone(),
+                    s.parent_evidence.clone(),
+                ),
             )
         })
         .collect();
-    (links, metrics)
+    (links, metrics, linked)
 }
 
-/// The new generation's entries and data section: old lines copied as they are, new ones
-/// appended, each entry given its link; counts of built and failed tasks go to `out`.
+/// The new generation's entries: old lines copied as they are to the data section, new ones
+/// already there, each entry given its link; counts of built and failed tasks go to `out`.
+#[allow(clippy::too_many_arguments)]
 fn new_entries(
     slots: Vec<EntryDraft>,
     dirs: &[(String, PathBuf)],
@@ -403,17 +572,17 @@ fn new_entries(
     links: &HashMap<String, Link>,
     out: &mut StoreBuild,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (Vec<Entry>, Vec<u8>) {
-    let mut data: Vec<u8> = Vec::with_capacity(old_data.len() + slots.len() * 64);
+    spill: &Spill,
+) -> Vec<Entry> {
     let mut entries: Vec<Entry> = Vec::with_capacity(slots.len());
     for (i, slot) in slots.into_iter().enumerate() {
         let (id, _) = &dirs[i];
-        let fresh = |ws: Option<String>, line: Option<(u64, &[u8])>, diagnostics| Entry {
+        let fresh = |ws: Option<String>, line: Option<Line>, diagnostics| Entry {
             id: id.clone(),
             sig: sigs[i],
-            off: line.map_or(0, |l| l.0),
-            len: line.map_or(0, |l| l.1.len() as u64),
-            h: line.map(|l| line_hash(l.1)),
+            off: line.map_or(0, |l| l.off),
+            len: line.map_or(0, |l| l.len),
+            h: line.map(|l| l.h),
             ws,
             parent: None,
             root: None,
@@ -424,10 +593,7 @@ fn new_entries(
             EntryDraft::Old(e) => {
                 let mut e = *e;
                 match line_of(old_data, &e) {
-                    Some(bytes) if e.len > 0 => {
-                        e.off = data.len() as u64;
-                        data.extend_from_slice(bytes);
-                    }
+                    Some(bytes) if e.len > 0 => e.off = spill.put(bytes).off,
                     // Checked above; an entry without its line keeps no skeleton.
                     _ => {
                         e.off = 0;
@@ -438,12 +604,10 @@ fn new_entries(
                 // A skipped entry keeps its old signature, so it stays stale until parsed.
                 e
             }
-            EntryDraft::New(_, bytes, ws) => {
+            EntryDraft::New(_, line, ws) => {
                 out.built += 1;
                 out.parsed.push(id.clone());
-                let off = data.len() as u64;
-                data.extend_from_slice(&bytes);
-                fresh(ws, Some((off, &bytes)), Vec::new())
+                fresh(ws, Some(line), Vec::new())
             }
             EntryDraft::Failed(d) => {
                 out.failed += 1;
@@ -459,7 +623,7 @@ fn new_entries(
         }
         entries.push(entry);
     }
-    (entries, data)
+    entries
 }
 
 /// Write a generation: header line, entries line, data section, by one atomic rename; the journal
@@ -468,7 +632,7 @@ fn write_generation(
     cache_file: &Path,
     header: &Header,
     entries: &[Entry],
-    data: &[u8],
+    data: (fs::File, u64),
 ) -> Result<()> {
     let entries_line =
         serde_json::to_vec(entries).map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
@@ -476,25 +640,34 @@ fn write_generation(
         entries_hash: line_hash(&entries_line),
         ..header.clone()
     };
-    let mut file =
+    let mut head =
         serde_json::to_vec(&header).map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
-    file.push(b'\n');
-    file.extend_from_slice(&entries_line);
-    file.push(b'\n');
-    file.extend_from_slice(data);
-    fsutil::write_atomic_with(cache_file, &file, false)
-        .map_err(|e| StoreError::io("writing", cache_file, e))?;
+    head.push(b'\n');
+    let (mut data, data_len) = data;
+    fsutil::write_atomic_by(cache_file, false, |f| {
+        use std::io::Write;
+        f.write_all(&head)?;
+        f.write_all(&entries_line)?;
+        f.write_all(b"\n")?;
+        let copied = std::io::copy(&mut data, f)?;
+        if copied == data_len {
+            Ok(())
+        } else {
+            Err(std::io::Error::other("the data section was cut short"))
+        }
+    })
+    .map_err(|e| StoreError::io("writing", cache_file, e))?;
     let _ = fs::remove_file(journal_path(cache_file));
     Ok(())
 }
 
-fn parse_slot(id: &str, dir: &Path, aopts: &AnalyzeOptions) -> EntryDraft {
+fn parse_slot(id: &str, dir: &Path, aopts: &AnalyzeOptions, spill: &Spill) -> EntryDraft {
     match analyze_task(id, dir, aopts) {
         Ok(s) => match serde_json::to_vec(&s) {
             Ok(mut bytes) => {
                 bytes.push(b'\n');
                 let ws = s.metadata.workspace.as_deref().map(normalize_workspace);
-                EntryDraft::New(Some(Box::new(s)), bytes, ws)
+                EntryDraft::New(Some(Box::new(s)), spill.put(&bytes), ws)
             }
             Err(e) => EntryDraft::Failed(vec![Diagnostic::new(
                 dir.display().to_string(),

@@ -181,7 +181,7 @@ pub fn cache_status(cache_root: &Path, tasks_dir: &Path) -> CacheStatus {
     st.damaged = damaged_entries(&data, index.entries.iter()).len() as u32;
     st.journal_damage = index.journal_damage.clone();
     let dirs = list_tasks(tasks_dir).unwrap_or_default();
-    let sigs: Vec<TaskSig> = dirs.par_iter().map(|(_, d)| task_sig(d)).collect();
+    let sigs = task_sigs(tasks_dir, &dirs);
     let map: HashMap<&str, &Entry> = index.entries.iter().map(|e| (e.id.as_str(), e)).collect();
     for ((id, _), sig) in dirs.iter().zip(&sigs) {
         match map.get(id.as_str()) {
@@ -255,37 +255,126 @@ pub fn read_snapshot(cache_root: &Path, tasks_dir: &Path) -> Option<StoreSnapsho
     let ReadOutcome::Ok(index) = read_index(&file) else {
         return None;
     };
+    snapshot_of(*index, tasks_dir, file)
+}
+
+/// A store's snapshot for a handle's open, and the diagnostic of a damaged cache it repaired.
+/// When every task folder on disk has an entry of the same signature, the cache is read once: its
+/// index is not read twice and its data section is not read whole for a checksum pass first; each
+/// line is checked as it is parsed, and a line that does not check out sends the open through
+/// the build after all. A build that writes a new generation hands over its linked headers
+/// rather than reading back the file it wrote. `None` for the snapshot: the cache could not be
+/// read back.
+pub fn open_snapshot(
+    tasks_dir: &Path,
+    opts: &BuildOptions,
+) -> Result<(Option<Diagnostic>, Option<StoreSnapshot>)> {
+    let tasks_dir = check_tasks_dir(tasks_dir)?;
+    check_cache_root(&opts.cache_root, &tasks_dir)?;
+    let file = cache_file_for(&opts.cache_root, &tasks_dir);
+    if let ReadOutcome::Ok(index) = read_index(&file) {
+        if index.journal_damage.is_none()
+            && !opts.force_rebuild
+            && unchanged(&tasks_dir, &index.entries)?
+        {
+            let lines = index.entries.iter().filter(|e| e.len > 0).count();
+            if let Some(snap) = snapshot_of(*index, tasks_dir.clone(), file.clone()) {
+                if snap.tasks.iter().filter(|t| t.skeleton.is_some()).count() == lines {
+                    return Ok((None, Some(snap)));
+                }
+            }
+        }
+    }
+    let (built, kept) = build_store_keeping(&tasks_dir, opts, &mut Vec::new(), true)?;
+    let snap = match kept {
+        Some(k) => Some(StoreSnapshot {
+            tasks_dir,
+            cache_file: file,
+            generation: k.generation,
+            tasks: k.tasks,
+            journal_bytes: 0,
+            data_bytes: k.data_bytes,
+            hierarchy: Some(k.hierarchy),
+        }),
+        None => read_snapshot(&opts.cache_root, &tasks_dir),
+    };
+    Ok((built.damage, snap))
+}
+
+/// The generation of a store's cache file and the length of its data section, from its header
+/// line alone (the entry list is skipped, not parsed).
+pub fn cache_generation(cache_root: &Path, tasks_dir: &Path) -> Option<(u64, u64)> {
+    let file = fs::File::open(cache_file_for(cache_root, tasks_dir)).ok()?;
+    let len = file.metadata().ok()?.len();
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let mut line = String::new();
+    reader.read_line(&mut line).ok()?;
+    let header: Header = serde_json::from_str(&line).ok()?;
+    let mut skipped = Vec::new();
+    reader.read_until(b'\n', &mut skipped).ok()?;
+    let data_start = (line.len() + skipped.len()) as u64;
+    Some((header.generation, len.saturating_sub(data_start)))
+}
+
+/// Every task folder of `tasks_dir` has an entry of its signature, and every entry a folder.
+fn unchanged(tasks_dir: &Path, entries: &[Entry]) -> Result<bool> {
+    let dirs = list_tasks(tasks_dir)?;
+    if dirs.len() != entries.len() {
+        return Ok(false);
+    }
+    let sigs = task_sigs(tasks_dir, &dirs);
+    let known: HashMap<&str, &TaskSig> = entries.iter().map(|e| (e.id.as_str(), &e.sig)).collect();
+    Ok(known.len() == dirs.len()
+        && dirs
+            .iter()
+            .zip(&sigs)
+            .all(|((id, _), sig)| known.get(id.as_str()) == Some(&sig)))
+}
+
+/// [`read_snapshot`] of an index already read.
+fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<StoreSnapshot> {
     let mut f = fs::File::open(&file).ok()?;
     let data_bytes = f.metadata().ok()?.len().saturating_sub(index.data_start);
-    let mut tasks: Vec<CachedTask> = index
+    // The links move from the entries to the headers (not copied: an inferred link's evidence
+    // holds an instruction prefix).
+    let mut links: Vec<super::Link> = index
         .entries
-        .iter()
-        .map(|e| CachedTask {
-            id: e.id.clone(),
+        .iter_mut()
+        .map(|e| (e.parent.take(), e.root.take(), e.evidence.take()))
+        .collect();
+    let windows = windows(&index.entries);
+    let mut tasks: Vec<CachedTask> = Vec::with_capacity(index.entries.len());
+    let mut sigs: Vec<TaskSig> = Vec::with_capacity(index.entries.len());
+    for e in &mut index.entries {
+        sigs.push(e.sig);
+        tasks.push(CachedTask {
+            id: std::mem::take(&mut e.id),
             // An entry whose line is unreadable keeps a signature that matches nothing.
             sig: if e.len > 0 { [None; 5] } else { e.sig },
             skeleton: None,
-            diagnostics: e.diagnostics.clone(),
-        })
-        .collect();
+            diagnostics: std::mem::take(&mut e.diagnostics),
+        });
+    }
     // The data section a window at a time (lines in file order), not whole: the section is most
     // of the file, and a handle's open would otherwise hold it beside every parsed header.
-    for (window, start, members) in windows(&index.entries) {
+    for (window, start, members) in windows {
         let data = read_span(&mut f, index.data_start + start, window).unwrap_or_default();
         let parsed: Vec<(usize, ConversationSkeleton)> = members
             .into_par_iter()
             .filter_map(|i| {
-                let e = &index.entries[i];
-                let mut s = skeleton_in(&data, start, e)?;
-                s.parent_task_id = e.parent.clone();
-                s.root_task_id = e.root.clone();
-                s.parent_evidence = e.evidence.clone();
+                let (e, t) = (index.entries.get(i)?, tasks.get(i)?);
+                let s = skeleton_in(&data, start, e, &t.id)?;
                 Some((i, s))
             })
             .collect();
-        for (i, s) in parsed {
-            if let (Some(t), Some(e)) = (tasks.get_mut(i), index.entries.get(i)) {
-                t.sig = e.sig;
+        for (i, mut s) in parsed {
+            if let (Some(t), Some(link), Some(sig)) =
+                (tasks.get_mut(i), links.get_mut(i), sigs.get(i))
+            {
+                s.parent_task_id = link.0.take();
+                s.root_task_id = link.1.take();
+                s.parent_evidence = link.2.take();
+                t.sig = *sig;
                 t.skeleton = Some(s);
             }
         }
@@ -344,9 +433,12 @@ fn read_span(f: &mut fs::File, at: u64, len: u64) -> std::io::Result<Vec<u8>> {
     Ok(data)
 }
 
-/// [`skeleton_of`] for a window of the data section that starts at `start`.
-fn skeleton_in(window: &[u8], start: u64, e: &Entry) -> Option<ConversationSkeleton> {
-    skeleton_at(window, e.off.checked_sub(start)?, e)
+/// [`skeleton_of`] for a window of the data section that starts at `start`, for the task `id`
+/// (the entry's id, moved out of it).
+fn skeleton_in(window: &[u8], start: u64, e: &Entry, id: &str) -> Option<ConversationSkeleton> {
+    let s: ConversationSkeleton =
+        serde_json::from_slice(line_at(window, e.off.checked_sub(start)?, e)?).ok()?;
+    (s.task_id == id).then_some(s)
 }
 
 #[cfg(test)]

@@ -88,18 +88,41 @@ pub type TaskSig = [FileSig; 5];
 /// The signature of a task directory. `claude_messages.json` is only looked at when
 /// `ui_messages.json` is absent, since the skeleton reads it only then.
 pub fn task_sig(dir: &Path) -> TaskSig {
-    let ui = fsutil::file_sig(&dir.join(SOURCE_FILES[0]));
+    sig_with(|name| fsutil::file_sig(&dir.join(name)))
+}
+
+/// [`task_sig`] of each task folder of `tasks_dir` (as [`list_tasks`] gave them), in parallel,
+/// each file stat'ed relative to `tasks_dir` opened once ([`fsutil::SigDir`]).
+pub fn task_sigs(tasks_dir: &Path, dirs: &[(String, PathBuf)]) -> Vec<TaskSig> {
+    let at = fsutil::SigDir::open(tasks_dir);
+    dirs.par_iter()
+        .map_init(PathBuf::new, |path, (_, d)| {
+            // `d` is `tasks_dir` joined with the folder's name.
+            let rel = d.file_name().map_or(d.as_path(), Path::new);
+            sig_with(|name| {
+                // One path buffer per thread, not one allocation per file.
+                path.as_mut_os_string().clear();
+                path.push(rel);
+                path.push(name);
+                at.file_sig(path)
+            })
+        })
+        .collect()
+}
+
+fn sig_with(mut sig: impl FnMut(&str) -> FileSig) -> TaskSig {
+    let ui = sig(SOURCE_FILES[0]);
     let claude = if ui.is_none() {
-        fsutil::file_sig(&dir.join(SOURCE_FILES[1]))
+        sig(SOURCE_FILES[1])
     } else {
         None
     };
     [
         ui,
         claude,
-        fsutil::file_sig(&dir.join(SOURCE_FILES[2])),
-        fsutil::file_sig(&dir.join(SOURCE_FILES[3])),
-        fsutil::file_sig(&dir.join(SOURCE_FILES[4])),
+        sig(SOURCE_FILES[2]),
+        sig(SOURCE_FILES[3]),
+        sig(SOURCE_FILES[4]),
     ]
 }
 

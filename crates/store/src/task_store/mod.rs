@@ -300,8 +300,8 @@ impl TaskStore {
         let tasks_dir = checked_dir(dir)?;
         let host = roo_state::skeleton::source_in_path(&tasks_dir).map(str::to_owned);
         if let Some(root) = &self.cache_root {
-            let built = cache::build_skeleton_cache(
-                std::slice::from_ref(&tasks_dir),
+            let (damage, snap) = cache::open_snapshot(
+                &tasks_dir,
                 &BuildOptions {
                     on_progress: watch.on_progress,
                     cancel: watch.cancel,
@@ -309,9 +309,8 @@ impl TaskStore {
                 },
             )?;
             // A damaged cache was repaired: the handle says so in its diagnostics.
-            self.diagnostics
-                .extend(built.stores.into_iter().filter_map(|s| s.damage));
-            if let Some(snap) = cache::read_snapshot(root, &tasks_dir) {
+            self.diagnostics.extend(damage);
+            if let Some(snap) = snap {
                 let info = StoreInfo {
                     tasks_dir: tasks_dir.display().to_string(),
                     host,
@@ -403,7 +402,7 @@ impl TaskStore {
         let mut on_disk: Vec<(usize, String, PathBuf, TaskSig)> = Vec::new();
         for (n, info) in self.stores.iter().enumerate() {
             let dirs = cache::list_tasks(Path::new(&info.tasks_dir))?;
-            let sigs: Vec<TaskSig> = dirs.par_iter().map(|(_, d)| cache::task_sig(d)).collect();
+            let sigs = cache::task_sigs(Path::new(&info.tasks_dir), &dirs);
             on_disk.extend(
                 dirs.into_iter()
                     .zip(sigs)
@@ -629,10 +628,11 @@ impl TaskStore {
                     std::slice::from_ref(&store_dir),
                     &BuildOptions::new(&root),
                 )?;
-                if let Some(snap) = cache::read_snapshot(&root, &store_dir) {
-                    self.stores[n].generation = snap.generation;
-                    self.stores[n].journal_bytes = snap.journal_bytes;
-                    self.stores[n].data_bytes = snap.data_bytes;
+                // A full build drops the journal.
+                if let Some((generation, data_bytes)) = cache::cache_generation(&root, &store_dir) {
+                    self.stores[n].generation = generation;
+                    self.stores[n].journal_bytes = 0;
+                    self.stores[n].data_bytes = data_bytes;
                 }
                 outcome = "rewritten";
             }
