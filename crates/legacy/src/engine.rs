@@ -14,7 +14,10 @@
 //! cut to 200 UTF-16 units after that. A missing time is the caller's clock.
 
 use crate::extract::NEW_TASK_RESULT;
-use crate::js::{ci_pattern, js_trim, json_parse, or, prop, prop_str, JS_SPACE_CLASS};
+use crate::js::{
+    ci_pattern, compile, compile_fancy, fancy_captures, first_capture, js_trim, json_parse, or,
+    prop, prop_str, JS_SPACE_CLASS,
+};
 use fancy_regex::Regex as FancyRegex;
 use regex::Regex;
 use roo_js::{to_string, truthy, utf16_len};
@@ -67,14 +70,6 @@ pub enum EngineError {
 
 const WORD: &str = "[A-Za-z0-9_]";
 
-fn fancy(p: &str) -> Option<FancyRegex> {
-    FancyRegex::new(p).ok()
-}
-
-fn plain(p: &str) -> Option<Regex> {
-    Regex::new(p).ok()
-}
-
 /// `<\s*NAME\s*>([\s\S]*?)<\/\s*NAME\s*>` without case (first match: `MODE_TAG`, `MESSAGE_TAG`;
 /// all: the `<task>` blocks).
 fn tag_pattern(name: &str) -> String {
@@ -82,14 +77,14 @@ fn tag_pattern(name: &str) -> String {
     format!("<{ws}*{n}{ws}*>((?s:.)*?)</{ws}*{n}{ws}*>")
 }
 
-static MODE_TAG: LazyLock<Option<Regex>> = LazyLock::new(|| plain(&tag_pattern("mode")));
-static MESSAGE_TAG: LazyLock<Option<Regex>> = LazyLock::new(|| plain(&tag_pattern("message")));
-static TASK_TAG: LazyLock<Option<Regex>> = LazyLock::new(|| plain(&tag_pattern("task")));
+static MODE_TAG: LazyLock<Option<Regex>> = LazyLock::new(|| compile(&tag_pattern("mode")));
+static MESSAGE_TAG: LazyLock<Option<Regex>> = LazyLock::new(|| compile(&tag_pattern("message")));
+static TASK_TAG: LazyLock<Option<Regex>> = LazyLock::new(|| compile(&tag_pattern("task")));
 
 /// `/<\s*new_task\b[\s\S]*?<\/\s*new_task\s*>/gi` (`\b`: ECMAScript's ASCII word boundary).
 static NEW_TASK_BLOCK: LazyLock<Option<FancyRegex>> = LazyLock::new(|| {
     let (ws, nt) = (JS_SPACE_CLASS, ci_pattern("new_task"));
-    fancy(&format!("<{ws}*{nt}(?!{WORD})(?s:.)*?</{ws}*{nt}{ws}*>"))
+    compile_fancy(&format!("<{ws}*{nt}(?!{WORD})(?s:.)*?</{ws}*{nt}{ws}*>"))
 });
 
 /// A tag block holding a `<mode>` then a `<message>`, closed by its own name in any case:
@@ -98,7 +93,7 @@ static GENERIC_BLOCK: LazyLock<Option<FancyRegex>> = LazyLock::new(|| {
     let ws = JS_SPACE_CLASS;
     let (mode, msg) = (ci_pattern("mode"), ci_pattern("message"));
     let boundary = format!("(?:(?<={WORD})(?!{WORD})|(?<!{WORD})(?={WORD}))");
-    fancy(&format!(
+    compile_fancy(&format!(
         "<{ws}*([A-Za-z_][A-Za-z0-9_\\-]*){boundary}[^>]*>(?s:.)*?\
          <{ws}*{mode}{ws}*>((?s:.)*?)</{ws}*{mode}{ws}*>(?s:.)*?\
          <{ws}*{msg}{ws}*>((?s:.)*?)</{ws}*{msg}{ws}*>(?s:.)*?</{ws}*(?i:\\1){ws}*>"
@@ -117,7 +112,7 @@ static DELEGATION: LazyLock<Option<Regex>> = LazyLock::new(|| {
             })
             .collect::<String>()
     };
-    plain(&format!(
+    compile(&format!(
         "{} (?:{}|{}|{}|{})[^\\n\\r\\x{{2028}}\\x{{2029}}]*?(?:{}|{}) {}(?:{})?{JS_SPACE_CLASS}+({WORD}+)",
         ci("je"),
         ci("te passe"),
@@ -133,24 +128,11 @@ static DELEGATION: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 /// `/([A-Za-z]+)\s*mode/i`
 static MODE_WORD: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    plain(&format!(
+    compile(&format!(
         "([A-Za-z]+){JS_SPACE_CLASS}*{}",
         ci_pattern("mode")
     ))
 });
-
-/// The first capture `group` of `re` in `text`.
-fn first<'t>(re: &Option<Regex>, text: &'t str, group: usize) -> Option<&'t str> {
-    re.as_ref()?.captures(text)?.get(group).map(|m| m.as_str())
-}
-
-/// Every match of `re` in `text` (a pattern that gives up on its backtracking limit ends the
-/// list, where JavaScript would keep searching: only inputs built to defeat it get there).
-fn all_fancy<'t>(re: &Option<FancyRegex>, text: &'t str) -> Vec<fancy_regex::Captures<'t, str>> {
-    re.as_ref()
-        .map(|re| re.captures_iter(text).map_while(Result::ok).collect())
-        .unwrap_or_default()
-}
 
 fn lower(s: &str) -> String {
     js_trim(s).to_lowercase()
@@ -219,7 +201,8 @@ fn of_record(m: &Value, out: &mut Vec<EngineCandidate>) {
                 .map(|re| re.captures_iter(&request).collect::<Vec<_>>())
                 .unwrap_or_default()
             {
-                let mode = first(&MODE_WORD, js_trim(&c[1]), 1).map_or("task".into(), lower);
+                let mode =
+                    first_capture(&MODE_WORD, js_trim(&c[1]), 1).map_or("task".into(), lower);
                 let body = js_trim(&c[2]);
                 if utf16_len(body) > 10 {
                     push(Kind::Api, time(ts_or_timestamp), mode, body.to_owned());
@@ -231,11 +214,11 @@ fn of_record(m: &Value, out: &mut Vec<EngineCandidate>) {
     let Some(text) = content.filter(|c| truthy(Some(c))).and_then(Value::as_str) else {
         return;
     };
-    for block in all_fancy(&NEW_TASK_BLOCK, text) {
+    for block in fancy_captures(&NEW_TASK_BLOCK, text) {
         let block = block.get(0).map_or("", |b| b.as_str());
         if let (Some(mode), Some(body)) = (
-            first(&MODE_TAG, block, 1),
-            first(&MESSAGE_TAG, block, 1).map(js_trim),
+            first_capture(&MODE_TAG, block, 1),
+            first_capture(&MESSAGE_TAG, block, 1).map(js_trim),
         ) {
             if utf16_len(body) > 5 {
                 let mode = non_empty(lower(mode));
@@ -243,7 +226,7 @@ fn of_record(m: &Value, out: &mut Vec<EngineCandidate>) {
             }
         }
     }
-    for c in all_fancy(&GENERIC_BLOCK, text) {
+    for c in fancy_captures(&GENERIC_BLOCK, text) {
         let group = |i| c.get(i).map_or("", |g| g.as_str());
         let body = js_trim(group(3));
         if lower(group(1)) != "new_task" && utf16_len(body) > 5 {
@@ -255,7 +238,7 @@ fn of_record(m: &Value, out: &mut Vec<EngineCandidate>) {
         push(Kind::Plain, time(ts_or_timestamp), "task".into(), body);
     }
     if prop_str(m, "type") == Some("say") || prop_str(m, "role") == Some("assistant") {
-        if let Some(mode) = first(&DELEGATION, text, 1) {
+        if let Some(mode) = first_capture(&DELEGATION, text, 1) {
             push(Kind::Plain, time(ts), mode.to_lowercase(), text.to_owned());
         }
     }
@@ -325,11 +308,11 @@ fn joined(records: &[Value], out: &mut Vec<EngineCandidate>) {
             real_ts: None,
         })
     };
-    for block in all_fancy(&NEW_TASK_BLOCK, &all) {
+    for block in fancy_captures(&NEW_TASK_BLOCK, &all) {
         let block = block.get(0).map_or("", |b| b.as_str());
-        let body = first(&MESSAGE_TAG, block, 1).map_or("", js_trim);
+        let body = first_capture(&MESSAGE_TAG, block, 1).map_or("", js_trim);
         if utf16_len(body) > 5 {
-            let mode = non_empty(first(&MODE_TAG, block, 1).map_or(String::new(), lower));
+            let mode = non_empty(first_capture(&MODE_TAG, block, 1).map_or(String::new(), lower));
             push(mode, body.to_owned());
         }
     }

@@ -6,8 +6,8 @@
 //! accept a message but yield nothing (or fail) let the chain continue.
 
 use crate::js::{
-    ci_pattern, is_js_space, is_js_word, js_date_value, js_trim, json_parse, or, prop, prop_str,
-    typeof_object, JS_SPACE_CLASS,
+    ci_pattern, compile, is_js_space, is_js_word, js_date_value, js_trim, json_parse, or, prop,
+    prop_str, typeof_object, JS_SPACE_CLASS,
 };
 use regex::Regex;
 use roo_js::{to_string, truthy, utf16_len, utf16_len_upto, utf16_prefix};
@@ -26,10 +26,6 @@ pub struct LegacyInstruction {
     pub mode: String,
     /// The trimmed message, cut to 197 UTF-16 units + `"..."` when longer than 200 units.
     pub message: String,
-}
-
-fn compile(p: &str) -> Option<Regex> {
-    Regex::new(p).ok()
 }
 
 /// `/\[new_task in ([^:]+):\s*['"](.+?)['"]\]/s`

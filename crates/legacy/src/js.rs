@@ -39,6 +39,37 @@ pub(crate) fn ci_pattern(lit: &str) -> String {
     out
 }
 
+/// A pattern of this crate, compiled; `None` if it does not compile (a unit test per module checks
+/// that every pattern does).
+pub(crate) fn compile(p: &str) -> Option<regex::Regex> {
+    regex::Regex::new(p).ok()
+}
+
+/// [`compile`] for the patterns that need a back-reference or a look-around.
+pub(crate) fn compile_fancy(p: &str) -> Option<fancy_regex::Regex> {
+    fancy_regex::Regex::new(p).ok()
+}
+
+/// `text.match(re)?.[group]`: the group of the first match.
+pub(crate) fn first_capture<'t>(
+    re: &Option<regex::Regex>,
+    text: &'t str,
+    group: usize,
+) -> Option<&'t str> {
+    re.as_ref()?.captures(text)?.get(group).map(|m| m.as_str())
+}
+
+/// `text.matchAll(re)` for a fancy pattern. A match that gives up on the backtracking limit ends
+/// the list, where JavaScript would keep searching: only texts built to defeat it get there.
+pub(crate) fn fancy_captures<'t>(
+    re: &Option<fancy_regex::Regex>,
+    text: &'t str,
+) -> Vec<fancy_regex::Captures<'t, str>> {
+    re.as_ref()
+        .map(|re| re.captures_iter(text).map_while(Result::ok).collect())
+        .unwrap_or_default()
+}
+
 // ---------------------------------------------------------------------------------------------
 // Values
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 //! is found, as the legacy exporter did); in `fixed` form it stops before ` for '…'` and the path
 //! is read. The caller cuts results to 500 UTF-16 units and parses MCP arguments as JSON.
 
-use crate::js::{js_trim, JS_SPACE_CLASS};
+use crate::js::{compile, compile_fancy, fancy_captures, first_capture, js_trim, JS_SPACE_CLASS};
 use fancy_regex::Regex as FancyRegex;
 use regex::Regex;
 use serde::Serialize;
@@ -39,10 +39,9 @@ pub struct TraceToolCall {
 fn result_pattern(lazy: bool) -> Option<FancyRegex> {
     let ws = JS_SPACE_CLASS;
     let q = if lazy { "?" } else { "" };
-    FancyRegex::new(&format!(
+    compile_fancy(&format!(
         r#"\[([^\]]+{q})(?:{ws}+for{ws}+['"]([^'"]*?)['"])?\]{ws}*Result:((?s:.)*?)(?=\n\[|$)"#
     ))
-    .ok()
 }
 
 static RESULT_LEGACY: LazyLock<Option<FancyRegex>> = LazyLock::new(|| result_pattern(false));
@@ -52,52 +51,43 @@ static RESULT_FIXED: LazyLock<Option<FancyRegex>> = LazyLock::new(|| result_patt
 const JS_DOT: &str = r"[^\n\r\x{2028}\x{2029}]";
 
 static MCP_USE: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"<use_mcp_tool>((?s:.)*?)</use_mcp_tool>").ok());
+    LazyLock::new(|| compile(r"<use_mcp_tool>((?s:.)*?)</use_mcp_tool>"));
 static SERVER_NAME: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(&format!("<server_name>({JS_DOT}*?)</server_name>")).ok());
+    LazyLock::new(|| compile(&format!("<server_name>({JS_DOT}*?)</server_name>")));
 static TOOL_NAME: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(&format!("<tool_name>({JS_DOT}*?)</tool_name>")).ok());
+    LazyLock::new(|| compile(&format!("<tool_name>({JS_DOT}*?)</tool_name>")));
 static ARGUMENTS: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"<arguments>((?s:.)*?)</arguments>").ok());
-
-fn first(re: &Option<Regex>, text: &str) -> Option<String> {
-    let c = re.as_ref()?.captures(text)?;
-    c.get(1).map(|m| m.as_str().to_owned())
-}
+    LazyLock::new(|| compile(r"<arguments>((?s:.)*?)</arguments>"));
 
 /// The tool calls of `text`, in the exporter's order (results first, then MCP calls).
 pub fn trace_tool_calls(text: &str, fixed: bool) -> Vec<TraceToolCall> {
     let mut out = Vec::new();
     let results = if fixed { &RESULT_FIXED } else { &RESULT_LEGACY };
-    if let Some(re) = results.as_ref() {
-        // A match that gives up on the backtracking limit ends the list (only texts built to
-        // defeat the pattern get there).
-        for c in re.captures_iter(text).map_while(Result::ok) {
-            let group = |i| c.get(i).map_or("", |g| g.as_str());
-            let result = js_trim(group(3)).to_owned();
-            let low = result.to_lowercase();
-            out.push(TraceToolCall {
-                tool_name: group(1).to_owned(),
-                path: Some(group(2)).filter(|p| !p.is_empty()).map(str::to_owned),
-                success: !low.contains("error") && !low.contains("failed"),
-                result,
-                server_name: None,
-                mcp_arguments: None,
-                mcp: false,
-            });
-        }
+    for c in fancy_captures(results, text) {
+        let group = |i| c.get(i).map_or("", |g| g.as_str());
+        let result = js_trim(group(3)).to_owned();
+        let low = result.to_lowercase();
+        out.push(TraceToolCall {
+            tool_name: group(1).to_owned(),
+            path: Some(group(2)).filter(|p| !p.is_empty()).map(str::to_owned),
+            success: !low.contains("error") && !low.contains("failed"),
+            result,
+            server_name: None,
+            mcp_arguments: None,
+            mcp: false,
+        });
     }
     if let Some(re) = MCP_USE.as_ref() {
         for c in re.captures_iter(text) {
             let block = c.get(1).map_or("", |g| g.as_str());
-            if let Some(tool_name) = first(&TOOL_NAME, block) {
+            if let Some(tool_name) = first_capture(&TOOL_NAME, block, 1).map(str::to_owned) {
                 out.push(TraceToolCall {
                     tool_name,
                     path: None,
                     result: String::new(),
                     success: true,
-                    server_name: first(&SERVER_NAME, block),
-                    mcp_arguments: first(&ARGUMENTS, block),
+                    server_name: first_capture(&SERVER_NAME, block, 1).map(str::to_owned),
+                    mcp_arguments: first_capture(&ARGUMENTS, block, 1).map(str::to_owned),
                     mcp: true,
                 });
             }
