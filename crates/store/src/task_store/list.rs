@@ -90,7 +90,7 @@ impl SortKey {
         b: &ListKey<'_>,
     ) -> std::cmp::Ordering {
         let by_key = self.compare(a, b);
-        let by_key = if ascending.is_some_and(|asc| asc != self.natural_ascending()) {
+        let by_key = if self.reversed(ascending) {
             by_key.reverse()
         } else {
             by_key
@@ -101,6 +101,11 @@ impl SortKey {
     /// Whether the natural order is ascending (titles) rather than descending.
     fn natural_ascending(self) -> bool {
         self == SortKey::Title
+    }
+
+    /// Whether `ascending` asks for the opposite of the key's natural order.
+    fn reversed(self, ascending: Option<bool>) -> bool {
+        ascending.is_some_and(|asc| asc != self.natural_ascending())
     }
 }
 
@@ -180,10 +185,7 @@ impl TaskStore {
                 }
                 && (!q.roots_only || s.parent_task_id.is_none())
         };
-        let reverse = q
-            .ascending
-            .is_some_and(|asc| asc != q.sort.natural_ascending());
-        let order = self.views.order(q.sort, reverse, || {
+        let order = self.views.order(q.sort, q.sort.reversed(q.ascending), || {
             let keys: Vec<ListKey<'_>> = self.skeletons.iter().map(ListKey::of).collect();
             let mut order: Vec<u32> = (0..keys.len() as u32).collect();
             order.sort_by(|&a, &b| {
