@@ -750,6 +750,20 @@ export type HierarchyMetrics = {
 };
 
 /**
+ * How a tree node was linked to its parent: its [`ParentEvidence`] without `matchedPrefix`. The
+ * matched text is 192 characters of the child's normalised instruction, a quarter of a tree's
+ * JSON, and a tree view shows only how the link was made; the task's header keeps the text.
+ */
+export type TreeEvidence = {
+  source: "history_item" | "child_ids" | "task_metadata" | "instruction_prefix",
+  confidence: number,
+  newTaskTs?: number,
+  matchKind?: "exact" | "prefix",
+  gapMs?: number,
+  conflicts?: Array<string>,
+};
+
+/**
  * A node of [`get_task_tree`]: where the task sits (depth, parent link and its evidence) and
  * what a tree shows of it (title, dates, counts, completion). The fields after `children` are
  * always set by [`get_task_tree`]; they are optional so that nodes written before them still
@@ -761,7 +775,10 @@ export type TaskTreeNode = {
   createdAt: string,
   workspace?: string,
   mode?: string,
-  parentEvidence?: ParentEvidence,
+  /**
+   * Written as a [`TreeEvidence`]: without the matched text.
+   */
+  parentEvidence?: TreeEvidence,
   /**
    * 0 for the nodes returned at the top.
    */

@@ -6,6 +6,7 @@
 //!   exponent rules) and the double a JSON number denotes.
 //! - [`json`]: `JSON.stringify`, compact and indented, with JavaScript's property order for parsed
 //!   objects, and a serde formatter for typed values.
+//! - [`latin1`]: JSON text as Latin-1 bytes, for a one-byte JavaScript string.
 //! - [`utf16`]: `length`, `substring` and cuts counted in UTF-16 code units.
 //! - [`date`]: `Date#toISOString`, `Date.parse` of the ECMAScript date-time format, `TimeClip`, and
 //!   the civil-date arithmetic under them.
@@ -17,6 +18,7 @@
 
 pub mod date;
 pub mod json;
+pub mod latin1;
 pub mod number;
 pub mod text;
 pub mod utf16;
@@ -27,6 +29,7 @@ pub use date::{
 pub use json::{
     property_order, stringify, stringify_pretty, to_json_string, to_json_vec, JsFormatter,
 };
+pub use latin1::to_latin1_json;
 pub use number::{number_to_string, number_value};
 pub use text::{
     collapse_js_space, is_js_space, is_js_word, js_trim, js_trim_end, starts_with_ascii_ci,

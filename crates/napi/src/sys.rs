@@ -126,6 +126,20 @@ impl<'e> RawEnv<'e> {
         create(|out| unsafe { sys::napi_create_array_with_length(self.env, len, out) })
     }
 
+    /// A string of the Latin-1 characters `bytes` (one byte each): V8 copies them into a
+    /// one-byte string without decoding.
+    pub(crate) fn latin1(self, bytes: &[u8]) -> Result<napi_value> {
+        // SAFETY: see above; `bytes` is `bytes.len()` readable bytes, which fits an `isize`.
+        create(|out| unsafe {
+            sys::napi_create_string_latin1(
+                self.env,
+                bytes.as_ptr().cast(),
+                bytes.len() as isize,
+                out,
+            )
+        })
+    }
+
     /// A `Buffer` holding a copy of `bytes`.
     pub(crate) fn buffer(self, bytes: &[u8]) -> Result<napi_value> {
         // SAFETY: see above; N-API copies `bytes.len()` bytes from `bytes` and, with a null

@@ -333,7 +333,7 @@ impl TaskStore {
                 max_depth: Some(o.max_depth.unwrap_or(DEFAULT_TREE_DEPTH)),
             })
             .map_err(|e| CodedError::core(e.code(), e).into_napi(env))?;
-        crate::json_parse(env, &json)
+        crate::parse_latin1(env, &json)
     }
 
     /// The trees of several tasks (full ids) in one pass, in the order given: each as

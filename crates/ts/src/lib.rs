@@ -97,6 +97,7 @@ fn core(d: &mut Decls) {
     d.add::<hierarchy::HierarchyIssue>();
     d.add::<hierarchy::LinksBySource>();
     d.add::<hierarchy::HierarchyMetrics>();
+    d.add::<hierarchy::TreeEvidence<'static>>();
     d.add::<hierarchy::TaskTreeNode>();
 }
 

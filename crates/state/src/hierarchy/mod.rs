@@ -181,7 +181,12 @@ pub struct TaskTreeNode {
     pub workspace: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Written as a [`TreeEvidence`]: without the matched text.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "tree_evidence"
+    )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<TreeEvidence<'static>>"))]
     pub parent_evidence: Option<ParentEvidence>,
     /// 0 for the nodes returned at the top.
     pub depth: u32,
@@ -204,6 +209,51 @@ pub struct TaskTreeNode {
     pub parent_missing: Option<bool>,
 }
 
+/// How a tree node was linked to its parent: its [`ParentEvidence`] without `matchedPrefix`. The
+/// matched text is 192 characters of the child's normalised instruction, a quarter of a tree's
+/// JSON, and a tree view shows only how the link was made; the task's header keeps the text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+pub struct TreeEvidence<'a> {
+    #[cfg_attr(
+        feature = "ts",
+        ts(type = "\"history_item\" | \"child_ids\" | \"task_metadata\" | \"instruction_prefix\"")
+    )]
+    pub source: &'a str,
+    pub confidence: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_task_ts: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "\"exact\" | \"prefix\""))]
+    pub match_kind: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap_ms: Option<i64>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable, as = "Vec<String>"))]
+    pub conflicts: &'a [String],
+}
+
+impl<'a> From<&'a ParentEvidence> for TreeEvidence<'a> {
+    fn from(e: &'a ParentEvidence) -> Self {
+        TreeEvidence {
+            source: &e.source,
+            confidence: e.confidence,
+            new_task_ts: e.new_task_ts,
+            match_kind: e.match_kind.as_deref(),
+            gap_ms: e.gap_ms,
+            conflicts: &e.conflicts,
+        }
+    }
+}
+
+fn tree_evidence<S: serde::Serializer>(
+    e: &Option<ParentEvidence>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    e.as_ref().map(TreeEvidence::from).serialize(s)
+}
+
 /// A node of [`get_task_tree_view`]: a [`TaskTreeNode`] borrowing from the skeletons (it
 /// serialises to the same JSON).
 #[derive(Debug, Serialize)]
@@ -218,7 +268,7 @@ pub struct TaskTreeView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent_evidence: Option<&'a ParentEvidence>,
+    pub parent_evidence: Option<TreeEvidence<'a>>,
     pub depth: u32,
     pub children: Vec<TaskTreeView<'a>>,
     pub last_activity: &'a str,

@@ -188,7 +188,7 @@ fn view_node(s: &ConversationSkeleton, at: Placement) -> TaskTreeView<'_> {
         created_at: &s.metadata.created_at,
         workspace: s.metadata.workspace.as_deref(),
         mode: s.metadata.mode.as_deref(),
-        parent_evidence: s.parent_evidence.as_ref(),
+        parent_evidence: s.parent_evidence.as_ref().map(TreeEvidence::from),
         depth: at.depth,
         children: Vec::new(),
         last_activity: &s.metadata.last_activity,
@@ -479,6 +479,37 @@ mod tests {
         assert!(
             json.contains(r#""depth":1,"children":[],"lastActivity":"2025-06-15T15:07:41.000Z","messageCount":7,"actionCount":3,"isCompleted":true,"parentTaskId":"root"}"#),
             "{json}"
+        );
+    }
+
+    #[test]
+    fn a_node_says_how_it_was_linked_without_the_matched_text() {
+        let mut child = task("child", Some("root"), Some(T0 + 1_000), "/w");
+        child.parent_evidence = Some(ParentEvidence {
+            source: "instruction_prefix".into(),
+            confidence: 0.9,
+            matched_prefix: Some("write the parser tests".into()),
+            new_task_ts: Some(T0 + 500),
+            match_kind: Some("exact".into()),
+            gap_ms: Some(500),
+            conflicts: vec!["other".into()],
+        });
+        let tasks = vec![task("root", None, Some(T0), "/w"), child];
+        let want = serde_json::json!({
+            "source": "instruction_prefix", "confidence": 0.9, "newTaskTs": T0 + 500,
+            "matchKind": "exact", "gapMs": 500, "conflicts": ["other"],
+        });
+        let owned = serde_json::to_value(get_task_tree(&tasks, &TreeOptions::default()))
+            .expect("serialises");
+        let view = serde_json::to_value(get_task_tree_view(&tasks, &TreeOptions::default()))
+            .expect("serialises");
+        assert_eq!(owned[0]["children"][0]["parentEvidence"], want);
+        assert_eq!(view, owned);
+        // The header keeps the text.
+        let header = serde_json::to_value(&tasks[1]).expect("serialises");
+        assert_eq!(
+            header["parentEvidence"]["matchedPrefix"],
+            "write the parser tests"
         );
     }
 

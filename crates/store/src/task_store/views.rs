@@ -18,8 +18,8 @@ pub(super) type Order = Arc<[u32]>;
 #[derive(Default)]
 pub(super) struct Views {
     orders: Mutex<Vec<((SortKey, bool), Order)>>,
-    /// The options of the kept tree (workspace, depth) and its JSON.
-    tree: Mutex<Option<(TreeKey, Arc<str>)>>,
+    /// The options of the kept tree (workspace, depth) and its JSON (Latin-1).
+    tree: Mutex<Option<(TreeKey, Arc<[u8]>)>>,
 }
 
 /// The options a whole tree is kept for.
@@ -53,15 +53,15 @@ impl Views {
     pub(super) fn tree(
         &self,
         key: TreeKey,
-        build: impl FnOnce() -> serde_json::Result<String>,
-    ) -> serde_json::Result<Arc<str>> {
+        build: impl FnOnce() -> serde_json::Result<Vec<u8>>,
+    ) -> serde_json::Result<Arc<[u8]>> {
         let mut tree = self.tree.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((k, json)) = tree.as_ref() {
             if *k == key {
                 return Ok(json.clone());
             }
         }
-        let json: Arc<str> = build()?.into();
+        let json: Arc<[u8]> = build()?.into();
         *tree = Some((key, json.clone()));
         Ok(json)
     }
@@ -74,10 +74,11 @@ impl TaskStore {
         serde_json::to_vec(&picked).map_err(|e| StoreError::InvalidArgument(e.to_string()))
     }
 
-    /// The JSON of [`TaskStore::tree_view`]. A whole forest (no `root_id`) is kept until a
-    /// refresh changes something: asked again, it is not built again.
-    pub fn tree_json(&self, opts: &TreeOptions) -> crate::Result<Arc<str>> {
-        let build = || serde_json::to_string(&self.tree_view(opts));
+    /// The JSON of [`TaskStore::tree_view`] as Latin-1 bytes ([`roo_js::latin1`]: what
+    /// JavaScript takes as a one-byte string without decoding it). A whole forest (no `root_id`)
+    /// is kept until a refresh changes something: asked again, it is not built again.
+    pub fn tree_json(&self, opts: &TreeOptions) -> crate::Result<Arc<[u8]>> {
+        let build = || roo_js::to_latin1_json(&self.tree_view(opts));
         let json = match opts.root_id {
             None => self
                 .views
