@@ -61,7 +61,7 @@ describe.skipIf(!haveBrowser)('roo-state serve in Chromium', () => {
     expect(await child.isVisible()).toBe(true)
     // The link's evidence is the row's hover text.
     const evidence = await page.locator('.row', { has: child }).locator('.link').getAttribute('title')
-    expect(evidence).toContain('the parent names the child')
+    expect(evidence).toContain("listed in the parent's childIds")
     await child.hover()
     await shot('tree-expanded')
     // Collapse again.

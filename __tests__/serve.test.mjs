@@ -198,7 +198,7 @@ describe('roo-state serve: data', () => {
     expect(r.body).toMatch(/<span id="conversations">2<\/span> conversations match \(of 5 tasks/)
     expect(r.body).toContain('<span id="shown-tasks">5</span> tasks')
     expect(r.body).toContain('2 subtasks')
-    expect(r.body).toMatch(/title="link stored in the child&#39;s history_item.json · confidence 1"/)
+    expect(r.body).toContain('title="parent stored in history_item.json"')
   })
 
   it('filters by mode, host, workspace and date', async () => {

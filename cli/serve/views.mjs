@@ -2,6 +2,8 @@
 // given unless it is HTML this module made itself (a `Safe`), so task texts stay text everywhere.
 // No script: trees fold with <details>, tool calls too; filters and search are plain GET forms.
 
+import { evidenceText } from '../lib/format.mjs'
+
 export class Safe {
   constructor(text) {
     this.text = text
@@ -69,22 +71,6 @@ export function money(n) {
 
 export function count(n) {
   return typeof n === 'number' ? n.toLocaleString('en-US') : ''
-}
-
-/** How a node's parent link was found, in words (the row's hover text). */
-export function evidenceText(e) {
-  if (!e) return ''
-  const how = {
-    history_item: 'stored in the child\'s history_item.json',
-    child_ids: 'the parent names the child (childIds or a delegation record)',
-    task_metadata: 'stored in task_metadata.json',
-    instruction_prefix: 'inferred: the child\'s instruction matches the parent\'s new_task message',
-  }[e.source] ?? e.source
-  const parts = [`link ${how}`, `confidence ${e.confidence}`]
-  if (e.matchKind) parts.push(`match ${e.matchKind}`)
-  if (typeof e.gapMs === 'number') parts.push(`created ${(e.gapMs / 1000).toFixed(1)} s after the call`)
-  if (e.conflicts?.length) parts.push(`conflicts: ${e.conflicts.join('; ')}`)
-  return parts.join(' · ')
 }
 
 function nodeRow(base, n) {
