@@ -2440,6 +2440,12 @@ export interface CompatInstruction {
   message: string
 }
 
+/**
+ * The legacy index's word-overlap similarity of two texts, in `[0, 1]`
+ * (`roo_legacy::instruction_similarity`).
+ */
+export declare function compatInstructionSimilarity(a: string, b: string): number
+
 /** The legacy main instruction of a `ui_messages.json` text (`undefined` where there is none). */
 export declare function compatMainInstructionLegacy(content: string): string | null
 
@@ -2454,6 +2460,12 @@ export declare function compatProjectXml(skeletonsJson: string, projectPath: str
  * `{ links: [{ taskId, parentTaskId?, source?, confidence?, matchKind?, rootTaskId? }], metrics, skipped }`.
  */
 export declare function compatReconstructLegacy(tasksJson: string, workspaceFilter?: string | undefined | null): Promise<string>
+
+/**
+ * The sub-instructions of a parent task's text, as the legacy index's splitter cuts them
+ * (`roo_legacy::sub_instructions`).
+ */
+export declare function compatSubInstructions(text: string): Array<string>
 
 /** The four files of a task folder; absent where the file does not exist. */
 export interface CompatTaskFilesInput {

@@ -6,7 +6,7 @@
  * this class keeps the legacy method names, sync/async shapes, edge results and debug logs.
  * The sub-instruction splitter is the caller's `sub-instruction-extractor` module when its
  * replacement file hands it over (`use({ subInstructionExtractor })`, so a test's mock of it is
- * seen), else ours (`extractSubInstructions` below).
+ * seen), else ours (`extractSubInstructions` below, native like the similarity).
  * Inventory: docs/compat.md §1.
  */
 const binding = require('../../index.js')
@@ -36,26 +36,13 @@ function computeInstructionPrefix(raw, K = DEFAULT_K) {
   return binding.computeInstructionPrefix(text, k)
 }
 
-/** Sub-instructions of a parent's text: new_task messages, code blocks, list items, task blocks, indented lines. */
+/**
+ * Sub-instructions of a parent's text: new_task messages, code blocks, list items, task blocks,
+ * indented lines (`roo_legacy::sub_instructions`).
+ */
 function extractSubInstructions(parentText) {
   if (!parentText || typeof parentText !== 'string') return []
-  const found = []
-  const collect = (re, group, min) => {
-    for (const m of parentText.matchAll(re)) {
-      const v = (m[group] ?? '').trim()
-      if (v.length > min) found.push(v)
-    }
-  }
-  collect(/<new_task[^>]*>\s*<message>(.*?)<\/message>/gs, 1, 10)
-  collect(/```(\w+)\s*(.*?)```/gs, 2, 20)
-  collect(/^[-*+]\s+(.+)$/gm, 1, 10)
-  collect(/^\d+\.\s+(.+)$/gm, 1, 10)
-  collect(/<task>(.*?)<\/task>/gs, 1, 10)
-  for (const m of parentText.matchAll(/(?:^|\n)(?:\s{2,}| {2})(.+)$/gm)) {
-    const v = (m[1] ?? '').trim()
-    if (v.length > 10 && !v.startsWith('//')) found.push(v)
-  }
-  return Array.from(new Set(found)).map((s) => s.trim()).filter((s) => s.length > 10)
+  return binding.compatSubInstructions(parentText)
 }
 
 /** The splitter in use: the caller's module when handed over, else ours. */
@@ -63,20 +50,6 @@ function subInstructionsOf(text) {
   const caller = io.mod('subInstructionExtractor')
   const fn = caller && typeof caller.extractSubInstructions === 'function' ? caller.extractSubInstructions : extractSubInstructions
   return fn(text)
-}
-
-const STOP_WORDS = new Set(['les', 'des', 'une', 'est', 'sont', 'avec', 'dans', 'pour', 'que', 'qui', 'sur', 'par', 'and', 'the', 'for', 'are', 'that', 'this', 'with'])
-
-function words(text) {
-  return Array.from(
-    new Set(
-      String(text)
-        .toLowerCase()
-        .replace(/[^\w\s]/g, ' ')
-        .split(/\s+/)
-        .filter((w) => w.length > 3 && !STOP_WORDS.has(w)),
-    ),
-  )
 }
 
 /** The search key the legacy lookup starts from: the text as given when it already looks normalised. */
@@ -200,16 +173,11 @@ class TaskInstructionIndex {
     return this.searchExactPrefix(childText, DEFAULT_K).some((m) => m.taskId === parentId)
   }
 
+  /** Word overlap in [0, 1] (`roo_legacy::instruction_similarity`); a method, so a test may replace it. */
   calculateSimilarity(a, b) {
     if (!a || !b) return 0
     if (a === b) return 1
-    const w1 = words(a)
-    const w2 = words(b)
-    if (w1.length === 0 || w2.length === 0) return 0
-    const set2 = new Set(w2)
-    const common = w1.filter((w) => set2.has(w))
-    const score = common.length / Math.max(w1.length, w2.length) + 0.1 * common.filter((w) => w.length > 4).length
-    return Math.min(1, score)
+    return binding.compatInstructionSimilarity(String(a), String(b))
   }
 
   async searchSimilar(text, threshold = 0.2) {

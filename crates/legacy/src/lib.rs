@@ -43,6 +43,7 @@ mod links;
 mod name_walk;
 mod prefix;
 mod sequence;
+mod sub_instructions;
 mod tool_calls;
 
 pub use analysis::{
@@ -60,4 +61,5 @@ pub use js::json_parse;
 pub use links::legacy_links;
 pub use name_walk::entries_named_with_prefixes;
 pub use prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};
+pub use sub_instructions::{instruction_similarity, sub_instructions};
 pub use tool_calls::{trace_tool_calls, TraceToolCall};
