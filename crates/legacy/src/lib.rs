@@ -37,6 +37,7 @@
 mod analysis;
 mod engine;
 mod extract;
+mod folder;
 mod index;
 mod js;
 mod links;
@@ -56,6 +57,7 @@ pub use extract::{
     extract_from_messages, main_instruction, parse_ui_for_instructions, run_chain, ChainResult,
     LegacyInstruction, PATTERN_NAMES,
 };
+pub use folder::{FixedFolder, LegacyFolder};
 pub use index::LegacyInstructionIndex;
 pub use js::json_parse;
 pub use links::legacy_links;

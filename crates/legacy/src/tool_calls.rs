@@ -17,6 +17,7 @@ use std::sync::LazyLock;
 /// One tool call found in a message's text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct TraceToolCall {
     pub tool_name: String,
     /// `[NAME for 'PATH'] Result:`'s path (never in `legacy` form; absent when empty).

@@ -14,9 +14,7 @@ use roo_legacy::{engine_candidates, EngineError};
 /// The candidates of one `ui_messages.json` text, in the order the engine pushes them (see
 /// `roo_legacy::engine_candidates`). `INVALID_ARGUMENT` (`details.reason`: `not_json`, or
 /// `null_record` with `details.index`) where the legacy extractor throws.
-#[napi(
-    ts_return_type = "Array<{ kind: 'tool' | 'api' | 'xml' | 'plain'; timestamp: JsonValue; mode: string; message: string; taskId?: JsonValue; realTs?: number }>"
-)]
+#[napi(ts_return_type = "EngineCandidate[]")]
 pub fn compat_engine_candidates<'e>(
     env: &'e Env,
     content: String,
@@ -43,9 +41,7 @@ pub fn compat_engine_candidates<'e>(
 
 /// The tool calls the trace-summary exporter reads from one message's text
 /// (`roo_legacy::trace_tool_calls`; `fixed`: the fixed mode's name pattern, which reads the path).
-#[napi(
-    ts_return_type = "Array<{ toolName: string; path?: string; result: string; success: boolean; serverName?: string; mcpArguments?: string; mcp: boolean }>"
-)]
+#[napi(ts_return_type = "TraceToolCall[]")]
 pub fn compat_trace_tool_calls<'e>(
     env: &'e Env,
     text: String,
