@@ -122,6 +122,62 @@ pub fn instruction_similarity(a: &str, b: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Texts made of the pieces the patterns look for, in any order.
+    fn text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("<new_task x>"),
+            Just("<message>"),
+            Just("</message>"),
+            Just("<task>"),
+            Just("</task>"),
+            Just("```"),
+            Just("```ts "),
+            Just("- "),
+            Just("* "),
+            Just("1. "),
+            Just("  "),
+            Just("\t\t"),
+            Just("\u{a0}"),
+            Just("//"),
+            Just("\n"),
+            Just("\r"),
+            Just("\u{2028}"),
+            Just("word"),
+            Just("a longer phrase"),
+            Just("😀"),
+            Just("é"),
+            Just("\u{212A}"),
+            Just("İ"),
+            Just("_9"),
+        ];
+        proptest::collection::vec(piece, 0..40).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn pieces_are_distinct_trimmed_parts_of_the_text(t in text()) {
+            let pieces = sub_instructions(&t);
+            let distinct: HashSet<&String> = pieces.iter().collect();
+            prop_assert_eq!(distinct.len(), pieces.len());
+            for p in &pieces {
+                prop_assert!(t.contains(p.as_str()));
+                prop_assert_eq!(js_trim(p), p.as_str());
+                prop_assert!(utf16_len(p) > 10);
+            }
+        }
+
+        #[test]
+        fn similarity_is_a_symmetric_share(a in text(), b in text()) {
+            let s = instruction_similarity(&a, &b);
+            prop_assert!((0.0..=1.0).contains(&s));
+            prop_assert_eq!(s, instruction_similarity(&b, &a));
+            if !a.is_empty() {
+                prop_assert_eq!(instruction_similarity(&a, &a), 1.0);
+            }
+        }
+    }
 
     #[test]
     fn every_pattern_compiles() {
