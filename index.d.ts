@@ -2349,6 +2349,8 @@ export declare class NativeInstructionIndex {
   addMany(pairs: Array<Array<string>>): void
   /** The parents of the first key found along `childText` (legacy exact-trie semantics). */
   searchExactPrefix(childText: string, k?: number | undefined | null): Array<IndexMatch>
+  /** [`Self::search_exact_prefix`] step by step: the same answer, with each length tried. */
+  searchExactPrefixTrace(childText: string, k?: number | undefined | null): IndexSearchTrace
   /** Number of distinct keys. */
   get size(): number
   /** Number of trie nodes, the root included. */
@@ -2955,6 +2957,25 @@ export interface IndexEntry {
 export interface IndexMatch {
   taskId: string
   prefix: string
+}
+
+/** One length a lookup tried, with its query. */
+export interface IndexSearchStep {
+  length: number
+  query: string
+}
+
+/** A lookup step by step (what compat's index logs under `ROO_DEBUG_INSTRUCTIONS=1`). */
+export interface IndexSearchTrace {
+  /** The whole query before the cuts. */
+  full: string
+  /** Whether the query is the text's normalised key (else the text itself, cut). */
+  computed: boolean
+  /** Each length tried, in order, the matching one last. */
+  steps: Array<IndexSearchStep>
+  /** The length whose query matched. */
+  foundLength?: number
+  matches: Array<IndexMatch>
 }
 
 /**

@@ -27,13 +27,16 @@ function computeInstructionPrefix(raw, K = DEFAULT_K) {
   if (!raw) return ''
   const text = typeof raw === 'string' ? raw : String(raw)
   const k = Number.isFinite(K) && K >= 0 ? Math.floor(K) : DEFAULT_K
-  if (debugOn()) {
-    const parent = /<task>([\s\S]*?)<\/task>/i.exec(text)
-    if (parent) console.log(`SDDD: Extracted parent instruction: ${parent[1].slice(0, 80)}`)
-    const context = /<message>([\s\S]*?)<\/message>/i.exec(text)
-    if (context) console.log(`SDDD: Extracted message context: ${context[1].slice(0, 80)}`)
-  }
+  if (debugOn()) logInstructionParts(text)
   return binding.computeInstructionPrefix(text, k)
+}
+
+/** The debug lines of `computeInstructionPrefix`: the `<task>` and `<message>` it starts from. */
+function logInstructionParts(text) {
+  const parent = /<task>([\s\S]*?)<\/task>/i.exec(text)
+  if (parent) console.log(`SDDD: Extracted parent instruction: ${parent[1].slice(0, 80)}`)
+  const context = /<message>([\s\S]*?)<\/message>/i.exec(text)
+  if (context) console.log(`SDDD: Extracted message context: ${context[1].slice(0, 80)}`)
 }
 
 /**
@@ -50,23 +53,6 @@ function subInstructionsOf(text) {
   const caller = io.mod('subInstructionExtractor')
   const fn = caller && typeof caller.extractSubInstructions === 'function' ? caller.extractSubInstructions : extractSubInstructions
   return fn(text)
-}
-
-/** The search key the legacy lookup starts from: the text as given when it already looks normalised. */
-function searchKey(childText, K) {
-  const looksNormalised =
-    childText.includes('phase 3d hierarchy reconstruction execution sddd.') ||
-    childText.includes('sddd:') ||
-    (childText.length <= 192 && childText === childText.toLowerCase().trim())
-  return looksNormalised ? childText.substring(0, K) : computeInstructionPrefix(childText, K)
-}
-
-/** The lengths the legacy lookup tries, in order: K, then K down to 32 by 16, then 16. */
-function searchLengths(K) {
-  const lengths = [K]
-  for (let n = K; n >= 32; n -= 16) lengths.push(n)
-  lengths.push(16)
-  return lengths
 }
 
 /** Four texts of the legacy self-check of the similarity (pairs 1 to 3). */
@@ -133,28 +119,19 @@ class TaskInstructionIndex {
   }
 
   /**
-   * `searchExactPrefix` under `ROO_DEBUG_INSTRUCTIONS=1`: the same lookup walked length by length
-   * over the index's keys, logging each length tried and the outcome.
+   * `searchExactPrefix` under `ROO_DEBUG_INSTRUCTIONS=1`: the same native lookup, step by step,
+   * logging each length tried and the outcome.
    */
   searchExactPrefixLogged(childText, K) {
-    const full = searchKey(childText, K)
-    console.log(`[EXACT PREFIX SEARCH] SDDD: Starting search with full prefix: "${full}" (K=${K})`)
-    const entries = this.native.entries()
-    const keys = new Map(entries.map((e) => [e.prefix, e.parentTaskIds]))
-    const paths = new Set()
-    for (const key of keys.keys()) for (let i = 0; i <= key.length; i++) paths.add(key.substring(0, i))
-    for (const len of searchLengths(K)) {
-      const query = full.substring(0, len)
-      console.log(`[EXACT PREFIX SEARCH] SDDD: Trying prefix length ${len}: "${query}"`)
-      // The exact-trie walk stops at the longest start of the query that some key continues.
-      let stop = query.length
-      while (stop > 0 && !paths.has(query.substring(0, stop))) stop--
-      const key = query.substring(0, stop)
-      const parents = keys.get(key)
-      if (parents && key.length > 0) {
-        console.log(`[EXACT PREFIX SEARCH] SDDD: ✅ Found match with length ${len}: "${key}" → ${parents.length} parent(s)`)
-        return parents.map((taskId) => ({ taskId, prefix: key }))
-      }
+    const trace = this.native.searchExactPrefixTrace(childText, K)
+    // The key computed from the text logs what it starts from, as `computeInstructionPrefix` does.
+    if (trace.computed) logInstructionParts(childText)
+    console.log(`[EXACT PREFIX SEARCH] SDDD: Starting search with full prefix: "${trace.full}" (K=${K})`)
+    for (const step of trace.steps) console.log(`[EXACT PREFIX SEARCH] SDDD: Trying prefix length ${step.length}: "${step.query}"`)
+    if (trace.foundLength != null) {
+      const key = trace.matches[0].prefix
+      console.log(`[EXACT PREFIX SEARCH] SDDD: ✅ Found match with length ${trace.foundLength}: "${key}" → ${trace.matches.length} parent(s)`)
+      return trace.matches
     }
     console.log('[EXACT PREFIX SEARCH] SDDD: ❌ No match found for any prefix length')
     return []

@@ -58,7 +58,7 @@ pub use extract::{
     LegacyInstruction, PATTERN_NAMES,
 };
 pub use folder::{FixedFolder, LegacyFolder};
-pub use index::LegacyInstructionIndex;
+pub use index::{LegacyInstructionIndex, SearchTrace};
 pub use js::json_parse;
 pub use links::legacy_links;
 pub use name_walk::entries_named_with_prefixes;
