@@ -58,6 +58,14 @@ async function samples(): Promise<Sample[]> {
       add('Awaited<ReturnType<typeof core.readHistoryItem>>', await core.readHistoryItem(path.join(dir, 'history_item.json')))
       add('Awaited<ReturnType<typeof core.readTaskMetadata>>', await core.readTaskMetadata(path.join(dir, 'task_metadata.json')))
       add('Awaited<ReturnType<typeof core.extractNewTasks>>', await core.extractNewTasks(dir))
+      // compat's native readings (roo-legacy's types, generated too).
+      add('Awaited<ReturnType<typeof core.compatAnalyzeLegacyFolder>>', await core.compatAnalyzeLegacyFolder(s.taskId, dir))
+      add('Awaited<ReturnType<typeof core.compatAnalyzeFixedFolder>>', await core.compatAnalyzeFixedFolder(s.taskId, dir))
+      const ui = (await core.readUiMessages(path.join(dir, 'ui_messages.json'))).value
+      // The engine's reading of the records (a null record throws there, as in the legacy code).
+      add('ReturnType<typeof core.compatEngineCandidates>', core.compatEngineCandidates(JSON.stringify(ui.filter((m) => m !== null))))
+      const texts = ui.map((m) => (typeof m?.text === 'string' ? m.text : '')).join('\n')
+      add('ReturnType<typeof core.compatTraceToolCalls>', core.compatTraceToolCalls(texts, true))
     }
     const cacheDir = tempDir('roo-state-types-')
     try {

@@ -58,52 +58,6 @@ export interface ApiMessage {
   [extra: string]: unknown
 }
 
-/** A child instruction as the legacy extractor chain yields it. */
-export interface LegacyInstruction {
-  timestamp: number
-  mode: string
-  message: string
-}
-
-/** What the legacy skeleton builder yields for a task directory. */
-export interface LegacyAnalysis {
-  taskId: string
-  parentTaskId: string | null
-  instructions: LegacyInstruction[]
-  childTaskInstructionPrefixes: string[]
-  truncatedInstruction: string | null
-  mainInstruction: string | null
-  messageCount: number
-  actionCount: number
-  sequenceLength: number
-  totalSize: number
-  workspace: string | null
-  title: string | null
-  mode: string | null
-  isCompleted: boolean
-  createdAtMs: number | null
-  lastActivityMs: number | null
-  oversizedFiles: string[]
-}
-
-/** A task folder read and analysed natively by the legacy builder (compat's read-ahead). */
-export interface CompatLegacyFolder {
-  /** `null` where the legacy builder skips the task. */
-  analysis: LegacyAnalysis | null
-  /** The folder's modification time (ms since the epoch); `null` when it cannot be stat'ed. */
-  dirMtimeMs: number | null
-  /** The folder's birth time, else its change time (as Node's `birthtime`). */
-  dirBirthtimeMs: number | null
-}
-
-/** A task folder analysed natively for compat's fixed mode (its read-ahead). */
-export interface CompatFixedFolder {
-  /** `null` when there is no folder or none of its three task files. */
-  skeleton: ConversationSkeleton | null
-  /** `task_metadata.parentTaskId || task_metadata.parent_task_id || history_item.parentTaskId`. */
-  parentTaskId: string | null
-}
-
 /** Errors thrown or rejected by this library carry one of these codes (asynchronous calls as
  *  `err.code`, synchronous ones at the start of `err.message`); some also carry `err.details`
  *  (`AMBIGUOUS_TASK_ID`: `{ candidates: string[] }`). */

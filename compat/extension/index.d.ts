@@ -7,6 +7,8 @@
  * as they are; functions that return the caller's messages are generic over the message type.
  */
 
+import type { ApiCostResult, TokenUsage } from '../../index.js'
+
 // ------------------------------------------------------------------ shapes
 
 /** A content block (Anthropic `ContentBlockParam` and the extension's extra block kinds). */
@@ -260,11 +262,8 @@ export declare function cleanupAfterTruncation<M extends ApiMessage>(messages: M
 
 // ------------------------------------------------------------------ cost
 
-export interface ApiCostResult {
-  totalInputTokens: number
-  totalOutputTokens: number
-  totalCost: number
-}
+/** The core's own result type (generated from its Rust struct): the same shape. */
+export type { ApiCostResult }
 
 export declare function calculateApiCostAnthropic(
   modelInfo: ModelInfo,
@@ -287,14 +286,8 @@ export declare function parseApiPrice(price: any): number | undefined
 
 // ------------------------------------------------------------------ metrics
 
-export interface TokenUsage {
-  totalTokensIn: number
-  totalTokensOut: number
-  totalCacheWrites?: number
-  totalCacheReads?: number
-  totalCost: number
-  contextTokens: number
-}
+/** The core's own result type (generated from its Rust struct): the same shape. */
+export type { TokenUsage }
 
 export type ToolUsage = Record<string, { attempts: number; failures: number }>
 

@@ -1,14 +1,10 @@
 /**
  * `RooStorageDetector` of roo-state-core/compat: task stores and legacy skeletons. docs/compat.md §2.
  */
+import type { MessageSkeleton } from '../../index.js'
 
-/** One item of a legacy skeleton's `sequence`: a message. */
-export interface MessageSkeleton {
-  role: 'user' | 'assistant'
-  content: string
-  timestamp: string
-  isTruncated: boolean
-}
+/** One item of a legacy skeleton's `sequence`: a message (the core's generated type, the same shape). */
+export type { MessageSkeleton }
 
 /** One item of a legacy skeleton's `sequence`: a tool or command. */
 export interface ActionMetadata {

@@ -435,7 +435,10 @@ class RooStorageDetector {
     return sequence
   }
 
-  /** The first non-empty `say:"text"`; when short or cut (`...`), the first `<task>` of a request payload instead. */
+  /**
+   * The first non-empty `say:"text"`; when short or cut (`...`), the first `<task>` of a request
+   * payload instead (`roo_legacy::main_instruction`). The file is read here, through the caller's `fs`.
+   */
   static async extractMainInstructionFromUI(uiMessagesPath, preloadedContent) {
     try {
       let content = preloadedContent
@@ -445,25 +448,7 @@ class RooStorageDetector {
         if (st.size > RooStorageDetector.MAX_CONVERSATION_FILE_SIZE) return undefined
         content = stripBom(await fsp().readFile(uiMessagesPath, 'utf-8'))
       }
-      const messages = JSON.parse(content)
-      if (!Array.isArray(messages) || messages.length === 0) return undefined
-      const first = messages.find((m) => m.type === 'say' && m.say === 'text' && typeof m.text === 'string' && m.text.trim().length > 0)
-      const text = first?.text.trim()
-      if (!text || text.length < 50 || text.endsWith('...')) {
-        for (const m of messages) {
-          if (m.type !== 'say' || m.say !== 'api_req_started' || typeof m.text !== 'string') continue
-          try {
-            const data = JSON.parse(m.text)
-            if (data.request && typeof data.request === 'string') {
-              const task = data.request.match(/<task>\s*([\s\S]*?)\s*<\/task>/)
-              if (task && task[1]) return task[1].trim()
-            }
-          } catch {
-            // a payload that is not JSON is passed over
-          }
-        }
-      }
-      return text
+      return binding.compatMainInstructionLegacy(String(content)) ?? undefined
     } catch (err) {
       if (process.env.ROO_DEBUG_INSTRUCTIONS === '1') console.warn(`[extractMainInstructionFromUI] ⚠️ ${uiMessagesPath}:`, err)
       return undefined

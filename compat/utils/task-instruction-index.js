@@ -6,7 +6,7 @@
  * this class keeps the legacy method names, sync/async shapes, edge results and debug logs.
  * The sub-instruction splitter is the caller's `sub-instruction-extractor` module when its
  * replacement file hands it over (`use({ subInstructionExtractor })`, so a test's mock of it is
- * seen), else ours (`extractSubInstructions` below).
+ * seen), else ours (`extractSubInstructions` below, native like the similarity).
  * Inventory: docs/compat.md §1.
  */
 const binding = require('../../index.js')
@@ -27,35 +27,25 @@ function computeInstructionPrefix(raw, K = DEFAULT_K) {
   if (!raw) return ''
   const text = typeof raw === 'string' ? raw : String(raw)
   const k = Number.isFinite(K) && K >= 0 ? Math.floor(K) : DEFAULT_K
-  if (debugOn()) {
-    const parent = /<task>([\s\S]*?)<\/task>/i.exec(text)
-    if (parent) console.log(`SDDD: Extracted parent instruction: ${parent[1].slice(0, 80)}`)
-    const context = /<message>([\s\S]*?)<\/message>/i.exec(text)
-    if (context) console.log(`SDDD: Extracted message context: ${context[1].slice(0, 80)}`)
-  }
+  if (debugOn()) logInstructionParts(text)
   return binding.computeInstructionPrefix(text, k)
 }
 
-/** Sub-instructions of a parent's text: new_task messages, code blocks, list items, task blocks, indented lines. */
+/** The debug lines of `computeInstructionPrefix`: the `<task>` and `<message>` it starts from. */
+function logInstructionParts(text) {
+  const parent = /<task>([\s\S]*?)<\/task>/i.exec(text)
+  if (parent) console.log(`SDDD: Extracted parent instruction: ${parent[1].slice(0, 80)}`)
+  const context = /<message>([\s\S]*?)<\/message>/i.exec(text)
+  if (context) console.log(`SDDD: Extracted message context: ${context[1].slice(0, 80)}`)
+}
+
+/**
+ * Sub-instructions of a parent's text: new_task messages, code blocks, list items, task blocks,
+ * indented lines (`roo_legacy::sub_instructions`).
+ */
 function extractSubInstructions(parentText) {
   if (!parentText || typeof parentText !== 'string') return []
-  const found = []
-  const collect = (re, group, min) => {
-    for (const m of parentText.matchAll(re)) {
-      const v = (m[group] ?? '').trim()
-      if (v.length > min) found.push(v)
-    }
-  }
-  collect(/<new_task[^>]*>\s*<message>(.*?)<\/message>/gs, 1, 10)
-  collect(/```(\w+)\s*(.*?)```/gs, 2, 20)
-  collect(/^[-*+]\s+(.+)$/gm, 1, 10)
-  collect(/^\d+\.\s+(.+)$/gm, 1, 10)
-  collect(/<task>(.*?)<\/task>/gs, 1, 10)
-  for (const m of parentText.matchAll(/(?:^|\n)(?:\s{2,}| {2})(.+)$/gm)) {
-    const v = (m[1] ?? '').trim()
-    if (v.length > 10 && !v.startsWith('//')) found.push(v)
-  }
-  return Array.from(new Set(found)).map((s) => s.trim()).filter((s) => s.length > 10)
+  return binding.compatSubInstructions(parentText)
 }
 
 /** The splitter in use: the caller's module when handed over, else ours. */
@@ -63,37 +53,6 @@ function subInstructionsOf(text) {
   const caller = io.mod('subInstructionExtractor')
   const fn = caller && typeof caller.extractSubInstructions === 'function' ? caller.extractSubInstructions : extractSubInstructions
   return fn(text)
-}
-
-const STOP_WORDS = new Set(['les', 'des', 'une', 'est', 'sont', 'avec', 'dans', 'pour', 'que', 'qui', 'sur', 'par', 'and', 'the', 'for', 'are', 'that', 'this', 'with'])
-
-function words(text) {
-  return Array.from(
-    new Set(
-      String(text)
-        .toLowerCase()
-        .replace(/[^\w\s]/g, ' ')
-        .split(/\s+/)
-        .filter((w) => w.length > 3 && !STOP_WORDS.has(w)),
-    ),
-  )
-}
-
-/** The search key the legacy lookup starts from: the text as given when it already looks normalised. */
-function searchKey(childText, K) {
-  const looksNormalised =
-    childText.includes('phase 3d hierarchy reconstruction execution sddd.') ||
-    childText.includes('sddd:') ||
-    (childText.length <= 192 && childText === childText.toLowerCase().trim())
-  return looksNormalised ? childText.substring(0, K) : computeInstructionPrefix(childText, K)
-}
-
-/** The lengths the legacy lookup tries, in order: K, then K down to 32 by 16, then 16. */
-function searchLengths(K) {
-  const lengths = [K]
-  for (let n = K; n >= 32; n -= 16) lengths.push(n)
-  lengths.push(16)
-  return lengths
 }
 
 /** Four texts of the legacy self-check of the similarity (pairs 1 to 3). */
@@ -160,28 +119,19 @@ class TaskInstructionIndex {
   }
 
   /**
-   * `searchExactPrefix` under `ROO_DEBUG_INSTRUCTIONS=1`: the same lookup walked length by length
-   * over the index's keys, logging each length tried and the outcome.
+   * `searchExactPrefix` under `ROO_DEBUG_INSTRUCTIONS=1`: the same native lookup, step by step,
+   * logging each length tried and the outcome.
    */
   searchExactPrefixLogged(childText, K) {
-    const full = searchKey(childText, K)
-    console.log(`[EXACT PREFIX SEARCH] SDDD: Starting search with full prefix: "${full}" (K=${K})`)
-    const entries = this.native.entries()
-    const keys = new Map(entries.map((e) => [e.prefix, e.parentTaskIds]))
-    const paths = new Set()
-    for (const key of keys.keys()) for (let i = 0; i <= key.length; i++) paths.add(key.substring(0, i))
-    for (const len of searchLengths(K)) {
-      const query = full.substring(0, len)
-      console.log(`[EXACT PREFIX SEARCH] SDDD: Trying prefix length ${len}: "${query}"`)
-      // The exact-trie walk stops at the longest start of the query that some key continues.
-      let stop = query.length
-      while (stop > 0 && !paths.has(query.substring(0, stop))) stop--
-      const key = query.substring(0, stop)
-      const parents = keys.get(key)
-      if (parents && key.length > 0) {
-        console.log(`[EXACT PREFIX SEARCH] SDDD: ✅ Found match with length ${len}: "${key}" → ${parents.length} parent(s)`)
-        return parents.map((taskId) => ({ taskId, prefix: key }))
-      }
+    const trace = this.native.searchExactPrefixTrace(childText, K)
+    // The key computed from the text logs what it starts from, as `computeInstructionPrefix` does.
+    if (trace.computed) logInstructionParts(childText)
+    console.log(`[EXACT PREFIX SEARCH] SDDD: Starting search with full prefix: "${trace.full}" (K=${K})`)
+    for (const step of trace.steps) console.log(`[EXACT PREFIX SEARCH] SDDD: Trying prefix length ${step.length}: "${step.query}"`)
+    if (trace.foundLength != null) {
+      const key = trace.matches[0].prefix
+      console.log(`[EXACT PREFIX SEARCH] SDDD: ✅ Found match with length ${trace.foundLength}: "${key}" → ${trace.matches.length} parent(s)`)
+      return trace.matches
     }
     console.log('[EXACT PREFIX SEARCH] SDDD: ❌ No match found for any prefix length')
     return []
@@ -200,16 +150,11 @@ class TaskInstructionIndex {
     return this.searchExactPrefix(childText, DEFAULT_K).some((m) => m.taskId === parentId)
   }
 
+  /** Word overlap in [0, 1] (`roo_legacy::instruction_similarity`); a method, so a test may replace it. */
   calculateSimilarity(a, b) {
     if (!a || !b) return 0
     if (a === b) return 1
-    const w1 = words(a)
-    const w2 = words(b)
-    if (w1.length === 0 || w2.length === 0) return 0
-    const set2 = new Set(w2)
-    const common = w1.filter((w) => set2.has(w))
-    const score = common.length / Math.max(w1.length, w2.length) + 0.1 * common.filter((w) => w.length > 4).length
-    return Math.min(1, score)
+    return binding.compatInstructionSimilarity(String(a), String(b))
   }
 
   async searchSimilar(text, threshold = 0.2) {

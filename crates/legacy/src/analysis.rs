@@ -28,6 +28,7 @@ const HISTORY_ITEM: &str = "history_item.json";
 /// task directory.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LegacyAnalysis {
     /// The directory name.
     pub task_id: String,
@@ -59,15 +60,16 @@ pub struct LegacyAnalysis {
     pub mode: Option<String>,
     /// Last assistant message of the legacy sequence mentions `attempt_completion`.
     pub is_completed: bool,
-    /// Earliest api `ts` / `files_in_context` date, in ms. `None` where the legacy builder would fall
+    /// Earliest api `ts` / `files_in_context` date, in ms. `null` where the legacy builder would fall
     /// back to the directory's birth time (not reproducible data).
     pub created_at_ms: Option<f64>,
-    /// Latest of the same dates, in ms; `None` where the legacy builder uses the directory's mtime.
+    /// Latest of the same dates, in ms; `null` where the legacy builder uses the directory's mtime.
     pub last_activity_ms: Option<f64>,
     /// `"<file> (<MB, one decimal>MB)"` for each file skipped by the 10 MiB guard.
     pub oversized_files: Vec<String>,
     /// The legacy `sequence` (messages and actions in the builder's order), when it was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub sequence: Option<Vec<Value>>,
 }
 

@@ -28,6 +28,7 @@ use std::sync::LazyLock;
 /// Where a candidate came from: what the caller still applies to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EngineCandidateKind"))]
 pub enum Kind {
     /// A `newTask` tool ask: the mode goes through the engine's mode extraction; the message is cut.
     Tool,
@@ -42,6 +43,7 @@ pub enum Kind {
 /// One instruction as the engine's extractor finds it, before the engine's own steps.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct EngineCandidate {
     pub kind: Kind,
     /// The record's time as the extractor reads it (`ts || timestamp`, or `ts` alone for a tool

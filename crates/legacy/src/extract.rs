@@ -19,6 +19,7 @@ use std::sync::LazyLock;
 /// One instruction as the legacy extractor chain reports it (`NewTaskInstruction` without `taskId`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LegacyInstruction {
     /// `new Date(msg.timestamp || msg.ts || 0).getTime()` in ms; NaN where JS gets an invalid date.
     pub timestamp: f64,

@@ -150,13 +150,27 @@ impl LegacyInstructionIndex {
     /// trimmed), otherwise `compute_instruction_prefix(childText, k)`. Its first `k`, `k`, `k-16`, …
     /// (down to 32) and 16 units are then looked up in turn.
     pub fn search_exact_prefix(&self, child_text: &str, k: usize) -> Vec<(String, String)> {
+        self.search_exact_prefix_trace(child_text, k, false).matches
+    }
+
+    /// [`search_exact_prefix`](Self::search_exact_prefix) step by step, for compat's debug logs:
+    /// the whole query, whether it was normalised, each length tried with its query (`steps` only:
+    /// the hot path records none) and the length that matched.
+    pub fn search_exact_prefix_trace(
+        &self,
+        child_text: &str,
+        k: usize,
+        steps: bool,
+    ) -> SearchTrace {
+        let mut trace = SearchTrace::default();
         if child_text.is_empty() {
-            return Vec::new();
+            return trace;
         }
         let looks_normalised = child_text
             .contains("phase 3d hierarchy reconstruction execution sddd.")
             || child_text.contains("sddd:")
             || (utf16_len(child_text) <= 192 && child_text == js_trim(&child_text.to_lowercase()));
+        trace.computed = !looks_normalised;
         let full = if looks_normalised {
             utf16_prefix(child_text, k).into_owned()
         } else {
@@ -171,6 +185,9 @@ impl LegacyInstructionIndex {
         lengths.push(16);
         for len in lengths {
             let query = utf16_prefix(&full, len);
+            if steps {
+                trace.tried.push((len, query.clone().into_owned()));
+            }
             let Some(idx) = self.get_with_checkpoints(&query) else {
                 continue;
             };
@@ -181,19 +198,65 @@ impl LegacyInstructionIndex {
             if entry.key.is_empty() {
                 continue;
             }
-            return entry
+            trace.found_length = Some(len);
+            trace.matches = entry
                 .parent_task_ids
                 .iter()
                 .map(|p| (p.clone(), entry.key.clone()))
                 .collect();
+            break;
         }
-        Vec::new()
+        if steps {
+            trace.full = full;
+        }
+        trace
     }
+}
+
+/// One lookup of [`LegacyInstructionIndex::search_exact_prefix_trace`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchTrace {
+    /// The whole query before the cuts (when steps were asked for).
+    pub full: String,
+    /// Whether the query is the text's normalised key (else the text itself, cut).
+    pub computed: bool,
+    /// Each length tried and its query, in order, the matching one last (when steps were asked for).
+    pub tried: Vec<(usize, String)>,
+    /// The length whose query matched.
+    pub found_length: Option<usize>,
+    /// `(parent task id, key)` for each parent of the key found.
+    pub matches: Vec<(String, String)>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trace_lists_each_length_up_to_the_match() {
+        let mut index = LegacyInstructionIndex::new();
+        index.add_instruction("p", "mission sddd: build the release pipeline");
+        // Looks normalised (`sddd:`), so taken as it is; the trie walk lowercases it.
+        let q = "Mission sddd: build the release pipeline, then more";
+        let t = index.search_exact_prefix_trace(q, 40, true);
+        assert!(!t.computed);
+        assert_eq!(t.full, utf16_prefix(q, 40));
+        assert_eq!(t.tried, [(40, utf16_prefix(q, 40).into_owned())]);
+        assert_eq!(t.found_length, Some(40));
+        assert_eq!(t.matches, index.search_exact_prefix(q, 40));
+        assert_eq!(ids(t.matches), ["p"]);
+        let miss = index.search_exact_prefix_trace("Nothing Like It At All", 40, true);
+        assert!(miss.computed);
+        // 40, 40 again (the legacy list repeats `k`), then 16.
+        let lengths: Vec<usize> = miss.tried.iter().map(|(n, _)| *n).collect();
+        assert_eq!(lengths, [40, 40, 16]);
+        assert_eq!((miss.found_length, miss.matches.len()), (None, 0));
+        // Without steps the hot path records none.
+        assert!(index
+            .search_exact_prefix_trace(q, 40, false)
+            .tried
+            .is_empty());
+    }
 
     fn ids(r: Vec<(String, String)>) -> Vec<String> {
         r.into_iter().map(|(id, _)| id).collect()

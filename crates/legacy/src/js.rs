@@ -22,6 +22,12 @@ use std::borrow::Cow;
 /// The same set as a `regex` crate character class (for the regex-based matchers).
 pub(crate) const JS_SPACE_CLASS: &str = r"[\t\n\x0B\x0C\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}]";
 
+/// A `.` of JavaScript (no `s` flag): any code unit but a line terminator.
+pub(crate) const JS_DOT: &str = r"[^\n\r\x{2028}\x{2029}]";
+
+/// A JavaScript line terminator, what `^` and `$` of a multiline (`m`) pattern stand next to.
+pub(crate) const JS_LINE_END: &str = r"[\n\r\x{2028}\x{2029}]";
+
 /// Builds a `regex` pattern matching `lit` ASCII-case-insensitively, spelled as explicit classes
 /// (the `regex` crate's `(?i)` uses Unicode simple folding, which would also match e.g. U+212A for `k`).
 pub(crate) fn ci_pattern(lit: &str) -> String {

@@ -37,12 +37,14 @@
 mod analysis;
 mod engine;
 mod extract;
+mod folder;
 mod index;
 mod js;
 mod links;
 mod name_walk;
 mod prefix;
 mod sequence;
+mod sub_instructions;
 mod tool_calls;
 
 pub use analysis::{
@@ -55,9 +57,11 @@ pub use extract::{
     extract_from_messages, main_instruction, parse_ui_for_instructions, run_chain, ChainResult,
     LegacyInstruction, PATTERN_NAMES,
 };
-pub use index::LegacyInstructionIndex;
+pub use folder::{FixedFolder, LegacyFolder};
+pub use index::{LegacyInstructionIndex, SearchTrace};
 pub use js::json_parse;
 pub use links::legacy_links;
 pub use name_walk::entries_named_with_prefixes;
 pub use prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};
+pub use sub_instructions::{instruction_similarity, sub_instructions};
 pub use tool_calls::{trace_tool_calls, TraceToolCall};

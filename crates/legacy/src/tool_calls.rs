@@ -6,7 +6,9 @@
 //! is found, as the legacy exporter did); in `fixed` form it stops before ` for '…'` and the path
 //! is read. The caller cuts results to 500 UTF-16 units and parses MCP arguments as JSON.
 
-use crate::js::{compile, compile_fancy, fancy_captures, first_capture, js_trim, JS_SPACE_CLASS};
+use crate::js::{
+    compile, compile_fancy, fancy_captures, first_capture, js_trim, JS_DOT, JS_SPACE_CLASS,
+};
 use fancy_regex::Regex as FancyRegex;
 use regex::Regex;
 use serde::Serialize;
@@ -15,6 +17,7 @@ use std::sync::LazyLock;
 /// One tool call found in a message's text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct TraceToolCall {
     pub tool_name: String,
     /// `[NAME for 'PATH'] Result:`'s path (never in `legacy` form; absent when empty).
@@ -46,9 +49,6 @@ fn result_pattern(lazy: bool) -> Option<FancyRegex> {
 
 static RESULT_LEGACY: LazyLock<Option<FancyRegex>> = LazyLock::new(|| result_pattern(false));
 static RESULT_FIXED: LazyLock<Option<FancyRegex>> = LazyLock::new(|| result_pattern(true));
-
-/// A `.` of JavaScript: any code unit but a line terminator.
-const JS_DOT: &str = r"[^\n\r\x{2028}\x{2029}]";
 
 static MCP_USE: LazyLock<Option<Regex>> =
     LazyLock::new(|| compile(r"<use_mcp_tool>((?s:.)*?)</use_mcp_tool>"));

@@ -6,7 +6,6 @@ use crate::job::{blocking, Job, Written};
 use napi::bindgen_prelude::{AsyncTask, Buffer};
 use napi_derive::napi;
 use roo_legacy::{LegacyFile, LegacyTaskFiles};
-use serde::Serialize;
 
 /// One task file as read by the caller: its size, and its bytes unless it was unreadable or skipped.
 #[napi(object)]
@@ -60,22 +59,6 @@ pub fn compat_analyze_legacy_files(
     Job::spawn(None, move |_| {
         Ok(roo_legacy::analyze_task_legacy_files(task_id, files, true))
     })
-}
-
-/// A task folder read and analysed by the legacy builder here, for the compat detector's read-ahead
-/// (used only when nothing replaced Node's file functions, so reading here gives what Node's reads
-/// would): the analysis, and the folder's dates that stand in for a task without dated records.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CompatLegacyFolder {
-    /// `null` where the legacy builder skips the task (or the folder cannot be read).
-    pub analysis: Option<roo_legacy::LegacyAnalysis>,
-    /// The folder's modification time, in milliseconds since the epoch with their fraction
-    /// (`fs.stat(dir).mtimeMs`).
-    pub dir_mtime_ms: Option<f64>,
-    /// The folder's creation time where the file system records it, else its change time, as
-    /// Node's `birthtime` falls back.
-    pub dir_birthtime_ms: Option<f64>,
 }
 
 /// Milliseconds since the epoch with their fraction, as Node's `mtimeMs` (its `mtime` rounds them).
@@ -134,7 +117,7 @@ pub async fn compat_entries_named_with_prefixes(
 pub async fn compat_analyze_legacy_folder(
     task_id: String,
     task_path: String,
-) -> napi::Result<Written<CompatLegacyFolder>> {
+) -> napi::Result<Written<roo_legacy::LegacyFolder>> {
     blocking(move || {
         let dir = std::path::Path::new(&task_path);
         let meta = std::fs::metadata(dir).ok();
@@ -143,25 +126,13 @@ pub async fn compat_analyze_legacy_folder(
             roo_legacy::read_legacy_task_files(dir),
             true,
         );
-        Ok(CompatLegacyFolder {
+        Ok(roo_legacy::LegacyFolder {
             analysis,
             dir_mtime_ms: meta.as_ref().and_then(|m| m.modified().ok()).map(millis),
             dir_birthtime_ms: meta.as_ref().and_then(birth_millis),
         })
     })
     .await
-}
-
-/// What the compat detector's fixed mode needs of a task folder, read here for its read-ahead:
-/// the engine's skeleton (with its sequence), and the parent in the legacy priority
-/// (`task_metadata.parentTaskId || task_metadata.parent_task_id || history_item.parentTaskId`,
-/// as `String(value)`).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CompatFixedFolder {
-    /// `null` where the detector answers `null`: no folder, or none of the three task files.
-    pub skeleton: Option<roo_state::ConversationSkeleton>,
-    pub parent_task_id: Option<String>,
 }
 
 /// A task file's JSON as `JSON.parse(stripBom(await readFile(p, 'utf8')))` gives it; `None` where
@@ -179,10 +150,10 @@ fn json_file(path: &std::path::Path) -> Option<serde_json::Value> {
 pub async fn compat_analyze_fixed_folder(
     task_id: String,
     task_path: String,
-) -> napi::Result<Written<CompatFixedFolder>> {
+) -> napi::Result<Written<roo_legacy::FixedFolder>> {
     blocking(move || {
         let dir = std::path::PathBuf::from(&task_path);
-        let none = CompatFixedFolder {
+        let none = roo_legacy::FixedFolder {
             skeleton: None,
             parent_task_id: None,
         };
@@ -224,7 +195,7 @@ pub async fn compat_analyze_fixed_folder(
             },
         );
         match roo_state::skeleton::analyze_task(&task_id, &dir, &opts) {
-            Ok(skeleton) => Ok(CompatFixedFolder {
+            Ok(skeleton) => Ok(roo_legacy::FixedFolder {
                 skeleton: Some(skeleton),
                 parent_task_id,
             }),

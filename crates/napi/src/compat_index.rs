@@ -19,6 +19,31 @@ pub struct IndexEntry {
     pub parent_task_ids: Vec<String>,
 }
 
+/// One length a lookup tried, with its query.
+#[napi(object)]
+pub struct IndexSearchStep {
+    pub length: u32,
+    pub query: String,
+}
+
+/// A lookup step by step (what compat's index logs under `ROO_DEBUG_INSTRUCTIONS=1`).
+#[napi(object)]
+pub struct IndexSearchTrace {
+    /// The whole query before the cuts.
+    pub full: String,
+    /// Whether the query is the text's normalised key (else the text itself, cut).
+    pub computed: bool,
+    /// Each length tried, in order, the matching one last.
+    pub steps: Vec<IndexSearchStep>,
+    /// The length whose query matched.
+    pub found_length: Option<u32>,
+    pub matches: Vec<IndexMatch>,
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 /// The legacy instruction index (normalised prefix → parent task ids, exact-trie lookups).
 #[napi]
 pub struct NativeInstructionIndex {
@@ -68,16 +93,45 @@ impl NativeInstructionIndex {
             .collect()
     }
 
+    /// [`Self::search_exact_prefix`] step by step: the same answer, with each length tried.
+    #[napi]
+    pub fn search_exact_prefix_trace(
+        &self,
+        child_text: String,
+        k: Option<u32>,
+    ) -> IndexSearchTrace {
+        let k = k.map_or(DEFAULT_PREFIX_LEN, |k| k as usize);
+        let t = self.inner.search_exact_prefix_trace(&child_text, k, true);
+        IndexSearchTrace {
+            full: t.full,
+            computed: t.computed,
+            steps: t
+                .tried
+                .into_iter()
+                .map(|(length, query)| IndexSearchStep {
+                    length: to_u32(length),
+                    query,
+                })
+                .collect(),
+            found_length: t.found_length.map(to_u32),
+            matches: t
+                .matches
+                .into_iter()
+                .map(|(task_id, prefix)| IndexMatch { task_id, prefix })
+                .collect(),
+        }
+    }
+
     /// Number of distinct keys.
     #[napi(getter)]
     pub fn size(&self) -> u32 {
-        u32::try_from(self.inner.len()).unwrap_or(u32::MAX)
+        to_u32(self.inner.len())
     }
 
     /// Number of trie nodes, the root included.
     #[napi(getter)]
     pub fn node_count(&self) -> u32 {
-        u32::try_from(self.inner.node_count()).unwrap_or(u32::MAX)
+        to_u32(self.inner.node_count())
     }
 
     /// Every key with its parents, in insertion order.

@@ -20,6 +20,7 @@ const FILES: &[(&str, Area)] = &[
     ("types/95-search.generated.d.ts", search),
     ("types/96-grep.generated.d.ts", grep),
     ("types/96-usage.generated.d.ts", usage),
+    ("types/97-legacy.generated.d.ts", legacy),
 ];
 
 /// How a generated file's name ends (a file of types/ with this ending that [`render`] does not
@@ -133,6 +134,20 @@ fn store(d: &mut Decls) {
     d.add::<task_store::StoreInfo>();
     d.add::<task_store::RefreshReport>();
     d.add::<find::TaskLocation>();
+}
+
+/// The legacy server's readings that compat asks the binding for (roo-legacy).
+fn legacy(d: &mut Decls) {
+    use roo_legacy::{
+        EngineCandidate, EngineCandidateKind, LegacyAnalysis, LegacyInstruction, TraceToolCall,
+    };
+    d.add::<LegacyInstruction>();
+    d.add::<LegacyAnalysis>();
+    d.add::<roo_legacy::LegacyFolder>();
+    d.add::<roo_legacy::FixedFolder>();
+    d.add::<EngineCandidateKind>();
+    d.add::<EngineCandidate>();
+    d.add::<TraceToolCall>();
 }
 
 /// Condensation, context management, cost and tokens.
