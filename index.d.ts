@@ -2566,12 +2566,6 @@ export interface CompatChainResult {
 }
 
 /**
- * `<conversation>` XML (schemas/conversation.xsd): the root and the given children, linked by
- * their `parentTaskId`.
- */
-export declare function compatConversationXml(rootJson: string, childrenJson: string, options?: CompatXmlOptions | undefined | null): string
-
-/**
  * The candidates of one `ui_messages.json` text, in the order the engine pushes them (see
  * `roo_legacy::engine_candidates`). `INVALID_ARGUMENT` (`details.reason`: `not_json`, or
  * `null_record` with `details.index`) where the legacy extractor throws.
@@ -2585,34 +2579,15 @@ export declare function compatEngineCandidates(content: string): EngineCandidate
 export declare function compatEntriesNamedWithPrefixes(base: string, prefixes: Array<string>): Promise<string[][]>
 
 /**
- * The engine's typed extraction of new-task instructions over UI records given as one JSON text:
- * every era's records, each subtask once, never the task's own instruction (its first text).
- */
-export declare function compatExtractFixed(messagesJson: string): Array<CompatInstruction>
-
-/**
  * The legacy extraction chain over a message array given as one JSON text (a non-array gives
  * nothing; `INVALID_ARGUMENT` when the text is not JSON).
  */
 export declare function compatExtractionChain(messagesJson: string): CompatChainResult
 
-/**
- * The legacy extraction chain over the text of a `ui_messages.json` (as given: no BOM strip, no
- * size cap), in the order the chain finds the instructions.
- */
-export declare function compatExtractLegacyFromText(content: string): LegacyInstruction[]
-
 /** One task file as read by the caller: its size, and its bytes unless it was unreadable or skipped. */
 export interface CompatFileInput {
   size: number
   bytes?: Uint8Array
-}
-
-/** A new-task instruction in the compat shape (`timestamp` in epoch ms). */
-export interface CompatInstruction {
-  timestamp: number
-  mode: string
-  message: string
 }
 
 /**
@@ -2623,9 +2598,6 @@ export declare function compatInstructionSimilarity(a: string, b: string): numbe
 
 /** The legacy main instruction of a `ui_messages.json` text (`undefined` where there is none). */
 export declare function compatMainInstructionLegacy(content: string): string | null
-
-/** `<projectExport>` XML (schemas/project.xsd) of the given skeletons of one workspace. */
-export declare function compatProjectXml(skeletonsJson: string, projectPath: string, options?: CompatXmlOptions | undefined | null): string
 
 /**
  * The core reconstruction over legacy-shaped tasks. `tasksJson` is a JSON array of
@@ -2650,27 +2622,11 @@ export interface CompatTaskFilesInput {
   historyItem?: CompatFileInput
 }
 
-/** `<task>` XML (schemas/task.xsd) of one legacy-shaped skeleton given as JSON text. */
-export declare function compatTaskXml(skeletonJson: string, options?: CompatXmlOptions | undefined | null): string
-
 /**
  * The tool calls the trace-summary exporter reads from one message's text
  * (`roo_legacy::trace_tool_calls`; `fixed`: the fixed mode's name pattern, which reads the path).
  */
 export declare function compatTraceToolCalls(text: string, fixed: boolean): TraceToolCall[]
-
-export interface CompatXmlOptions {
-  /** Indented output (default true). */
-  prettyPrint?: boolean
-  /** Whole message content (default false: the first 100 characters and `...`). */
-  includeContent?: boolean
-  /** Levels of a conversation (the root is level 1); none: all. */
-  maxDepth?: number
-  /** Project: keep conversations active on or after this ISO date. */
-  startDate?: string
-  /** Project: keep conversations started on or before this ISO date. */
-  endDate?: string
-}
 
 /**
  * `computeInstructionPrefix(text, k = 192)`, bit-identical to the legacy server's normalisation

@@ -212,16 +212,6 @@ pub async fn compat_analyze_fixed_folder(
     .await
 }
 
-/// The legacy extraction chain over the text of a `ui_messages.json` (as given: no BOM strip, no
-/// size cap), in the order the chain finds the instructions.
-#[napi(ts_return_type = "LegacyInstruction[]")]
-pub fn compat_extract_legacy_from_text(content: String) -> Vec<serde_json::Value> {
-    roo_legacy::extract_from_messages(&roo_legacy::parse_ui_for_instructions(&content))
-        .into_iter()
-        .filter_map(|i| serde_json::to_value(i).ok())
-        .collect()
-}
-
 /// The legacy main instruction of a `ui_messages.json` text (`undefined` where there is none).
 #[napi]
 pub fn compat_main_instruction_legacy(content: String) -> Option<String> {
@@ -265,57 +255,4 @@ pub fn compat_extraction_chain(messages_json: String) -> napi::Result<CompatChai
             .filter_map(|i| roo_legacy::PATTERN_NAMES.get(i).map(|s| (*s).to_owned()))
             .collect(),
     })
-}
-
-/// A new-task instruction in the compat shape (`timestamp` in epoch ms).
-#[napi(object)]
-pub struct CompatInstruction {
-    pub timestamp: f64,
-    pub mode: String,
-    pub message: String,
-}
-
-/// The engine's typed extraction of new-task instructions over UI records given as one JSON text:
-/// every era's records, each subtask once, never the task's own instruction (its first text).
-#[napi]
-pub fn compat_extract_fixed(messages_json: String) -> napi::Result<Vec<CompatInstruction>> {
-    let value: serde_json::Value = serde_json::from_str(&messages_json).map_err(|e| {
-        CodedError::new(
-            ErrorCode::InvalidArgument,
-            format!("messages are not JSON: {e}"),
-        )
-        .into_sync()
-    })?;
-    let items = match value {
-        serde_json::Value::Array(a) => a,
-        _ => Vec::new(),
-    };
-    let mut diags = roo_formats::diag::Diags::default();
-    let mut extractor = roo_formats::extract::Extractor::new();
-    let mut own: Option<String> = None;
-    for (i, item) in items.iter().enumerate() {
-        let raw = item.to_string();
-        if let Some(msg) =
-            roo_formats::ui::ClineMessage::from_json(&raw, &format!("[{i}]"), &mut diags)
-        {
-            if own.is_none() {
-                if let Some(text) = item.get("text").and_then(serde_json::Value::as_str) {
-                    if item.get("say").and_then(serde_json::Value::as_str) == Some("text") {
-                        own = Some(text.to_owned());
-                    }
-                }
-            }
-            extractor.ui(&msg);
-        }
-    }
-    Ok(extractor
-        .finish(own.as_deref())
-        .children
-        .into_iter()
-        .map(|c| CompatInstruction {
-            timestamp: c.ts.map_or(0.0, |t| t as f64),
-            mode: c.mode.unwrap_or_else(|| "task".to_owned()),
-            message: c.message,
-        })
-        .collect())
 }

@@ -83,7 +83,6 @@ pub(crate) fn return_freed_memory() {
 
 pub mod compat_detector;
 pub mod compat_engine;
-pub mod compat_export;
 pub mod compat_hierarchy;
 pub mod compat_index;
 pub mod condense;
