@@ -269,7 +269,7 @@ pub fn open_snapshot(
     tasks_dir: &Path,
     opts: &BuildOptions,
 ) -> Result<(Option<Diagnostic>, Option<StoreSnapshot>)> {
-    let tasks_dir = check_tasks_dir(tasks_dir)?;
+    let tasks_dir = checked_tasks_dir(tasks_dir)?;
     check_cache_root(&opts.cache_root, &tasks_dir)?;
     let file = cache_file_for(&opts.cache_root, &tasks_dir);
     if let ReadOutcome::Ok(index) = read_index(&file) {

@@ -14,7 +14,7 @@
 
 use crate::cache::{self, BuildOptions, TaskSig, TaskUpdate};
 use crate::discover::{discover_storage, DiscoverOptions};
-use crate::{fsutil, HostEnv, Result, StoreError};
+use crate::{HostEnv, Result, StoreError};
 use rayon::prelude::*;
 use roo_formats::diag::Diagnostic;
 use roo_state::hierarchy::{self, HierarchyMetrics, HierarchyOptions, KeyMemo};
@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 mod changes;
+mod children;
 mod list;
 mod views;
 
@@ -64,6 +65,15 @@ impl Watch<'_> {
 struct Task {
     store: usize,
     sig: TaskSig,
+    /// What its header's child calls keep outside it (module `children`).
+    apart: Option<Box<children::Apart>>,
+}
+
+impl Task {
+    fn new(store: usize, sig: TaskSig) -> Task {
+        let apart = None;
+        Task { store, sig, apart }
+    }
 }
 
 /// One tasks folder of the handle.
@@ -220,7 +230,7 @@ impl TaskStore {
                     store.stores.push(info);
                     loaded.reserve_exact(tasks.len());
                     for (id, sig, s, d) in tasks {
-                        loaded.push((id, Task { store: n, sig }, s, d));
+                        loaded.push((id, Task::new(n, sig), s, d));
                     }
                 }
                 Err(e) if single || matches!(e, StoreError::Aborted) => return Err(e),
@@ -279,6 +289,7 @@ impl TaskStore {
                 store.relink();
             }
         }
+        store.keep_apart();
         Ok(store)
     }
 
@@ -297,7 +308,7 @@ impl TaskStore {
             Vec<Diagnostic>,
         )>,
     )> {
-        let tasks_dir = checked_dir(dir)?;
+        let tasks_dir = cache::checked_tasks_dir(dir)?;
         let host = roo_state::skeleton::source_in_path(&tasks_dir).map(str::to_owned);
         if let Some(root) = &self.cache_root {
             let (damage, snap) = cache::open_snapshot(
@@ -448,6 +459,8 @@ impl TaskStore {
             return Ok(report);
         }
         self.views.clear();
+        // Headers whole for the hierarchy pass (and for tasks whose instruction changes).
+        self.messages_in();
 
         // Parse the changed and new tasks.
         let opts = header_options();
@@ -468,7 +481,7 @@ impl TaskStore {
             for (n, id, sig, r) in parsed {
                 if let (Ok(s), Some(&i)) = (r, self.index.get(&id)) {
                     fresh.push((n, id, sig, Some(s.clone()), Vec::new()));
-                    self.tasks[i] = Task { store: n, sig };
+                    self.tasks[i] = Task::new(n, sig);
                     self.skeletons[i] = s;
                     positions.push(i);
                 }
@@ -495,6 +508,7 @@ impl TaskStore {
             .collect();
 
         report.cache = self.record(&fresh, &relinked, &gone)?;
+        self.keep_apart();
         report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
         Ok(report)
     }
@@ -527,7 +541,7 @@ impl TaskStore {
             match r {
                 Ok(s) => {
                     fresh.push((n, id, sig, Some(s.clone()), Vec::new()));
-                    tasks.push(Task { store: n, sig });
+                    tasks.push(Task::new(n, sig));
                     skeletons.push(s);
                 }
                 Err(d) => {
@@ -648,7 +662,9 @@ impl TaskStore {
         &self.stores
     }
 
-    /// Every linked header, in task id order.
+    /// Every linked header, in task id order, as the handle keeps it: child calls without their
+    /// todos, and with an empty message where it is another task's instruction
+    /// ([`TaskStore::whole`] gives a header whole).
     pub fn skeletons(&self) -> &[ConversationSkeleton] {
         &self.skeletons
     }
@@ -706,8 +722,9 @@ impl TaskStore {
         }
     }
 
-    /// The linked headers, sorted by task id (the handle given up).
-    pub fn into_skeletons(self) -> Vec<ConversationSkeleton> {
+    /// The linked headers, whole, sorted by task id (the handle given up).
+    pub fn into_skeletons(mut self) -> Vec<ConversationSkeleton> {
+        self.all_in();
         self.skeletons
     }
 
@@ -754,24 +771,6 @@ impl TaskStore {
         let &i = self.index.get(task_id)?;
         let t = self.tasks.get(i)?;
         crate::find::task_folder(Path::new(&self.stores.get(t.store)?.tasks_dir), task_id)
-    }
-}
-
-fn checked_dir(dir: &Path) -> Result<PathBuf> {
-    if dir.as_os_str().is_empty() {
-        return Err(StoreError::InvalidArgument(
-            "no tasks folder was given (an empty path)".into(),
-        ));
-    }
-    match std::fs::metadata(dir) {
-        Ok(md) if md.is_dir() => Ok(fsutil::canonical(dir)),
-        Ok(_) => Err(StoreError::InvalidPath(format!(
-            "{} is a file, not a tasks folder",
-            dir.display()
-        ))),
-        Err(_) => Err(StoreError::NotFound {
-            path: dir.to_path_buf(),
-        }),
     }
 }
 

@@ -9,6 +9,7 @@ use roo_state::hierarchy::{self, TaskTreeNode, TaskTreeView, TreeOptions};
 use roo_state::ConversationSkeleton;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 /// A sort order: positions of the handle's headers, sorted.
@@ -70,8 +71,19 @@ impl Views {
 impl TaskStore {
     /// Every header as one JSON array, with `fields` of each (the bulk transfer to JavaScript).
     pub fn headers_json(&self, fields: Fields) -> crate::Result<Vec<u8>> {
-        let picked: Vec<Picked<'_>> = self.skeletons.iter().map(|s| fields.pick(s)).collect();
-        serde_json::to_vec(&picked).map_err(|e| StoreError::InvalidArgument(e.to_string()))
+        use serde::ser::SerializeSeq;
+        let err = |e: serde_json::Error| StoreError::InvalidArgument(e.to_string());
+        let mut out = Vec::new();
+        let mut ser = serde_json::Serializer::new(&mut out);
+        let mut seq = ser.serialize_seq(Some(self.skeletons.len())).map_err(err)?;
+        for i in 0..self.skeletons.len() {
+            // One header made whole at a time, and only when its calls are asked for.
+            if let Some(s) = fields.shown(self, i) {
+                seq.serialize_element(&fields.pick(&s)).map_err(err)?;
+            }
+        }
+        SerializeSeq::end(seq).map_err(err)?;
+        Ok(out)
     }
 
     /// The JSON of [`TaskStore::tree_view`]. A whole forest (no `root_id`) is kept until a
@@ -140,6 +152,18 @@ impl Fields {
 
     fn has(self, i: usize) -> bool {
         self.0 & (1 << i) != 0
+    }
+
+    /// The header at `i` as these fields show it: whole when they include `childTasks`.
+    pub(super) fn shown(
+        self,
+        store: &TaskStore,
+        i: usize,
+    ) -> Option<Cow<'_, ConversationSkeleton>> {
+        match self.has(8) {
+            true => store.whole(i),
+            false => store.skeletons.get(i).map(Cow::Borrowed),
+        }
     }
 
     /// `s` with only these fields, written as a header is.
