@@ -400,6 +400,7 @@ fn handed_over(entries: Vec<Entry>, linked: Vec<ConversationSkeleton>) -> Vec<Ca
                 id: e.id,
                 skeleton,
                 diagnostics: e.diagnostics,
+                todos: None,
             }
         })
         .collect()

@@ -227,6 +227,31 @@ pub struct CachedTask {
     pub skeleton: Option<ConversationSkeleton>,
     /// Why the task has no skeleton.
     pub diagnostics: Vec<Diagnostic>,
+    /// The header's child calls' todos, taken out as JSON text as the header was read (the task
+    /// store handle keeps them so); `None`: none, or still in the header.
+    pub todos: Option<Box<str>>,
+}
+
+impl CachedTask {
+    /// A task as a scan reads it, its todos taken out.
+    pub fn new(
+        id: String,
+        sig: TaskSig,
+        parsed: std::result::Result<ConversationSkeleton, Vec<Diagnostic>>,
+    ) -> CachedTask {
+        let (mut skeleton, diagnostics) = match parsed {
+            Ok(s) => (Some(s), Vec::new()),
+            Err(d) => (None, d),
+        };
+        let todos = skeleton.as_mut().and_then(crate::task_store::todos_out);
+        CachedTask {
+            id,
+            sig,
+            skeleton,
+            diagnostics,
+            todos,
+        }
+    }
 }
 
 /// A store's cache read whole: what [`build_skeleton_cache`] left, journal applied.
@@ -353,21 +378,25 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
             sig: if e.len > 0 { [None; 5] } else { e.sig },
             skeleton: None,
             diagnostics: std::mem::take(&mut e.diagnostics),
+            todos: None,
         });
     }
     // The data section a window at a time (lines in file order), not whole: the section is most
     // of the file, and a handle's open would otherwise hold it beside every parsed header.
     for (window, start, members) in windows {
         let data = read_span(&mut f, index.data_start + start, window).unwrap_or_default();
-        let parsed: Vec<(usize, ConversationSkeleton)> = members
+        // Each header's todos out as it is parsed: freed where they were made, not left as holes
+        // among the headers kept.
+        let parsed: Vec<_> = members
             .into_par_iter()
             .filter_map(|i| {
                 let (e, t) = (index.entries.get(i)?, tasks.get(i)?);
-                let s = skeleton_in(&data, start, e, &t.id)?;
-                Some((i, s))
+                let mut s = skeleton_in(&data, start, e, &t.id)?;
+                let todos = crate::task_store::todos_out(&mut s);
+                Some((i, s, todos))
             })
             .collect();
-        for (i, mut s) in parsed {
+        for (i, mut s, todos) in parsed {
             if let (Some(t), Some(link), Some(sig)) =
                 (tasks.get_mut(i), links.get_mut(i), sigs.get(i))
             {
@@ -376,6 +405,7 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
                 s.parent_evidence = link.2.take();
                 t.sig = *sig;
                 t.skeleton = Some(s);
+                t.todos = todos;
             }
         }
     }

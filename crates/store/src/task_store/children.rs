@@ -29,6 +29,17 @@ pub(super) struct Apart {
     todos: Option<Box<str>>,
 }
 
+impl Apart {
+    /// The todos [`todos_out`] took out of a header.
+    pub(super) fn todos(text: Box<str>) -> Box<Apart> {
+        let todos = Some(text);
+        Box::new(Apart {
+            todos,
+            ..Apart::default()
+        })
+    }
+}
+
 impl TaskStore {
     /// The header at `i` with its child calls whole (borrowed when nothing of it is kept apart).
     pub fn whole(&self, i: usize) -> Option<Cow<'_, ConversationSkeleton>> {
@@ -136,8 +147,9 @@ impl TaskStore {
     }
 }
 
-/// Take the todos out of a header's calls, as JSON (`None` when no call has any left in it).
-fn todos_out(s: &mut ConversationSkeleton) -> Option<Box<str>> {
+/// Take the todos out of a header's calls, as JSON (`None` when no call has any left in it). The
+/// cache's readers call it as each header is parsed, so the parsed todos are freed at once.
+pub(crate) fn todos_out(s: &mut ConversationSkeleton) -> Option<Box<str>> {
     let todos: Vec<(usize, &Value)> = (s.child_tasks.iter().enumerate())
         .filter_map(|(k, c)| Some((k, c.todos.as_ref()?)))
         .collect();

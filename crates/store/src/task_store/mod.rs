@@ -31,6 +31,7 @@ mod children;
 mod list;
 mod views;
 
+pub(crate) use children::todos_out;
 pub use list::{ListKey, ListPage, ListQuery, SortKey};
 pub use views::{Fields, Picked, HEADER_FIELDS};
 
@@ -70,8 +71,8 @@ struct Task {
 }
 
 impl Task {
-    fn new(store: usize, sig: TaskSig) -> Task {
-        let apart = None;
+    fn new(store: usize, sig: TaskSig, todos: Option<Box<str>>) -> Task {
+        let apart = todos.map(children::Apart::todos);
         Task { store, sig, apart }
     }
 }
@@ -229,8 +230,9 @@ impl TaskStore {
                     let n = store.stores.len();
                     store.stores.push(info);
                     loaded.reserve_exact(tasks.len());
-                    for (id, sig, s, d) in tasks {
-                        loaded.push((id, Task::new(n, sig), s, d));
+                    for t in tasks {
+                        let task = Task::new(n, t.sig, t.todos);
+                        loaded.push((t.id, task, t.skeleton, t.diagnostics));
                     }
                 }
                 Err(e) if single || matches!(e, StoreError::Aborted) => return Err(e),
@@ -294,20 +296,11 @@ impl TaskStore {
     }
 
     /// One store's tasks: from the cache (built or refreshed first), else parsed.
-    #[allow(clippy::type_complexity)]
     fn load_store(
         &mut self,
         dir: &Path,
         watch: Watch<'_>,
-    ) -> Result<(
-        StoreInfo,
-        Vec<(
-            String,
-            TaskSig,
-            Option<ConversationSkeleton>,
-            Vec<Diagnostic>,
-        )>,
-    )> {
+    ) -> Result<(StoreInfo, Vec<cache::CachedTask>)> {
         let tasks_dir = cache::checked_tasks_dir(dir)?;
         let host = roo_state::skeleton::source_in_path(&tasks_dir).map(str::to_owned);
         if let Some(root) = &self.cache_root {
@@ -331,12 +324,7 @@ impl TaskStore {
                     data_bytes: snap.data_bytes,
                     cached_hierarchy: snap.hierarchy,
                 };
-                let tasks = snap
-                    .tasks
-                    .into_iter()
-                    .map(|t| (t.id, t.sig, t.skeleton, t.diagnostics))
-                    .collect();
-                return Ok((info, tasks));
+                return Ok((info, snap.tasks));
             }
         }
         let dirs = cache::list_tasks(&tasks_dir)?;
@@ -349,10 +337,7 @@ impl TaskStore {
                     return None;
                 }
                 let sig = cache::task_sig(d);
-                let parsed = match analyze_task(id, d, &opts) {
-                    Ok(s) => (id.clone(), sig, Some(s), Vec::new()),
-                    Err(diags) => (id.clone(), sig, None, diags),
-                };
+                let parsed = cache::CachedTask::new(id.clone(), sig, analyze_task(id, d, &opts));
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if let Some(p) = watch.on_progress {
                     p(n, dirs.len());
@@ -481,7 +466,7 @@ impl TaskStore {
             for (n, id, sig, r) in parsed {
                 if let (Ok(s), Some(&i)) = (r, self.index.get(&id)) {
                     fresh.push((n, id, sig, Some(s.clone()), Vec::new()));
-                    self.tasks[i] = Task::new(n, sig);
+                    self.tasks[i] = Task::new(n, sig, None);
                     self.skeletons[i] = s;
                     positions.push(i);
                 }
@@ -541,7 +526,7 @@ impl TaskStore {
             match r {
                 Ok(s) => {
                     fresh.push((n, id, sig, Some(s.clone()), Vec::new()));
-                    tasks.push(Task::new(n, sig));
+                    tasks.push(Task::new(n, sig, None));
                     skeletons.push(s);
                 }
                 Err(d) => {
