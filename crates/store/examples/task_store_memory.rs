@@ -169,9 +169,8 @@ fn main() {
     );
     // The child calls whole (as a caller sees them): their messages, how many equal a task's own
     // instruction (the handle keeps those once), and their todos (kept as JSON text).
-    let whole: Vec<roo_state::ConversationSkeleton> = (0..n)
-        .filter_map(|i| store.whole(i).map(|s| s.into_owned()))
-        .collect();
+    let whole: Vec<roo_state::ConversationSkeleton> =
+        (0..n).filter_map(|i| store.whole(i)).collect();
     let calls: Vec<&roo_formats::extract::NewTaskInstruction> =
         whole.iter().flat_map(|s| s.child_tasks.iter()).collect();
     let instructions: HashSet<&str> = sk.iter().filter_map(|s| s.instruction.as_deref()).collect();

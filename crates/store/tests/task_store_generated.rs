@@ -245,62 +245,68 @@ fn a_cold_open_hands_over_what_the_cache_file_gives_back() {
     assert!(left.is_empty(), "{left:?}");
 }
 
-/// Each task's child calls (their JSON), as a fresh scan reads them.
+/// The fields of a header the handle keeps apart, from its JSON.
+const APART: [&str; 3] = [
+    "childTasks",
+    "truncatedInstruction",
+    "childTaskInstructionPrefixes",
+];
+
+fn apart_of(header: &serde_json::Value) -> serde_json::Value {
+    APART.map(|f| header.get(f).cloned()).into()
+}
+
+/// Each task's fields kept apart (their JSON), as a fresh scan reads them.
 fn fresh_calls(tasks: &Path) -> BTreeMap<String, serde_json::Value> {
-    let calls = |s: ConversationSkeleton| (s.task_id, serde_json::json!(s.child_tasks));
+    let calls = |s: ConversationSkeleton| (s.task_id.clone(), apart_of(&serde_json::json!(s)));
     fresh_headers(tasks).into_iter().map(calls).collect()
 }
 
-/// Each task's child calls as the handle shows them: in the bulk headers, in a list page that asks
-/// for them, and in each header made whole (what `get` writes). The three must agree.
+/// Each task's fields kept apart as the handle shows them: in the bulk headers, in a list page
+/// that asks for them, and in each header made whole (what `get` writes). The three must agree.
 fn shown_calls(store: &TaskStore) -> BTreeMap<String, serde_json::Value> {
     let bulk: Vec<serde_json::Value> =
         serde_json::from_slice(&store.headers_json(Fields::default()).expect("json"))
             .expect("parse");
-    let bulk: BTreeMap<String, serde_json::Value> = (bulk.into_iter())
-        .map(|h| {
-            (
-                h["taskId"].as_str().expect("id").to_owned(),
-                h["childTasks"].clone(),
-            )
-        })
-        .collect();
-    let fields = Fields::parse(&["childTasks"]).expect("fields");
+    let id = |h: &serde_json::Value| h["taskId"].as_str().expect("id").to_owned();
+    let bulk: BTreeMap<String, serde_json::Value> =
+        bulk.iter().map(|h| (id(h), apart_of(h))).collect();
+    let fields = Fields::parse(&APART).expect("fields");
     let page = store.list(&ListQuery {
         fields,
         ..ListQuery::default()
     });
     let page: serde_json::Value = serde_json::to_value(&page).expect("page");
     for item in page["items"].as_array().expect("items") {
-        let id = item["taskId"].as_str().expect("id");
-        assert_eq!(item["childTasks"], bulk[id], "{id}: list page");
+        assert_eq!(apart_of(item), bulk[&id(item)], "{}: list page", id(item));
     }
-    for (i, s) in store.skeletons().iter().enumerate() {
-        let whole = store.whole(i).expect("whole");
-        assert_eq!(
-            serde_json::json!(whole.child_tasks),
-            bulk[&s.task_id],
-            "{}",
-            s.task_id
-        );
+    for i in 0..store.skeletons().len() {
+        let whole = serde_json::json!(store.whole(i).expect("whole"));
+        assert_eq!(apart_of(&whole), bulk[&id(&whole)], "{}", id(&whole));
     }
     bulk
 }
 
 #[test]
-fn child_calls_kept_apart_show_as_read_even_after_a_change() {
+fn what_a_handle_keeps_apart_shows_as_read_even_after_a_change() {
     let (dir, tasks) = generated(300, 41, true);
     let cache = dir.path().join("cache");
     let cold = open(&tasks, &cache);
-    // The resident headers keep no todos and leave shared messages empty.
+    // The resident headers keep no todos nor match keys, and leave shared messages empty.
+    let kept = cold.skeletons();
+    assert!(kept.iter().all(|s| s.truncated_instruction.is_none()));
+    assert!(kept
+        .iter()
+        .all(|s| s.child_task_instruction_prefixes.is_empty()));
     let calls: Vec<_> = (cold.skeletons().iter())
         .flat_map(|s| &s.child_tasks)
         .collect();
     assert!(calls.iter().all(|c| c.todos.is_none()));
     assert!(calls.iter().filter(|c| c.message.is_empty()).count() * 2 > calls.len());
     let fresh = fresh_calls(&tasks);
-    let with_todos = fresh.values().flat_map(|c| c.as_array().expect("calls"));
+    let with_todos = fresh.values().flat_map(|c| c[0].as_array().expect("calls"));
     assert!(with_todos.filter(|c| c.get("todos").is_some()).count() > 10);
+    assert!(fresh.values().filter(|a| a[1].is_string()).count() > 250);
     let scanned = common::open_store(&tasks, None);
     assert_eq!(shown_calls(&cold), fresh, "cold open");
     assert_eq!(shown_calls(&scanned), fresh, "no cache");
@@ -312,8 +318,8 @@ fn child_calls_kept_apart_show_as_read_even_after_a_change() {
     let header = store.get(&child).expect("child");
     let old = header.instruction.clone().expect("instruction");
     let parent = header.parent_task_id.clone().expect("a parent");
-    let messages = |calls: &serde_json::Value| -> Vec<String> {
-        let calls = calls.as_array().expect("calls").iter();
+    let messages = |apart: &serde_json::Value| -> Vec<String> {
+        let calls = apart[0].as_array().expect("calls").iter();
         calls
             .map(|c| c["message"].as_str().expect("message").to_owned())
             .collect()

@@ -243,7 +243,7 @@ impl CachedTask {
             Ok(s) => (Some(s), Vec::new()),
             Err(d) => (None, d),
         };
-        let todos = skeleton.as_mut().and_then(crate::task_store::todos_out);
+        let todos = skeleton.as_mut().and_then(crate::task_store::lean_out);
         CachedTask {
             id,
             sig,
@@ -385,14 +385,14 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
     // of the file, and a handle's open would otherwise hold it beside every parsed header.
     for (window, start, members) in windows {
         let data = read_span(&mut f, index.data_start + start, window).unwrap_or_default();
-        // Each header's todos out as it is parsed: freed where they were made, not left as holes
-        // among the headers kept.
+        // What the handle does not keep out of each header as it is parsed: freed where it was made,
+        // not left as holes among the headers kept.
         let parsed: Vec<_> = members
             .into_par_iter()
             .filter_map(|i| {
                 let (e, t) = (index.entries.get(i)?, tasks.get(i)?);
                 let mut s = skeleton_in(&data, start, e, &t.id)?;
-                let todos = crate::task_store::todos_out(&mut s);
+                let todos = crate::task_store::lean_out(&mut s);
                 Some((i, s, todos))
             })
             .collect();

@@ -1,22 +1,25 @@
-//! The child calls of the handle's headers, kept lean. A list, a tree and the hierarchy's links
-//! need a call's time, mode, sources and child id, not its todo list, and its message is almost
-//! always the same text as the child task's own instruction. So the resident header keeps neither:
+//! The handle's headers, kept lean. A list, a tree and the hierarchy's links need a child call's
+//! time, mode, sources and child id, not its todo list, and its message is almost always the same
+//! text as the child task's own instruction. So the resident header keeps neither:
 //! - each call's todos are kept as one JSON text per task (`[[call, todos], …]`), a fifth of what
 //!   the parsed values take;
 //! - a message that equals some task's instruction is left empty in the header, and the handle
-//!   notes which task's instruction it is.
+//!   notes which task's instruction it is;
+//! - the two match keys (`truncatedInstruction`, `childTaskInstructionPrefixes`) are dropped: they
+//!   are derived from the instruction and the messages ([`instruction_keys`]).
 //!
 //! [`TaskStore::whole`] gives a header back whole; every way a caller sees a header (`get`, the
-//! bulk headers, a list page with `childTasks`, [`TaskStore::into_skeletons`]) goes through it, so
-//! what a caller sees does not change. A refresh puts every message back before it changes a header
-//! (the hierarchy pass reads them, and a changed task's instruction may be another's message), and
-//! keeps them apart again after. Nothing is read from disk: a handle without a cache is the same.
+//! bulk headers and a list page that ask for those fields, [`TaskStore::into_skeletons`]) goes
+//! through it, so what a caller sees does not change. A refresh puts every message back before it
+//! changes a header (the hierarchy pass reads them, and a changed task's instruction may be
+//! another's message), and keeps them apart again after. Nothing is read from disk: a handle
+//! without a cache is the same.
 
 use super::TaskStore;
 use rayon::prelude::*;
+use roo_state::skeleton::instruction_keys;
 use roo_state::ConversationSkeleton;
 use serde_json::Value;
-use std::borrow::Cow;
 use std::collections::HashMap;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -30,7 +33,7 @@ pub(super) struct Apart {
 }
 
 impl Apart {
-    /// The todos [`todos_out`] took out of a header.
+    /// The todos [`lean_out`] took out of a header.
     pub(super) fn todos(text: Box<str>) -> Box<Apart> {
         let todos = Some(text);
         Box::new(Apart {
@@ -41,22 +44,17 @@ impl Apart {
 }
 
 impl TaskStore {
-    /// The header at `i` with its child calls whole (borrowed when nothing of it is kept apart).
-    pub fn whole(&self, i: usize) -> Option<Cow<'_, ConversationSkeleton>> {
-        let s = self.skeletons.get(i)?;
-        let Some(apart) = self.tasks.get(i).and_then(|t| t.apart.as_deref()) else {
-            return Some(Cow::Borrowed(s));
-        };
-        let mut s = s.clone();
-        for &(call, from) in apart.shared.iter() {
+    /// The header at `i` whole: its calls' messages and todos, and its match keys.
+    pub fn whole(&self, i: usize) -> Option<ConversationSkeleton> {
+        let mut s = self.skeletons.get(i)?.clone();
+        let apart = self.tasks.get(i).and_then(|t| t.apart.as_deref());
+        for &(call, from) in apart.map_or(&[][..], |a| &a.shared) {
             if let Some(c) = s.child_tasks.get_mut(call as usize) {
                 c.message = self.instruction_at(from).to_owned();
             }
         }
-        if let Some(text) = apart.todos.as_deref() {
-            todos_in(&mut s, text);
-        }
-        Some(Cow::Owned(s))
+        make_whole(&mut s, apart.and_then(|a| a.todos.as_deref()));
+        Some(s)
     }
 
     fn instruction_at(&self, i: u32) -> &str {
@@ -93,11 +91,7 @@ impl TaskStore {
         self.messages_in();
         (self.skeletons.par_iter_mut())
             .zip(self.tasks.par_iter_mut())
-            .for_each(|(s, t)| {
-                if let Some(text) = t.apart.take().and_then(|a| a.todos) {
-                    todos_in(s, &text);
-                }
-            });
+            .for_each(|(s, t)| make_whole(s, t.apart.take().and_then(|a| a.todos).as_deref()));
     }
 
     /// Keep the child calls' todos and shared messages out of the headers (after an open, and
@@ -131,7 +125,7 @@ impl TaskStore {
             .zip(self.tasks.par_iter_mut())
             .zip(shared)
             .for_each(|((s, t), shared)| {
-                let todos = todos_out(s);
+                let todos = lean_out(s);
                 if shared.is_empty() && todos.is_none() {
                     return;
                 }
@@ -147,9 +141,12 @@ impl TaskStore {
     }
 }
 
-/// Take the todos out of a header's calls, as JSON (`None` when no call has any left in it). The
-/// cache's readers call it as each header is parsed, so the parsed todos are freed at once.
-pub(crate) fn todos_out(s: &mut ConversationSkeleton) -> Option<Box<str>> {
+/// Take out of a header what the handle does not keep in it: its calls' todos, returned as JSON
+/// (`None` when no call has any left in it), and the match keys [`make_whole`] derives again. The
+/// cache's readers call it as each header is parsed, so what it drops is freed at once.
+pub(crate) fn lean_out(s: &mut ConversationSkeleton) -> Option<Box<str>> {
+    s.truncated_instruction = None;
+    s.child_task_instruction_prefixes = Vec::new();
     let todos: Vec<(usize, &Value)> = (s.child_tasks.iter().enumerate())
         .filter_map(|(k, c)| Some((k, c.todos.as_ref()?)))
         .collect();
@@ -164,12 +161,16 @@ pub(crate) fn todos_out(s: &mut ConversationSkeleton) -> Option<Box<str>> {
     Some(text.into_boxed_str())
 }
 
-/// Put the todos of [`todos_out`] back into the header's calls.
-fn todos_in(s: &mut ConversationSkeleton, text: &str) {
-    let todos: Vec<(usize, Value)> = serde_json::from_str(text).unwrap_or_default();
-    for (call, t) in todos {
-        if let Some(c) = s.child_tasks.get_mut(call) {
-            c.todos = Some(t);
+/// Put back what [`lean_out`] took (the messages already back in the calls).
+fn make_whole(s: &mut ConversationSkeleton, todos: Option<&str>) {
+    if let Some(text) = todos {
+        let todos: Vec<(usize, Value)> = serde_json::from_str(text).unwrap_or_default();
+        for (call, t) in todos {
+            if let Some(c) = s.child_tasks.get_mut(call) {
+                c.todos = Some(t);
+            }
         }
     }
+    (s.truncated_instruction, s.child_task_instruction_prefixes) =
+        instruction_keys(s.instruction.as_deref(), &s.child_tasks);
 }

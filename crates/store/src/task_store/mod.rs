@@ -31,7 +31,7 @@ mod children;
 mod list;
 mod views;
 
-pub(crate) use children::todos_out;
+pub(crate) use children::lean_out;
 pub use list::{ListKey, ListPage, ListQuery, SortKey};
 pub use views::{Fields, Picked, HEADER_FIELDS};
 

@@ -5,6 +5,7 @@
 use super::list::SortKey;
 use super::TaskStore;
 use crate::StoreError;
+use rayon::prelude::*;
 use roo_state::hierarchy::{self, TaskTreeNode, TaskTreeView, TreeOptions};
 use roo_state::ConversationSkeleton;
 use serde::ser::{SerializeMap, Serializer};
@@ -76,10 +77,15 @@ impl TaskStore {
         let mut out = Vec::new();
         let mut ser = serde_json::Serializer::new(&mut out);
         let mut seq = ser.serialize_seq(Some(self.skeletons.len())).map_err(err)?;
-        for i in 0..self.skeletons.len() {
-            // One header made whole at a time, and only when its calls are asked for.
-            if let Some(s) = fields.shown(self, i) {
-                seq.serialize_element(&fields.pick(&s)).map_err(err)?;
+        // Headers made whole (when the fields need it) a block at a time, in parallel.
+        let all: Vec<usize> = (0..self.skeletons.len()).collect();
+        for block in all.chunks(2048) {
+            let shown: Vec<_> = block
+                .par_iter()
+                .filter_map(|&i| fields.shown(self, i))
+                .collect();
+            for s in &shown {
+                seq.serialize_element(&fields.pick(s)).map_err(err)?;
             }
         }
         SerializeSeq::end(seq).map_err(err)?;
@@ -154,14 +160,16 @@ impl Fields {
         self.0 & (1 << i) != 0
     }
 
-    /// The header at `i` as these fields show it: whole when they include `childTasks`.
+    /// The header at `i` as these fields show it: whole ([`TaskStore::whole`]) when they include
+    /// a field the handle keeps apart (`childTasks`, `truncatedInstruction`,
+    /// `childTaskInstructionPrefixes`).
     pub(super) fn shown(
         self,
         store: &TaskStore,
         i: usize,
     ) -> Option<Cow<'_, ConversationSkeleton>> {
-        match self.has(8) {
-            true => store.whole(i),
+        match self.has(4) || self.has(6) || self.has(8) {
+            true => store.whole(i).map(Cow::Owned),
             false => store.skeletons.get(i).map(Cow::Borrowed),
         }
     }
