@@ -123,6 +123,36 @@ fn parts(sk: &[roo_state::ConversationSkeleton]) -> Vec<(&'static str, usize)> {
     ]
 }
 
+/// The child calls whole (as a caller sees them): their messages, how many equal a task's own
+/// instruction (the handle keeps those once), and their todos (kept as JSON text). Returns the
+/// whole headers.
+fn whole_calls(store: &TaskStore) -> Vec<roo_state::ConversationSkeleton> {
+    let sk = store.skeletons();
+    let n = sk.len();
+    let whole: Vec<roo_state::ConversationSkeleton> =
+        (0..n).filter_map(|i| store.whole(i)).collect();
+    let calls: Vec<&roo_formats::extract::NewTaskInstruction> =
+        whole.iter().flat_map(|s| s.child_tasks.iter()).collect();
+    let instructions: HashSet<&str> = sk.iter().filter_map(|s| s.instruction.as_deref()).collect();
+    let shared = calls
+        .iter()
+        .filter(|c| instructions.contains(c.message.as_str()))
+        .count();
+    let todo_text: usize = calls
+        .iter()
+        .filter_map(|c| c.todos.as_ref())
+        .map(|t| serde_json::to_string(t).map_or(0, |j| j.len()))
+        .sum();
+    println!(
+        "  whole child calls {}: messages {} ({shared} equal a task's instruction), todos {} ({} as JSON)",
+        calls.len(),
+        mib(heap_of(calls.iter().map(|c| c.message.clone()))),
+        mib(heap_of(calls.iter().map(|c| c.todos.clone()))),
+        mib(todo_text),
+    );
+    whole
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let Some(tasks) = args.next().map(PathBuf::from) else {
@@ -167,29 +197,7 @@ fn main() {
         mib(kept.saturating_sub(headers)),
         100.0 * kept.saturating_sub(headers) as f64 / kept.max(1) as f64
     );
-    // The child calls whole (as a caller sees them): their messages, how many equal a task's own
-    // instruction (the handle keeps those once), and their todos (kept as JSON text).
-    let whole: Vec<roo_state::ConversationSkeleton> =
-        (0..n).filter_map(|i| store.whole(i)).collect();
-    let calls: Vec<&roo_formats::extract::NewTaskInstruction> =
-        whole.iter().flat_map(|s| s.child_tasks.iter()).collect();
-    let instructions: HashSet<&str> = sk.iter().filter_map(|s| s.instruction.as_deref()).collect();
-    let shared = calls
-        .iter()
-        .filter(|c| instructions.contains(c.message.as_str()))
-        .count();
-    let todo_text: usize = calls
-        .iter()
-        .filter_map(|c| c.todos.as_ref())
-        .map(|t| serde_json::to_string(t).map_or(0, |j| j.len()))
-        .sum();
-    println!(
-        "  whole child calls {}: messages {} ({shared} equal a task's instruction), todos {} ({} as JSON)",
-        calls.len(),
-        mib(heap_of(calls.iter().map(|c| c.message.clone()))),
-        mib(heap_of(calls.iter().map(|c| c.todos.clone()))),
-        mib(todo_text),
-    );
+    let whole = whole_calls(&store);
     // Strings repeated across tasks: what interning them would save.
     let mut distinct: HashSet<&str> = HashSet::new();
     let mut repeated = 0usize;
