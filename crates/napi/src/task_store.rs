@@ -257,9 +257,9 @@ impl TaskStore {
     #[napi(ts_return_type = "ConversationSkeleton | null")]
     pub fn get<'e>(&self, env: &'e Env, id_or_prefix: String) -> napi::Result<Unknown<'e>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
-        match store.get(&id_or_prefix) {
-            Ok(s) => crate::to_js(env, s),
-            Err(Lookup::Ambiguous(ids)) => Err(CodedError::new(
+        match store.lookup(&id_or_prefix) {
+            Lookup::Found(i) => crate::to_js(env, &store.whole(i)),
+            Lookup::Ambiguous(ids) => Err(CodedError::new(
                 ErrorCode::TaskAmbiguous,
                 format!(
                     "several tasks start with {id_or_prefix}: {}…; give more of the id",
@@ -267,7 +267,7 @@ impl TaskStore {
                 ),
             )
             .into_napi(env)),
-            Err(_) => crate::to_js(env, &()),
+            Lookup::NotFound => crate::to_js(env, &()),
         }
     }
 

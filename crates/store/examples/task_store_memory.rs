@@ -104,7 +104,7 @@ fn parts(sk: &[roo_state::ConversationSkeleton]) -> Vec<(&'static str, usize)> {
             heap_of(sk.iter().map(|s| s.child_task_instruction_prefixes.clone())),
         ),
         (
-            "childTasks (messages, todos)",
+            "childTasks (kept lean)",
             heap_of(sk.iter().map(|s| s.child_tasks.clone())),
         ),
         (
@@ -121,6 +121,36 @@ fn parts(sk: &[roo_state::ConversationSkeleton]) -> Vec<(&'static str, usize)> {
             heap_of(sk.iter().map(|s| s.diagnostics.clone())),
         ),
     ]
+}
+
+/// The child calls whole (as a caller sees them): their messages, how many equal a task's own
+/// instruction (the handle keeps those once), and their todos (kept as JSON text). Returns the
+/// whole headers.
+fn whole_calls(store: &TaskStore) -> Vec<roo_state::ConversationSkeleton> {
+    let sk = store.skeletons();
+    let n = sk.len();
+    let whole: Vec<roo_state::ConversationSkeleton> =
+        (0..n).filter_map(|i| store.whole(i)).collect();
+    let calls: Vec<&roo_formats::extract::NewTaskInstruction> =
+        whole.iter().flat_map(|s| s.child_tasks.iter()).collect();
+    let instructions: HashSet<&str> = sk.iter().filter_map(|s| s.instruction.as_deref()).collect();
+    let shared = calls
+        .iter()
+        .filter(|c| instructions.contains(c.message.as_str()))
+        .count();
+    let todo_text: usize = calls
+        .iter()
+        .filter_map(|c| c.todos.as_ref())
+        .map(|t| serde_json::to_string(t).map_or(0, |j| j.len()))
+        .sum();
+    println!(
+        "  whole child calls {}: messages {} ({shared} equal a task's instruction), todos {} ({} as JSON)",
+        calls.len(),
+        mib(heap_of(calls.iter().map(|c| c.message.clone()))),
+        mib(heap_of(calls.iter().map(|c| c.todos.clone()))),
+        mib(todo_text),
+    );
+    whole
 }
 
 fn main() {
@@ -163,10 +193,11 @@ fn main() {
     }
     println!(
         "  {:32}{}  {:5.1} %",
-        "rest (id index, metrics, lists)",
+        "rest (index, metrics, calls apart)",
         mib(kept.saturating_sub(headers)),
         100.0 * kept.saturating_sub(headers) as f64 / kept.max(1) as f64
     );
+    let whole = whole_calls(&store);
     // Strings repeated across tasks: what interning them would save.
     let mut distinct: HashSet<&str> = HashSet::new();
     let mut repeated = 0usize;
@@ -198,7 +229,7 @@ fn main() {
     // none; the first refresh that changes something does).
     let mut memo = KeyMemo::default();
     let start = live();
-    let copies = sk.to_vec();
+    let copies = whole.clone();
     let before = live();
     PEAK.store(before, Ordering::Relaxed);
     let (linked, metrics) =

@@ -5,6 +5,7 @@
 use roo_state::hierarchy::{self, HierarchyOptions, TreeOptions};
 use roo_state::scan::{scan_tasks, ScanOptions};
 use roo_state::skeleton::AnalyzeOptions;
+use roo_state::ConversationSkeleton;
 use roo_store::task_store::{Fields, ListQuery, SortKey, TaskStore, HEADER_FIELDS};
 use std::collections::BTreeMap;
 use std::fs;
@@ -39,7 +40,17 @@ fn open(tasks: &Path, cache_root: &Path) -> TaskStore {
 
 /// Every task's parent, from a fresh scan of the folder linked by a fresh hierarchy pass.
 fn fresh_links(tasks: &Path) -> BTreeMap<String, Option<String>> {
-    let scan = scan_tasks(
+    let (linked, _) =
+        hierarchy::reconstruct_hierarchy(fresh_headers(tasks), &HierarchyOptions::default());
+    linked
+        .into_iter()
+        .map(|s| (s.task_id, s.parent_task_id))
+        .collect()
+}
+
+/// Every task's header, from a fresh scan of the folder.
+fn fresh_headers(tasks: &Path) -> Vec<ConversationSkeleton> {
+    scan_tasks(
         tasks,
         &ScanOptions {
             concurrency: 0,
@@ -52,13 +63,8 @@ fn fresh_links(tasks: &Path) -> BTreeMap<String, Option<String>> {
             hierarchy: None,
         },
     )
-    .expect("scan");
-    let (linked, _) =
-        hierarchy::reconstruct_hierarchy(scan.skeletons, &HierarchyOptions::default());
-    linked
-        .into_iter()
-        .map(|s| (s.task_id, s.parent_task_id))
-        .collect()
+    .expect("scan")
+    .skeletons
 }
 
 fn links(store: &TaskStore) -> BTreeMap<String, Option<String>> {
@@ -237,4 +243,95 @@ fn a_cold_open_hands_over_what_the_cache_file_gives_back() {
         .filter(|n| n.ends_with(".tmp"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// The fields of a header the handle keeps apart, from its JSON.
+const APART: [&str; 3] = [
+    "childTasks",
+    "truncatedInstruction",
+    "childTaskInstructionPrefixes",
+];
+
+fn apart_of(header: &serde_json::Value) -> serde_json::Value {
+    APART.map(|f| header.get(f).cloned()).into()
+}
+
+/// Each task's fields kept apart (their JSON), as a fresh scan reads them.
+fn fresh_calls(tasks: &Path) -> BTreeMap<String, serde_json::Value> {
+    let calls = |s: ConversationSkeleton| (s.task_id.clone(), apart_of(&serde_json::json!(s)));
+    fresh_headers(tasks).into_iter().map(calls).collect()
+}
+
+/// Each task's fields kept apart as the handle shows them: in the bulk headers, in a list page
+/// that asks for them, and in each header made whole (what `get` writes). The three must agree.
+fn shown_calls(store: &TaskStore) -> BTreeMap<String, serde_json::Value> {
+    let bulk: Vec<serde_json::Value> =
+        serde_json::from_slice(&store.headers_json(Fields::default()).expect("json"))
+            .expect("parse");
+    let id = |h: &serde_json::Value| h["taskId"].as_str().expect("id").to_owned();
+    let bulk: BTreeMap<String, serde_json::Value> =
+        bulk.iter().map(|h| (id(h), apart_of(h))).collect();
+    let fields = Fields::parse(&APART).expect("fields");
+    let page = store.list(&ListQuery {
+        fields,
+        ..ListQuery::default()
+    });
+    let page: serde_json::Value = serde_json::to_value(&page).expect("page");
+    for item in page["items"].as_array().expect("items") {
+        assert_eq!(apart_of(item), bulk[&id(item)], "{}: list page", id(item));
+    }
+    for i in 0..store.skeletons().len() {
+        let whole = serde_json::json!(store.whole(i).expect("whole"));
+        assert_eq!(apart_of(&whole), bulk[&id(&whole)], "{}", id(&whole));
+    }
+    bulk
+}
+
+#[test]
+fn what_a_handle_keeps_apart_shows_as_read_even_after_a_change() {
+    let (dir, tasks) = generated(300, 41, true);
+    let cache = dir.path().join("cache");
+    let cold = open(&tasks, &cache);
+    // The resident headers keep no todos nor match keys, and leave shared messages empty.
+    let kept = cold.skeletons();
+    assert!(kept.iter().all(|s| s.truncated_instruction.is_none()));
+    assert!(kept
+        .iter()
+        .all(|s| s.child_task_instruction_prefixes.is_empty()));
+    let calls: Vec<_> = (cold.skeletons().iter())
+        .flat_map(|s| &s.child_tasks)
+        .collect();
+    assert!(calls.iter().all(|c| c.todos.is_none()));
+    assert!(calls.iter().filter(|c| c.message.is_empty()).count() * 2 > calls.len());
+    let fresh = fresh_calls(&tasks);
+    let with_todos = fresh.values().flat_map(|c| c[0].as_array().expect("calls"));
+    assert!(with_todos.filter(|c| c.get("todos").is_some()).count() > 10);
+    assert!(fresh.values().filter(|a| a[1].is_string()).count() > 250);
+    let scanned = common::open_store(&tasks, None);
+    assert_eq!(shown_calls(&cold), fresh, "cold open");
+    assert_eq!(shown_calls(&scanned), fresh, "no cache");
+    let mut store = open(&tasks, &cache);
+    assert_eq!(shown_calls(&store), fresh, "warm open");
+    // A child's instruction rewritten in place: its parent's call keeps the text the parent wrote
+    // (in the handle, that text was the child's instruction before the change).
+    let child = rewrite_an_instruction(&store, &tasks);
+    let header = store.get(&child).expect("child");
+    let old = header.instruction.clone().expect("instruction");
+    let parent = header.parent_task_id.clone().expect("a parent");
+    let messages = |apart: &serde_json::Value| -> Vec<String> {
+        let calls = apart[0].as_array().expect("calls").iter();
+        calls
+            .map(|c| c["message"].as_str().expect("message").to_owned())
+            .collect()
+    };
+    assert!(
+        messages(&fresh[&parent]).contains(&old),
+        "{parent} did not call {child}"
+    );
+    assert_eq!(store.refresh().expect("refresh").changed, 1);
+    let now = fresh_calls(&tasks);
+    assert_eq!(now[&parent], fresh[&parent]);
+    assert_eq!(shown_calls(&store), now, "after the refresh");
+    let header = store.get(&child).expect("child");
+    assert_ne!(header.instruction.as_deref(), Some(old.as_str()));
 }

@@ -500,6 +500,21 @@ fn completed(ui: &UiPass, api: &ApiPass, stored: &StoredFiles) -> bool {
 }
 
 /// The legacy keys of the children's instructions, distinct, in order.
+/// A header's two match keys, from its instruction and its child calls: `truncatedInstruction`
+/// and `childTaskInstructionPrefixes` (a long-lived handle drops them and derives them again here
+/// when a header is shown whole).
+pub fn instruction_keys(
+    instruction: Option<&str>,
+    children: &[NewTaskInstruction],
+) -> (Option<String>, Vec<String>) {
+    let truncated = instruction
+        .map(|i| {
+            instruction_key::compute_instruction_prefix(i, instruction_key::DEFAULT_PREFIX_LEN)
+        })
+        .filter(|p| !p.is_empty());
+    (truncated, child_prefixes(children))
+}
+
 fn child_prefixes(children: &[NewTaskInstruction]) -> Vec<String> {
     let mut prefixes: Vec<String> = Vec::new();
     for child in children {
@@ -585,12 +600,8 @@ pub fn analyze_task(
         .clone()
         .or_else(|| stored_links.metadata_parent.clone());
     let is_completed = completed(&ui, &api, &stored);
-    let truncated_instruction = instruction
-        .as_deref()
-        .map(|i| {
-            instruction_key::compute_instruction_prefix(i, instruction_key::DEFAULT_PREFIX_LEN)
-        })
-        .filter(|p| !p.is_empty());
+    let (truncated_instruction, child_prefixes) =
+        instruction_keys(instruction.as_deref(), &extraction.children);
     // Sequence: the UI record when there is one; else the API history.
     let seq = if ui_has_conversation {
         seq.with_tool_calls(&extraction.tool_calls)
@@ -614,7 +625,7 @@ pub fn analyze_task(
             dates_from,
         },
         sequence: seq.include.then_some(seq.items),
-        child_task_instruction_prefixes: child_prefixes(&extraction.children),
+        child_task_instruction_prefixes: child_prefixes,
         is_completed,
         truncated_instruction,
         instruction,

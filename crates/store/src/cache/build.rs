@@ -248,7 +248,7 @@ pub(super) fn build_store_keeping(
     keep: bool,
 ) -> Result<(StoreBuild, Option<Kept>)> {
     let start = Instant::now();
-    let tasks_dir = check_tasks_dir(tasks_dir)?;
+    let tasks_dir = checked_tasks_dir(tasks_dir)?;
     check_cache_root(&opts.cache_root, &tasks_dir)?;
     let store_dir = store_cache_dir(&opts.cache_root, &tasks_dir);
     let cache_file = store_dir.join(CACHE_FILE);
@@ -400,6 +400,7 @@ fn handed_over(entries: Vec<Entry>, linked: Vec<ConversationSkeleton>) -> Vec<Ca
                 id: e.id,
                 skeleton,
                 diagnostics: e.diagnostics,
+                todos: None,
             }
         })
         .collect()

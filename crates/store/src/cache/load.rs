@@ -227,6 +227,31 @@ pub struct CachedTask {
     pub skeleton: Option<ConversationSkeleton>,
     /// Why the task has no skeleton.
     pub diagnostics: Vec<Diagnostic>,
+    /// The header's child calls' todos, taken out as JSON text as the header was read (the task
+    /// store handle keeps them so); `None`: none, or still in the header.
+    pub todos: Option<Box<str>>,
+}
+
+impl CachedTask {
+    /// A task as a scan reads it, its todos taken out.
+    pub fn new(
+        id: String,
+        sig: TaskSig,
+        parsed: std::result::Result<ConversationSkeleton, Vec<Diagnostic>>,
+    ) -> CachedTask {
+        let (mut skeleton, diagnostics) = match parsed {
+            Ok(s) => (Some(s), Vec::new()),
+            Err(d) => (None, d),
+        };
+        let todos = skeleton.as_mut().and_then(crate::task_store::lean_out);
+        CachedTask {
+            id,
+            sig,
+            skeleton,
+            diagnostics,
+            todos,
+        }
+    }
 }
 
 /// A store's cache read whole: what [`build_skeleton_cache`] left, journal applied.
@@ -269,7 +294,7 @@ pub fn open_snapshot(
     tasks_dir: &Path,
     opts: &BuildOptions,
 ) -> Result<(Option<Diagnostic>, Option<StoreSnapshot>)> {
-    let tasks_dir = check_tasks_dir(tasks_dir)?;
+    let tasks_dir = checked_tasks_dir(tasks_dir)?;
     check_cache_root(&opts.cache_root, &tasks_dir)?;
     let file = cache_file_for(&opts.cache_root, &tasks_dir);
     if let ReadOutcome::Ok(index) = read_index(&file) {
@@ -353,21 +378,30 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
             sig: if e.len > 0 { [None; 5] } else { e.sig },
             skeleton: None,
             diagnostics: std::mem::take(&mut e.diagnostics),
+            todos: None,
         });
     }
     // The data section a window at a time (lines in file order), not whole: the section is most
     // of the file, and a handle's open would otherwise hold it beside every parsed header.
+    // One buffer for every window: a new one would be fresh pages each time (freed memory goes
+    // back to the system at once), all 124 MB of a 50 000-task section faulted in and zeroed.
+    let mut data = Vec::new();
     for (window, start, members) in windows {
-        let data = read_span(&mut f, index.data_start + start, window).unwrap_or_default();
-        let parsed: Vec<(usize, ConversationSkeleton)> = members
+        if read_span(&mut f, index.data_start + start, window, &mut data).is_err() {
+            data.clear();
+        }
+        // What the handle does not keep out of each header as it is parsed: freed where it was made,
+        // not left as holes among the headers kept.
+        let parsed: Vec<_> = members
             .into_par_iter()
             .filter_map(|i| {
                 let (e, t) = (index.entries.get(i)?, tasks.get(i)?);
-                let s = skeleton_in(&data, start, e, &t.id)?;
-                Some((i, s))
+                let mut s = skeleton_in(&data, start, e, &t.id)?;
+                let todos = crate::task_store::lean_out(&mut s);
+                Some((i, s, todos))
             })
             .collect();
-        for (i, mut s) in parsed {
+        for (i, mut s, todos) in parsed {
             if let (Some(t), Some(link), Some(sig)) =
                 (tasks.get_mut(i), links.get_mut(i), sigs.get(i))
             {
@@ -376,6 +410,7 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
                 s.parent_evidence = link.2.take();
                 t.sig = *sig;
                 t.skeleton = Some(s);
+                t.todos = todos;
             }
         }
     }
@@ -424,13 +459,14 @@ fn windows_of(entries: &[Entry], most: u64) -> Vec<(u64, u64, Vec<usize>)> {
     out
 }
 
-/// `len` bytes of `f` from `at` (fewer where the file ends first).
-fn read_span(f: &mut fs::File, at: u64, len: u64) -> std::io::Result<Vec<u8>> {
+/// `len` bytes of `f` from `at` (fewer where the file ends first), in place of what `data` held.
+fn read_span(f: &mut fs::File, at: u64, len: u64, data: &mut Vec<u8>) -> std::io::Result<()> {
     use std::io::Seek;
     f.seek(std::io::SeekFrom::Start(at))?;
-    let mut data = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-    f.take(len).read_to_end(&mut data)?;
-    Ok(data)
+    data.clear();
+    data.reserve(usize::try_from(len).unwrap_or(0));
+    f.take(len).read_to_end(data)?;
+    Ok(())
 }
 
 /// [`skeleton_of`] for a window of the data section that starts at `start`, for the task `id`

@@ -348,15 +348,22 @@ pub fn cache_file_for(cache_root: &Path, tasks_dir: &Path) -> PathBuf {
     store_cache_dir(cache_root, tasks_dir).join(CACHE_FILE)
 }
 
-fn check_tasks_dir(tasks_dir: &Path) -> Result<PathBuf> {
-    match fs::metadata(tasks_dir) {
-        Ok(md) if md.is_dir() => Ok(fsutil::canonical(tasks_dir)),
+/// A tasks folder given to the handle or a build, canonical (an empty path, a file or nothing there: an
+/// error saying which).
+pub(crate) fn checked_tasks_dir(dir: &Path) -> Result<PathBuf> {
+    if dir.as_os_str().is_empty() {
+        return Err(StoreError::InvalidArgument(
+            "no tasks folder was given (an empty path)".into(),
+        ));
+    }
+    match std::fs::metadata(dir) {
+        Ok(md) if md.is_dir() => Ok(fsutil::canonical(dir)),
         Ok(_) => Err(StoreError::InvalidPath(format!(
-            "{} is not a directory",
-            tasks_dir.display()
+            "{} is a file, not a tasks folder",
+            dir.display()
         ))),
         Err(_) => Err(StoreError::NotFound {
-            path: tasks_dir.to_path_buf(),
+            path: dir.to_path_buf(),
         }),
     }
 }

@@ -5,6 +5,7 @@ use super::TaskStore;
 use roo_state::hierarchy::WorkspaceQuery;
 use roo_state::ConversationSkeleton;
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// A query of [`TaskStore::list`].
 #[derive(Debug, Clone, Default)]
@@ -144,7 +145,8 @@ pub struct ListPage<'a> {
     /// Tasks matching the query, before paging.
     pub total: usize,
     pub offset: usize,
-    pub items: Vec<&'a ConversationSkeleton>,
+    /// Whole when `fields` include `childTasks` ([`TaskStore::whole`]).
+    pub items: Vec<Cow<'a, ConversationSkeleton>>,
     /// The fields `items` are written with.
     pub fields: Fields,
 }
@@ -197,10 +199,13 @@ impl TaskStore {
         let limit = q.limit.unwrap_or(usize::MAX);
         let mut total = 0;
         let mut items = Vec::new();
-        for s in order.iter().filter_map(|&i| self.skeletons.get(i as usize)) {
+        for &i in order.iter() {
+            let Some(s) = self.skeletons.get(i as usize) else {
+                continue;
+            };
             if keep(s) {
                 if total >= q.offset && items.len() < limit {
-                    items.push(s);
+                    items.extend(q.fields.shown(self, i as usize));
                 }
                 total += 1;
             }

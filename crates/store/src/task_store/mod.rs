@@ -14,7 +14,7 @@
 
 use crate::cache::{self, BuildOptions, TaskSig, TaskUpdate};
 use crate::discover::{discover_storage, DiscoverOptions};
-use crate::{fsutil, HostEnv, Result, StoreError};
+use crate::{HostEnv, Result, StoreError};
 use rayon::prelude::*;
 use roo_formats::diag::Diagnostic;
 use roo_state::hierarchy::{self, HierarchyMetrics, HierarchyOptions, KeyMemo};
@@ -27,9 +27,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 mod changes;
+mod children;
 mod list;
 mod views;
 
+pub(crate) use children::lean_out;
 pub use list::{ListKey, ListPage, ListQuery, SortKey};
 pub use views::{Fields, Picked, HEADER_FIELDS};
 
@@ -64,6 +66,15 @@ impl Watch<'_> {
 struct Task {
     store: usize,
     sig: TaskSig,
+    /// What its header's child calls keep outside it (module `children`).
+    apart: Option<Box<children::Apart>>,
+}
+
+impl Task {
+    fn new(store: usize, sig: TaskSig, todos: Option<Box<str>>) -> Task {
+        let apart = todos.map(children::Apart::todos);
+        Task { store, sig, apart }
+    }
 }
 
 /// One tasks folder of the handle.
@@ -219,8 +230,9 @@ impl TaskStore {
                     let n = store.stores.len();
                     store.stores.push(info);
                     loaded.reserve_exact(tasks.len());
-                    for (id, sig, s, d) in tasks {
-                        loaded.push((id, Task { store: n, sig }, s, d));
+                    for t in tasks {
+                        let task = Task::new(n, t.sig, t.todos);
+                        loaded.push((t.id, task, t.skeleton, t.diagnostics));
                     }
                 }
                 Err(e) if single || matches!(e, StoreError::Aborted) => return Err(e),
@@ -279,25 +291,17 @@ impl TaskStore {
                 store.relink();
             }
         }
+        store.keep_apart();
         Ok(store)
     }
 
     /// One store's tasks: from the cache (built or refreshed first), else parsed.
-    #[allow(clippy::type_complexity)]
     fn load_store(
         &mut self,
         dir: &Path,
         watch: Watch<'_>,
-    ) -> Result<(
-        StoreInfo,
-        Vec<(
-            String,
-            TaskSig,
-            Option<ConversationSkeleton>,
-            Vec<Diagnostic>,
-        )>,
-    )> {
-        let tasks_dir = checked_dir(dir)?;
+    ) -> Result<(StoreInfo, Vec<cache::CachedTask>)> {
+        let tasks_dir = cache::checked_tasks_dir(dir)?;
         let host = roo_state::skeleton::source_in_path(&tasks_dir).map(str::to_owned);
         if let Some(root) = &self.cache_root {
             let (damage, snap) = cache::open_snapshot(
@@ -320,12 +324,7 @@ impl TaskStore {
                     data_bytes: snap.data_bytes,
                     cached_hierarchy: snap.hierarchy,
                 };
-                let tasks = snap
-                    .tasks
-                    .into_iter()
-                    .map(|t| (t.id, t.sig, t.skeleton, t.diagnostics))
-                    .collect();
-                return Ok((info, tasks));
+                return Ok((info, snap.tasks));
             }
         }
         let dirs = cache::list_tasks(&tasks_dir)?;
@@ -338,10 +337,7 @@ impl TaskStore {
                     return None;
                 }
                 let sig = cache::task_sig(d);
-                let parsed = match analyze_task(id, d, &opts) {
-                    Ok(s) => (id.clone(), sig, Some(s), Vec::new()),
-                    Err(diags) => (id.clone(), sig, None, diags),
-                };
+                let parsed = cache::CachedTask::new(id.clone(), sig, analyze_task(id, d, &opts));
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if let Some(p) = watch.on_progress {
                     p(n, dirs.len());
@@ -448,6 +444,8 @@ impl TaskStore {
             return Ok(report);
         }
         self.views.clear();
+        // Headers whole for the hierarchy pass (and for tasks whose instruction changes).
+        self.messages_in();
 
         // Parse the changed and new tasks.
         let opts = header_options();
@@ -468,7 +466,7 @@ impl TaskStore {
             for (n, id, sig, r) in parsed {
                 if let (Ok(s), Some(&i)) = (r, self.index.get(&id)) {
                     fresh.push((n, id, sig, Some(s.clone()), Vec::new()));
-                    self.tasks[i] = Task { store: n, sig };
+                    self.tasks[i] = Task::new(n, sig, None);
                     self.skeletons[i] = s;
                     positions.push(i);
                 }
@@ -495,6 +493,7 @@ impl TaskStore {
             .collect();
 
         report.cache = self.record(&fresh, &relinked, &gone)?;
+        self.keep_apart();
         report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
         Ok(report)
     }
@@ -527,7 +526,7 @@ impl TaskStore {
             match r {
                 Ok(s) => {
                     fresh.push((n, id, sig, Some(s.clone()), Vec::new()));
-                    tasks.push(Task { store: n, sig });
+                    tasks.push(Task::new(n, sig, None));
                     skeletons.push(s);
                 }
                 Err(d) => {
@@ -648,7 +647,9 @@ impl TaskStore {
         &self.stores
     }
 
-    /// Every linked header, in task id order.
+    /// Every linked header, in task id order, as the handle keeps it: child calls without their
+    /// todos, and with an empty message where it is another task's instruction
+    /// ([`TaskStore::whole`] gives a header whole).
     pub fn skeletons(&self) -> &[ConversationSkeleton] {
         &self.skeletons
     }
@@ -706,8 +707,9 @@ impl TaskStore {
         }
     }
 
-    /// The linked headers, sorted by task id (the handle given up).
-    pub fn into_skeletons(self) -> Vec<ConversationSkeleton> {
+    /// The linked headers, whole, sorted by task id (the handle given up).
+    pub fn into_skeletons(mut self) -> Vec<ConversationSkeleton> {
+        self.all_in();
         self.skeletons
     }
 
@@ -754,24 +756,6 @@ impl TaskStore {
         let &i = self.index.get(task_id)?;
         let t = self.tasks.get(i)?;
         crate::find::task_folder(Path::new(&self.stores.get(t.store)?.tasks_dir), task_id)
-    }
-}
-
-fn checked_dir(dir: &Path) -> Result<PathBuf> {
-    if dir.as_os_str().is_empty() {
-        return Err(StoreError::InvalidArgument(
-            "no tasks folder was given (an empty path)".into(),
-        ));
-    }
-    match std::fs::metadata(dir) {
-        Ok(md) if md.is_dir() => Ok(fsutil::canonical(dir)),
-        Ok(_) => Err(StoreError::InvalidPath(format!(
-            "{} is a file, not a tasks folder",
-            dir.display()
-        ))),
-        Err(_) => Err(StoreError::NotFound {
-            path: dir.to_path_buf(),
-        }),
     }
 }
 

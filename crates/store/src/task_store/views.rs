@@ -5,10 +5,12 @@
 use super::list::SortKey;
 use super::TaskStore;
 use crate::StoreError;
+use rayon::prelude::*;
 use roo_state::hierarchy::{self, TaskTreeNode, TaskTreeView, TreeOptions};
 use roo_state::ConversationSkeleton;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 /// A sort order: positions of the handle's headers, sorted.
@@ -70,8 +72,24 @@ impl Views {
 impl TaskStore {
     /// Every header as one JSON array, with `fields` of each (the bulk transfer to JavaScript).
     pub fn headers_json(&self, fields: Fields) -> crate::Result<Vec<u8>> {
-        let picked: Vec<Picked<'_>> = self.skeletons.iter().map(|s| fields.pick(s)).collect();
-        serde_json::to_vec(&picked).map_err(|e| StoreError::InvalidArgument(e.to_string()))
+        use serde::ser::SerializeSeq;
+        let err = |e: serde_json::Error| StoreError::InvalidArgument(e.to_string());
+        let mut out = Vec::new();
+        let mut ser = serde_json::Serializer::new(&mut out);
+        let mut seq = ser.serialize_seq(Some(self.skeletons.len())).map_err(err)?;
+        // Headers made whole (when the fields need it) a block at a time, in parallel.
+        let all: Vec<usize> = (0..self.skeletons.len()).collect();
+        for block in all.chunks(2048) {
+            let shown: Vec<_> = block
+                .par_iter()
+                .filter_map(|&i| fields.shown(self, i))
+                .collect();
+            for s in &shown {
+                seq.serialize_element(&fields.pick(s)).map_err(err)?;
+            }
+        }
+        SerializeSeq::end(seq).map_err(err)?;
+        Ok(out)
     }
 
     /// The JSON of [`TaskStore::tree_view`] as Latin-1 bytes ([`roo_js::latin1`]: what
@@ -141,6 +159,20 @@ impl Fields {
 
     fn has(self, i: usize) -> bool {
         self.0 & (1 << i) != 0
+    }
+
+    /// The header at `i` as these fields show it: whole ([`TaskStore::whole`]) when they include
+    /// a field the handle keeps apart (`childTasks`, `truncatedInstruction`,
+    /// `childTaskInstructionPrefixes`).
+    pub(super) fn shown(
+        self,
+        store: &TaskStore,
+        i: usize,
+    ) -> Option<Cow<'_, ConversationSkeleton>> {
+        match self.has(4) || self.has(6) || self.has(8) {
+            true => store.whole(i).map(Cow::Owned),
+            false => store.skeletons.get(i).map(Cow::Borrowed),
+        }
     }
 
     /// `s` with only these fields, written as a header is.
