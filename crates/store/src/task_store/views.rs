@@ -74,6 +74,10 @@ impl TaskStore {
     pub fn headers_json(&self, fields: Fields) -> crate::Result<Vec<u8>> {
         use serde::ser::SerializeSeq;
         let err = |e: serde_json::Error| StoreError::InvalidArgument(e.to_string());
+        if !fields.need_whole() {
+            let picked: Vec<Picked<'_>> = self.skeletons.iter().map(|s| fields.pick(s)).collect();
+            return serde_json::to_vec(&picked).map_err(err);
+        }
         let mut out = Vec::new();
         let mut ser = serde_json::Serializer::new(&mut out);
         let mut seq = ser.serialize_seq(Some(self.skeletons.len())).map_err(err)?;
@@ -161,6 +165,12 @@ impl Fields {
         self.0 & (1 << i) != 0
     }
 
+    /// Whether these fields include one the handle keeps apart (`childTasks`,
+    /// `truncatedInstruction`, `childTaskInstructionPrefixes`).
+    fn need_whole(self) -> bool {
+        self.has(4) || self.has(6) || self.has(8)
+    }
+
     /// The header at `i` as these fields show it: whole ([`TaskStore::whole`]) when they include
     /// a field the handle keeps apart (`childTasks`, `truncatedInstruction`,
     /// `childTaskInstructionPrefixes`).
@@ -169,7 +179,7 @@ impl Fields {
         store: &TaskStore,
         i: usize,
     ) -> Option<Cow<'_, ConversationSkeleton>> {
-        match self.has(4) || self.has(6) || self.has(8) {
+        match self.need_whole() {
             true => store.whole(i).map(Cow::Owned),
             false => store.skeletons.get(i).map(Cow::Borrowed),
         }
