@@ -435,8 +435,9 @@ export type HierarchyMetrics = {
 
 /**
  * How a tree node was linked to its parent: its [`ParentEvidence`] without `matchedPrefix`. The
- * matched text is 192 characters of the child's normalised instruction, a quarter of a tree's
- * JSON, and a tree view shows only how the link was made; the task's header keeps the text.
+ * matched text is up to 192 characters of the child's normalised instruction (3.7 of the 27 MB
+ * of a 50 000-task tree), and a tree view shows only how the link was made; the task's header
+ * keeps the text.
  */
 export type TreeEvidence = {
   source: "history_item" | "child_ids" | "task_metadata" | "instruction_prefix",
