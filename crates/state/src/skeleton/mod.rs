@@ -499,7 +499,6 @@ fn completed(ui: &UiPass, api: &ApiPass, stored: &StoredFiles) -> bool {
         || (ui.count == 0 && api.completed)
 }
 
-/// The legacy keys of the children's instructions, distinct, in order.
 /// A header's two match keys, from its instruction and its child calls: `truncatedInstruction`
 /// and `childTaskInstructionPrefixes` (a long-lived handle drops them and derives them again here
 /// when a header is shown whole).
@@ -515,6 +514,7 @@ pub fn instruction_keys(
     (truncated, child_prefixes(children))
 }
 
+/// The legacy keys of the children's instructions, distinct, in order.
 fn child_prefixes(children: &[NewTaskInstruction]) -> Vec<String> {
     let mut prefixes: Vec<String> = Vec::new();
     for child in children {
