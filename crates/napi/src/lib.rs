@@ -52,13 +52,6 @@ pub(crate) fn to_js_parsed<'e, T: serde::Serialize + ?Sized>(
     parse_latin1(env, &text)
 }
 
-/// `JSON.parse(text)`.
-pub(crate) fn json_parse<'e>(env: &'e napi::Env, text: &str) -> napi::Result<napi::Unknown<'e>> {
-    let parse: napi::bindgen_prelude::Function<'_, &str, napi::Unknown<'_>> =
-        env.run_script("JSON.parse")?;
-    parse.call(text)
-}
-
 /// `JSON.parse` of a JSON text written as Latin-1 bytes ([`roo_js::to_latin1_json`]).
 pub(crate) fn parse_latin1<'e>(env: &'e napi::Env, text: &[u8]) -> napi::Result<napi::Unknown<'e>> {
     let parse: napi::bindgen_prelude::Function<'_, napi::Unknown<'_>, napi::Unknown<'_>> =

@@ -387,6 +387,11 @@ impl TaskStore {
         env: &'e Env,
         options: Option<TaskHeadersOptions>,
     ) -> napi::Result<Unknown<'e>> {
-        crate::json_parse(env, &self.headers_json(options)?)
+        let fields = fields_of(options.unwrap_or_default().fields).map_err(|e| e.into_napi(env))?;
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        let text = store
+            .headers_latin1(fields)
+            .map_err(|e| CodedError::core(e.code(), e).into_napi(env))?;
+        crate::parse_latin1(env, &text)
     }
 }

@@ -184,6 +184,20 @@ fn a_change_inside_a_folder_relinks_like_a_fresh_pass() {
     let full: Vec<serde_json::Value> =
         serde_json::from_slice(&store.headers_json(Fields::default()).expect("json"))
             .expect("parse");
+    // The Latin-1 form JavaScript gets reads back as the same headers, whole and lean.
+    for fields in [
+        Fields::default(),
+        Fields::parse(&["metadata"]).expect("fields"),
+    ] {
+        let latin1 = store.headers_latin1(fields).expect("json");
+        let text: String = latin1.iter().map(|&b| char::from(b)).collect();
+        let utf8: serde_json::Value =
+            serde_json::from_slice(&store.headers_json(fields).expect("json")).expect("parse");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&text).expect("parse"),
+            utf8
+        );
+    }
     for name in HEADER_FIELDS {
         let fields = Fields::parse(&[name]).expect("fields");
         let picked: Vec<serde_json::Value> =

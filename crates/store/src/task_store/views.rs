@@ -70,16 +70,31 @@ impl Views {
 }
 
 impl TaskStore {
-    /// Every header as one JSON array, with `fields` of each (the bulk transfer to JavaScript).
+    /// Every header as one JSON array, with `fields` of each.
     pub fn headers_json(&self, fields: Fields) -> crate::Result<Vec<u8>> {
+        self.write_headers(fields, serde_json::ser::CompactFormatter)
+    }
+
+    /// [`TaskStore::headers_json`] as Latin-1 bytes ([`roo_js::latin1`]): the bulk transfer to
+    /// JavaScript.
+    pub fn headers_latin1(&self, fields: Fields) -> crate::Result<Vec<u8>> {
+        self.write_headers(fields, roo_js::latin1::Latin1Formatter)
+    }
+
+    fn write_headers<F: serde_json::ser::Formatter>(
+        &self,
+        fields: Fields,
+        formatter: F,
+    ) -> crate::Result<Vec<u8>> {
         use serde::ser::SerializeSeq;
         let err = |e: serde_json::Error| StoreError::InvalidArgument(e.to_string());
+        let mut out = Vec::new();
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
         if !fields.need_whole() {
             let picked: Vec<Picked<'_>> = self.skeletons.iter().map(|s| fields.pick(s)).collect();
-            return serde_json::to_vec(&picked).map_err(err);
+            picked.serialize(&mut ser).map_err(err)?;
+            return Ok(out);
         }
-        let mut out = Vec::new();
-        let mut ser = serde_json::Serializer::new(&mut out);
         let mut seq = ser.serialize_seq(Some(self.skeletons.len())).map_err(err)?;
         // Headers made whole (when the fields need it) a block at a time, in parallel.
         let all: Vec<usize> = (0..self.skeletons.len()).collect();
