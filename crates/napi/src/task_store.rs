@@ -31,6 +31,10 @@ pub struct OpenTaskStoreOptions {
     pub no_cache: Option<bool>,
     /// Honour stored links (history_item, childIds, task_metadata); default true.
     pub use_stored_links: Option<bool>,
+    /// Stat every file of every task on each refresh (default false: in a store whose host
+    /// replaces its files by rename, Roo, Zoo or Kilo Code, a task folder whose modification time
+    /// has not moved is taken as unchanged, and one folder in 16 is checked in full each time).
+    pub every_file: Option<bool>,
     /// Tasks parsed so far of the store being read (a first open of a large store parses every
     /// task).
     #[napi(ts_type = "(progress: Progress) => void")]
@@ -148,6 +152,7 @@ impl From<OpenTaskStoreOptions> for OpenTask {
                 tasks_dirs: dirs,
                 cache_root,
                 ignore_stored_links: !o.use_stored_links.unwrap_or(true),
+                every_file: o.every_file.unwrap_or(false),
             }),
             progress: o.on_progress,
             cancel: cancel_flag(o.signal),

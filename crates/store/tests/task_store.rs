@@ -334,6 +334,7 @@ fn an_open_reports_progress_and_can_be_cancelled() {
             tasks_dirs: vec![tasks.clone()],
             cache_root: cache.clone(),
             ignore_stored_links: false,
+            every_file: false,
         };
         let store = TaskStore::open_with(
             &HostEnv::current(),
@@ -359,6 +360,7 @@ fn an_open_reports_progress_and_can_be_cancelled() {
             tasks_dirs: vec![tasks.clone()],
             cache_root: Some(cache_root.with_file_name("other")),
             ignore_stored_links: false,
+            every_file: false,
         },
         Watch {
             on_progress: None,

@@ -130,12 +130,22 @@ pub fn rebuild_opts(
 
 /// A task store handle over `tasks`, with its cache under `cache_root` (`None`: no cache).
 pub fn open_store(tasks: &Path, cache_root: Option<&Path>) -> roo_store::task_store::TaskStore {
+    open_store_with(tasks, cache_root, false)
+}
+
+/// [`open_store`]; `every_file`: every file of every task stat'ed on each refresh.
+pub fn open_store_with(
+    tasks: &Path,
+    cache_root: Option<&Path>,
+    every_file: bool,
+) -> roo_store::task_store::TaskStore {
     roo_store::task_store::TaskStore::open(
         &roo_store::HostEnv::current(),
         &roo_store::task_store::OpenOptions {
             tasks_dirs: vec![tasks.to_path_buf()],
             cache_root: cache_root.map(Path::to_path_buf),
             ignore_stored_links: false,
+            every_file,
         },
     )
     .expect("open")
