@@ -4,12 +4,12 @@
 
 mod common;
 
-use common::{make_tasks, open_store_with};
+use common::{age, make_tasks, open_store_with, set_mtime};
 use roo_store::cache::{self, SLICES};
 use roo_store::task_store::{Lookup, TaskStore};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 const N: usize = 40;
 
@@ -24,21 +24,6 @@ fn store(host: &str, n: usize) -> (tempfile::TempDir, PathBuf, PathBuf) {
     }
     let cache = tmp.path().join("cache");
     (tmp, tasks, cache)
-}
-
-/// Every file of `dir` made `files` seconds old, and `dir` itself `folder` seconds.
-fn age(dir: &Path, files: u64, folder: u64) {
-    let now = SystemTime::now();
-    for f in fs::read_dir(dir).expect("task").flatten() {
-        set_mtime(&f.path(), now - Duration::from_secs(files));
-    }
-    set_mtime(dir, now - Duration::from_secs(folder));
-}
-
-fn set_mtime(path: &Path, t: SystemTime) {
-    fs::File::open(path)
-        .and_then(|f| f.set_modified(t))
-        .expect("set mtime");
 }
 
 fn open(tasks: &Path, cache: &Path, every_file: bool) -> TaskStore {

@@ -77,6 +77,21 @@ pub fn touch(path: &Path, secs: u64) {
     f.set_modified(t).expect("set mtime");
 }
 
+/// Every file of `dir` made `files` seconds old, and `dir` itself `folder` seconds.
+pub fn age(dir: &Path, files: u64, folder: u64) {
+    let now = SystemTime::now();
+    for f in fs::read_dir(dir).expect("task").flatten() {
+        set_mtime(&f.path(), now - Duration::from_secs(files));
+    }
+    set_mtime(dir, now - Duration::from_secs(folder));
+}
+
+pub fn set_mtime(path: &Path, t: SystemTime) {
+    fs::File::open(path)
+        .and_then(|f| f.set_modified(t))
+        .expect("set mtime");
+}
+
 /// Every file under `root` with its bytes, relative paths sorted.
 pub fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
