@@ -338,7 +338,7 @@ impl TaskStore {
                 max_depth: Some(o.max_depth.unwrap_or(DEFAULT_TREE_DEPTH)),
             })
             .map_err(|e| CodedError::core(e.code(), e).into_napi(env))?;
-        crate::parse_latin1(env, &json)
+        crate::parse_latin1_shared(env, &json)
     }
 
     /// The trees of several tasks (full ids) in one pass, in the order given: each as
