@@ -142,7 +142,8 @@ pub fn list_task_dirs(tasks_dir: &Path) -> Result<(Vec<TaskDir>, Vec<Diagnostic>
             ));
         }
     }
-    dirs.sort();
+    // Unstable: faster, and two entries are never equal (their paths differ).
+    dirs.sort_unstable();
     Ok((dirs, diagnostics))
 }
 

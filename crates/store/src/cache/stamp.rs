@@ -101,6 +101,16 @@ pub fn trusted<'a>(tasks: impl Iterator<Item = (&'a TaskSig, Option<FolderMark>)
     !newest.is_empty() && newest.iter().all(|n| n.1)
 }
 
+/// A listed folder relative to the tasks folder: its id when that is its name (the id is the
+/// name made UTF-8, so it is longer when they differ), else the name.
+fn relative<'a>(id: &'a str, dir: &'a Path) -> &'a Path {
+    if dir.as_os_str().as_encoded_bytes().ends_with(id.as_bytes()) {
+        Path::new(id)
+    } else {
+        dir.file_name().map_or(dir, Path::new)
+    }
+}
+
 fn newest_file(sig: &TaskSig) -> i64 {
     sig.iter().flatten().map(|f| f.1).max().unwrap_or(0)
 }
@@ -113,8 +123,7 @@ pub fn task_stamps(tasks_dir: &Path, dirs: &[(String, PathBuf)], folders: &Folde
     dirs.par_iter()
         .enumerate()
         .map_init(PathBuf::new, |path, (i, (id, d))| {
-            // `d` is `tasks_dir` joined with the folder's name.
-            let rel = d.file_name().map_or(d.as_path(), Path::new);
+            let rel = relative(id, d);
             let folder = match folders {
                 Folders::Ignore => None,
                 _ => at.folder_mtime(rel),
@@ -193,6 +202,19 @@ mod tests {
         tasks.push(task(4000, None));
         assert!(!trusts(&tasks));
         assert!(!trusts(&[]));
+    }
+
+    #[test]
+    fn a_folder_is_found_by_its_name_even_when_it_is_not_utf8() {
+        let dir = Path::new("/s/tasks/0190-a");
+        assert_eq!(relative("0190-a", dir), Path::new("0190-a"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let raw = std::ffi::OsStr::from_bytes(b"t\xffz");
+            let dir = Path::new("/s/tasks").join(raw);
+            assert_eq!(relative("t\u{fffd}z", &dir), Path::new(raw));
+        }
     }
 
     #[test]
