@@ -386,34 +386,25 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
     // One buffer for every window: a new one would be fresh pages each time (freed memory goes
     // back to the system at once), all 124 MB of a 50 000-task section faulted in and zeroed.
     let mut data = Vec::new();
+    // Each task's slot with its entry, link and signature, taken by the window that holds its
+    // line: a header is parsed straight into its slot, not collected into a vector per window
+    // first (fresh pages for every window: 40 MB over a 50 000-task section) and moved.
+    let mut slots: Vec<Option<Slot<'_>>> = (tasks.iter_mut().zip(&index.entries))
+        .zip(links.iter_mut().zip(&sigs))
+        .map(Some)
+        .collect();
     for (window, start, members) in windows {
         if read_span(&mut f, index.data_start + start, window, &mut data).is_err() {
             data.clear();
         }
-        // What the handle does not keep out of each header as it is parsed: freed where it was made,
-        // not left as holes among the headers kept.
-        let parsed: Vec<_> = members
-            .into_par_iter()
-            .filter_map(|i| {
-                let (e, t) = (index.entries.get(i)?, tasks.get(i)?);
-                let mut s = skeleton_in(&data, start, e, &t.id)?;
-                let todos = crate::task_store::lean_out(&mut s);
-                Some((i, s, todos))
-            })
+        let window: Vec<Slot<'_>> = (members.iter())
+            .filter_map(|&i| slots.get_mut(i)?.take())
             .collect();
-        for (i, mut s, todos) in parsed {
-            if let (Some(t), Some(link), Some(sig)) =
-                (tasks.get_mut(i), links.get_mut(i), sigs.get(i))
-            {
-                s.parent_task_id = link.0.take();
-                s.root_task_id = link.1.take();
-                s.parent_evidence = link.2.take();
-                t.sig = *sig;
-                t.skeleton = Some(s);
-                t.todos = todos;
-            }
-        }
+        window
+            .into_par_iter()
+            .for_each(|((t, e), (link, sig))| parse_into(t, &data, start, e, link, sig));
     }
+    drop(slots);
     let journal_bytes = fs::metadata(journal_path(&file)).map_or(0, |m| m.len());
     Some(StoreSnapshot {
         hierarchy: if journal_bytes == 0 {
@@ -428,6 +419,35 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
         generation: index.header.generation,
         tasks,
     })
+}
+
+/// A task of [`snapshot_of`] whose line is still to be parsed: its slot, entry, link and signature.
+type Slot<'a> = (
+    (&'a mut CachedTask, &'a Entry),
+    (&'a mut super::Link, &'a TaskSig),
+);
+
+/// Parse the line of `e` (in the window `data` that starts at `start`) into the task `t`, the
+/// handle's lean form of it: what the handle does not keep out of the header is freed by the
+/// thread that made it, not left as holes among the headers kept. A line that does not check out
+/// leaves the task without a header.
+fn parse_into(
+    t: &mut CachedTask,
+    data: &[u8],
+    start: u64,
+    e: &Entry,
+    link: &mut super::Link,
+    sig: &TaskSig,
+) {
+    let Some(mut s) = skeleton_in(data, start, e, &t.id) else {
+        return;
+    };
+    t.todos = crate::task_store::lean_out(&mut s);
+    s.parent_task_id = link.0.take();
+    s.root_task_id = link.1.take();
+    s.parent_evidence = link.2.take();
+    t.sig = *sig;
+    t.skeleton = Some(s);
 }
 
 /// The most of the data section [`read_snapshot`] holds at once (a longer line is read alone).
