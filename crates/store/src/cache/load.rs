@@ -427,10 +427,10 @@ type Slot<'a> = (
     (&'a mut super::Link, &'a TaskSig),
 );
 
-/// Parse the line of `e` (in the window `data` that starts at `start`) into the task `t`, the
-/// handle's lean form of it: what the handle does not keep out of the header is freed by the
-/// thread that made it, not left as holes among the headers kept. A line that does not check out
-/// leaves the task without a header.
+/// Parse the line of `e` (in the window `data` that starts at `start`) into the task `t`, in the
+/// handle's lean form ([`crate::task_store::lean_header`]: what the handle does not keep out of
+/// the header is never built). A line that does not check out or names another task leaves the
+/// task without a header.
 fn parse_into(
     t: &mut CachedTask,
     data: &[u8],
@@ -439,15 +439,20 @@ fn parse_into(
     link: &mut super::Link,
     sig: &TaskSig,
 ) {
-    let Some(mut s) = skeleton_in(data, start, e, &t.id) else {
+    let line = e
+        .off
+        .checked_sub(start)
+        .and_then(|off| line_at(data, off, e));
+    let parsed = line.and_then(|l| crate::task_store::lean_header(l).ok());
+    let Some((mut s, todos)) = parsed.filter(|(s, _)| s.task_id == t.id) else {
         return;
     };
-    t.todos = crate::task_store::lean_out(&mut s);
     s.parent_task_id = link.0.take();
     s.root_task_id = link.1.take();
     s.parent_evidence = link.2.take();
     t.sig = *sig;
     t.skeleton = Some(s);
+    t.todos = todos;
 }
 
 /// The most of the data section [`read_snapshot`] holds at once (a longer line is read alone).
@@ -487,14 +492,6 @@ fn read_span(f: &mut fs::File, at: u64, len: u64, data: &mut Vec<u8>) -> std::io
     data.reserve(usize::try_from(len).unwrap_or(0));
     f.take(len).read_to_end(data)?;
     Ok(())
-}
-
-/// [`skeleton_of`] for a window of the data section that starts at `start`, for the task `id`
-/// (the entry's id, moved out of it).
-fn skeleton_in(window: &[u8], start: u64, e: &Entry, id: &str) -> Option<ConversationSkeleton> {
-    let s: ConversationSkeleton =
-        serde_json::from_slice(line_at(window, e.off.checked_sub(start)?, e)?).ok()?;
-    (s.task_id == id).then_some(s)
 }
 
 #[cfg(test)]

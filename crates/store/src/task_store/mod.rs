@@ -28,10 +28,12 @@ use std::time::Instant;
 
 mod changes;
 mod children;
+mod lean_json;
 mod list;
 mod views;
 
 pub(crate) use children::lean_out;
+pub(crate) use lean_json::lean_header;
 pub use list::{ListKey, ListPage, ListQuery, SortKey};
 pub use views::{Fields, Picked, HEADER_FIELDS};
 
