@@ -1265,6 +1265,11 @@ export type TaskStoreRefresh = {
    */
   relinked: number,
   /**
+   * Task folders whose files were not stat'ed because the folder's modification time stood
+   * for them (a store whose host writes by rename; see `everyFile`).
+   */
+  foldersTrusted: number,
+  /**
    * How the cache took the change: `none`, `appended`, `rewritten`, or `disabled`.
    */
   cache: "none" | "appended" | "rewritten" | "disabled",
@@ -3083,6 +3088,12 @@ export interface OpenTaskStoreOptions {
   noCache?: boolean
   /** Honour stored links (history_item, childIds, task_metadata); default true. */
   useStoredLinks?: boolean
+  /**
+   * Stat every file of every task on each refresh (default false: in a store whose host
+   * replaces its files by rename, Roo, Zoo or Kilo Code, a task folder whose modification time
+   * has not moved is taken as unchanged, and one folder in 16 is checked in full each time).
+   */
+  everyFile?: boolean
   /**
    * Tasks parsed so far of the store being read (a first open of a large store parses every
    * task).

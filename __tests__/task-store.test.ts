@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fs from 'node:fs'
 import path from 'node:path'
+import v8 from 'node:v8'
+import vm from 'node:vm'
 import { core, repoRoot, tempDir } from './helpers'
 
 const fixtures = (name: string) => path.join(repoRoot, 'fixtures', 'stores', name, 'tasks')
@@ -103,6 +105,27 @@ describe('TaskStore on the fixtures', () => {
     expect(orphan?.parentMissing).toBe(true)
     expect(orphan?.depth).toBe(0)
     expect(core.getTaskTree(cut.headers())).toEqual(cut.tree())
+    fs.rmSync(work, { recursive: true, force: true })
+  })
+
+  it('serves the kept tree again and again across collections and refreshes', async () => {
+    // V8 may read the kept tree text in place (an external string holding a reference to it):
+    // collected strings release their reference, a refresh replaces the text, and each tree
+    // reads the same.
+    v8.setFlagsFromString('--expose-gc')
+    const gc = vm.runInNewContext('gc') as () => void
+    const work = tempDir('roo-task-store-gc-')
+    const tasksDir = path.join(work, 'tasks')
+    fs.cpSync(fixtures('history-item-v3.50'), tasksDir, { recursive: true })
+    const store = await core.TaskStore.open({ tasksDir, noCache: true })
+    const first = JSON.stringify(store.tree())
+    for (let i = 0; i < 40; i++) {
+      expect(JSON.stringify(store.tree())).toBe(first)
+      if (i % 8 === 0) {
+        gc()
+        await store.refresh()
+      }
+    }
     fs.rmSync(work, { recursive: true, force: true })
   })
 

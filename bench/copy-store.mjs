@@ -60,13 +60,16 @@ export async function median(runs, fn) {
 
 /**
  * Change one task of the store (round `round` picks a different one each time): its record file
- * gets a newer modification time, then the handle is refreshed, which must see that one change.
+ * is written again, then the handle is refreshed, which must see that one change.
  */
 export async function changeOneTask(store, tasks, ids, round) {
   const dir = path.join(tasks, ids[(round * 37) % ids.length])
-  const f = ['ui_messages.json', 'claude_messages.json', 'api_conversation_history.json'].map((n) => path.join(dir, n)).find((p) => fs.existsSync(p))
-  const when = new Date(Date.now() + (round + 1) * 1000)
-  fs.utimesSync(f, when, when)
+  const name = ['ui_messages.json', 'claude_messages.json', 'api_conversation_history.json'].find((n) => fs.existsSync(path.join(dir, n)))
+  const f = path.join(dir, name)
+  // As Roo, Zoo and Kilo Code write: a temporary file beside it, renamed over it.
+  const tmp = path.join(dir, `.${name}.bench.tmp`)
+  fs.copyFileSync(f, tmp)
+  fs.renameSync(tmp, f)
   const r = await store.refresh()
   if (r.changed !== 1) throw new Error(`expected one change, got ${r.changed}`)
 }

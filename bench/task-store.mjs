@@ -10,9 +10,12 @@
 // copies store: the headers a list view uses <= 3x the warm refresh.
 //
 //   node bench/task-store.mjs [tasks=5000]     (fixture tasks copied under new ids, copy-store.mjs)
-//   node bench/task-store.mjs <tasks folder>   (a generated store, e.g. roo-corpus --tasks 50000:
-//                                              only modification times are touched; the cache
-//                                              goes to a temp dir)
+//   node bench/task-store.mjs <tasks folder>   (a generated store, e.g. roo-corpus --tasks 50000
+//                                              --out <d>/globalStorage/rooveterinaryinc.roo-cline:
+//                                              a path naming the host, as a real store's does, so
+//                                              a folder's time may stand for its files; the bench
+//                                              rewrites a few task files by rename, as the host
+//                                              does; the cache goes to a temp dir)
 //   TASK_STORE_ADDON=<other .node> node bench/task-store.mjs ...   (another build, e.g. main's kept
 //                                              aside, for a before/after in the same session)
 import fs from 'node:fs'
@@ -50,6 +53,18 @@ c.TaskStore.open({ tasksDir: ${JSON.stringify(tasks)}, cacheDir: ${JSON.stringif
   return { open, peak, size }
 }
 
+// A fresh process that opens the handle with every file stat'ed on each refresh (`everyFile`):
+// the median of its refreshes with nothing changed.
+function everyFileRefresh() {
+  const script = `const c = require(${JSON.stringify(addon)});
+c.TaskStore.open({ tasksDir: ${JSON.stringify(tasks)}, cacheDir: ${JSON.stringify(cacheDir)}, everyFile: true }).then(async (s) => {
+  const t = [];
+  for (let i = 0; i < 9; i++) { const s0 = process.hrtime.bigint(); await s.refresh(); t.push(Number(process.hrtime.bigint() - s0) / 1e6) }
+  console.log(t.sort((a, b) => a - b)[4]);
+});`
+  return Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim())
+}
+
 // Every file of every task folder read once in a fresh process (one thread): the bytes a cold open
 // parses. Run twice before the cold open: the first run says whether the store came from the disk
 // (a store out of the page cache makes the cold open 3-4x slower: 13 s against 3.7 s at 50 000),
@@ -77,10 +92,13 @@ try {
   const store = await core.TaskStore.open({ tasksDir: tasks, cacheDir })
   const warmOpen = ms(t)
 
+  let trusted = 0
   const warm = await median(9, async () => {
     const r = await store.refresh()
     if (r.cache !== 'none') throw new Error('a warm refresh changed something')
+    trusted = r.foldersTrusted ?? 0
   })
+  const everyFile = everyFileRefresh()
   const passes = []
   const oneChanged = await median(7, async (round) => {
     await changeOneTask(store, tasks, ids, round)
@@ -107,7 +125,8 @@ try {
   row('raw read of the task files', `${raw.ms.toFixed(0)} ms`, `${(raw.bytes / 1048576).toFixed(0)} MiB, one thread (first read: ${firstRead.ms.toFixed(0)} ms)`)
   row('open cold (cache built)', `${cold.open.toFixed(0)} ms`, `${(cold.open / raw.ms).toFixed(2)}x the raw read, peak ${cold.peak.toFixed(0)} MiB (a fresh process)`)
   row('open warm (from the cache)', `${warmOpen.toFixed(0)} ms`)
-  row('refresh, nothing changed', `${warm.toFixed(1)} ms`, '(baseline)')
+  row('refresh, nothing changed', `${warm.toFixed(1)} ms`, `(baseline; ${trusted} of ${N} folders stood for their files)`)
+  row('  the same, every file stat\'ed', `${everyFile.toFixed(1)} ms`, `${r(everyFile)} (everyFile, a fresh process)`)
   row('refresh, one task changed', `${oneChanged.toFixed(1)} ms`, r(oneChanged))
   row('hierarchy pass (Rust)', `${hierarchyRust.toFixed(1)} ms`, '(median of the one-change refreshes)')
   row('tree() into JS', `${tree.toFixed(1)} ms`, r(tree))

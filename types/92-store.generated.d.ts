@@ -507,6 +507,11 @@ export type TaskStoreRefresh = {
    */
   relinked: number,
   /**
+   * Task folders whose files were not stat'ed because the folder's modification time stood
+   * for them (a store whose host writes by rename; see `everyFile`).
+   */
+  foldersTrusted: number,
+  /**
    * How the cache took the change: `none`, `appended`, `rewritten`, or `disabled`.
    */
   cache: "none" | "appended" | "rewritten" | "disabled",

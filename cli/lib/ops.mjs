@@ -75,7 +75,8 @@ export async function taskTree(sel, opts = {}, io = noIo) {
     })
     let rootId
     if (focus) {
-      if (!loaded.skeletons.some((s) => s.taskId === focus.taskId)) {
+      const known = loaded.handle ? loaded.handle.get(focus.taskId) !== null : loaded.skeletons.some((s) => s.taskId === focus.taskId)
+      if (!known) {
         throw new RooStateError('TASK_NOT_FOUND', `Task ${focus.taskId} has no skeleton in ${tasksDir} (its folder holds no task file).`)
       }
       const ancestors = loaded.handle ? loaded.handle.ancestors(focus.taskId) : call('getAncestors', loaded.skeletons, focus.taskId)
@@ -88,7 +89,7 @@ export async function taskTree(sel, opts = {}, io = noIo) {
     stores.push({
       tasksDir,
       source: loaded.source,
-      tasks: loaded.skeletons.length,
+      tasks: loaded.handle ? loaded.handle.size : loaded.skeletons.length,
       metrics: loaded.metrics,
       roots,
       diagnostics: loaded.diagnostics,
@@ -119,11 +120,18 @@ export async function conversationView(sel, opts, io = noIo) {
   let ids = [t.taskId]
   if (mode !== 'single') {
     const loaded = await storeSkeletons(t.tasksDir, { cacheDir: sel.cacheDir, noCache: opts.noCache, onProgress: io.onProgress, signal: io.signal })
-    const byId = new Map(loaded.skeletons.map((s) => [s.taskId, s]))
+    const handle = loaded.handle
     if (mode === 'chain') {
-      const ancestors = loaded.handle ? loaded.handle.ancestors(t.taskId) : call('getAncestors', loaded.skeletons, t.taskId)
+      const ancestors = handle ? handle.ancestors(t.taskId) : call('getAncestors', loaded.skeletons, t.taskId)
       ids = [...ancestors.reverse(), t.taskId]
+    } else if (handle) {
+      // The handle answers from the headers it holds: no header is handed over but the two read.
+      const parent = handle.get(t.taskId)?.parentTaskId
+      const head = parent && handle.get(parent) ? parent : t.taskId
+      const [node] = handle.tree({ rootId: head, maxDepth: 1 })
+      ids = [head, ...(node?.children ?? []).map((c) => c.taskId)]
     } else {
+      const byId = new Map(loaded.skeletons.map((s) => [s.taskId, s]))
       const self = byId.get(t.taskId)
       const head = self?.parentTaskId && byId.has(self.parentTaskId) ? self.parentTaskId : t.taskId
       const children = loaded.skeletons

@@ -150,7 +150,10 @@ export async function storeHandle(tasksDir, opts = {}) {
     return known
   }
   const TaskStore = core().TaskStore
-  const handle = await TaskStore.open({ tasksDir, cacheDir, noCache: Boolean(noCache), onProgress, signal })
+  // ROO_STATE_EVERY_FILE=1: every file of every task stat'ed on each refresh (for stores written
+  // in place by tools other than the host, or synchronised by copying files).
+  const everyFile = process.env.ROO_STATE_EVERY_FILE === '1'
+  const handle = await TaskStore.open({ tasksDir, cacheDir, noCache: Boolean(noCache), everyFile, onProgress, signal })
   handles.set(key, handle)
   return handle
 }

@@ -77,6 +77,7 @@ impl SkeletonSource for TasksDirSource {
                 tasks_dirs: vec![self.tasks_dir.clone()],
                 cache_root: None,
                 ignore_stored_links: false,
+                every_file: false,
             },
             Watch {
                 on_progress: None,

@@ -54,10 +54,27 @@ pub(crate) fn to_js_parsed<'e, T: serde::Serialize + ?Sized>(
 
 /// `JSON.parse` of a JSON text written as Latin-1 bytes ([`roo_js::to_latin1_json`]).
 pub(crate) fn parse_latin1<'e>(env: &'e napi::Env, text: &[u8]) -> napi::Result<napi::Unknown<'e>> {
+    let raw = sys::RawEnv::new(env);
+    json_parse(env, raw.latin1(text)?)
+}
+
+/// [`parse_latin1`] of a text the caller keeps anyway (a tree the handle holds): V8 reads it in
+/// place where it can ([`sys::RawEnv::latin1_shared`]), without a copy.
+pub(crate) fn parse_latin1_shared<'e>(
+    env: &'e napi::Env,
+    text: &std::sync::Arc<[u8]>,
+) -> napi::Result<napi::Unknown<'e>> {
+    let raw = sys::RawEnv::new(env);
+    json_parse(env, raw.latin1_shared(text)?)
+}
+
+fn json_parse<'e>(
+    env: &'e napi::Env,
+    text: napi::sys::napi_value,
+) -> napi::Result<napi::Unknown<'e>> {
     let parse: napi::bindgen_prelude::Function<'_, napi::Unknown<'_>, napi::Unknown<'_>> =
         env.run_script("JSON.parse")?;
-    let raw = sys::RawEnv::new(env);
-    parse.call(raw.unknown(raw.latin1(text)?))
+    parse.call(sys::RawEnv::new(env).unknown(text))
 }
 
 /// Hand what the calling thread allocated and freed back to the system now, not when it next

@@ -1,10 +1,11 @@
 //! Every `unsafe` block of the binding, and nothing else.
 //!
 //! The crate is under the workspace lints (`unsafe_code = "deny"`); this module alone is allowed
-//! unsafe code, because three things cannot be done without it: raw N-API calls (the result
+//! unsafe code, because four things cannot be done without it: raw N-API calls (the result
 //! writer builds JavaScript values straight from serde, which napi's safe types would slow by
 //! a C string and a name lookup per property), napi's conversion traits (whose methods are
-//! `unsafe fn`), and two calls into mimalloc's C API. Each block says what makes it sound.
+//! `unsafe fn`), two calls into mimalloc's C API, and the run-time lookup of a Node-API call
+//! newer than the oldest Node supported. Each block says what makes it sound.
 //!
 //! The N-API wrappers are methods of [`RawEnv`], which can only be made from a live [`Env`] and
 //! carries its lifetime: a wrapper is never called with another environment or after the
@@ -21,6 +22,7 @@ use napi::{Env, JsValue, Unknown};
 use serde::Serialize;
 use std::marker::PhantomData;
 use std::ptr;
+use std::sync::Arc;
 
 type Result<T> = napi::Result<T>;
 
@@ -140,6 +142,38 @@ impl<'e> RawEnv<'e> {
         })
     }
 
+    /// A string of the Latin-1 characters `text` that V8 reads in place where Node has
+    /// `node_api_create_external_string_latin1` (18.18, 20.4 and later): the string holds a
+    /// reference to `text`, released when V8 collects it. Elsewhere a copy ([`RawEnv::latin1`]).
+    pub(crate) fn latin1_shared(self, text: &Arc<[u8]>) -> Result<napi_value> {
+        let Some(create_external) = external_latin1() else {
+            return self.latin1(text);
+        };
+        let hint = Box::into_raw(Box::new(Arc::clone(text)));
+        let mut copied = false;
+        // SAFETY: see above; the bytes live in the `Arc` allocation that `hint` keeps alive until
+        // `release_shared` drops it, which N-API calls once: when V8 collects the string, or
+        // before returning when it copied them instead. `create_external` has the signature
+        // Node declares for that symbol (`external_latin1`).
+        let result = create(|out| unsafe {
+            create_external(
+                self.env,
+                text.as_ptr().cast(),
+                text.len() as isize,
+                Some(release_shared),
+                hint.cast(),
+                out,
+                &mut copied,
+            )
+        });
+        if result.is_err() {
+            // Refused before it took the bytes (an argument check): the reference is ours again.
+            // SAFETY: `hint` came from `Box::into_raw` above and N-API did not keep it.
+            drop(unsafe { Box::from_raw(hint) });
+        }
+        result
+    }
+
     /// A `Buffer` holding a copy of `bytes`.
     pub(crate) fn buffer(self, bytes: &[u8]) -> Result<napi_value> {
         // SAFETY: see above; N-API copies `bytes.len()` bytes from `bytes` and, with a null
@@ -216,6 +250,54 @@ impl<T: Serialize> ToNapiValue for Written<T> {
         let env = Env::from_raw(env);
         Ok(crate::to_js(&env, &val.0)?.raw())
     }
+}
+
+/// `node_api_create_external_string_latin1`, as Node declares it.
+type ExternalLatin1 = unsafe extern "C" fn(
+    napi_env,
+    *const std::ffi::c_char,
+    isize,
+    sys::napi_finalize,
+    *mut std::ffi::c_void,
+    *mut napi_value,
+    *mut bool,
+) -> napi_status;
+
+/// `node_api_create_external_string_latin1` of the running Node, if it has one. Looked up at run
+/// time: bound at load, an addon would not load in a Node without it.
+fn external_latin1() -> Option<ExternalLatin1> {
+    static FOUND: std::sync::OnceLock<Option<ExternalLatin1>> = std::sync::OnceLock::new();
+    *FOUND.get_or_init(|| {
+        #[cfg(unix)]
+        {
+            // SAFETY: `dlsym` with a NUL-terminated name searches the loaded objects; Node exports
+            // its Node-API symbols for addons. A non-null result is that function, whose C
+            // declaration `ExternalLatin1` matches.
+            let found = unsafe {
+                libc::dlsym(
+                    libc::RTLD_DEFAULT,
+                    c"node_api_create_external_string_latin1".as_ptr(),
+                )
+            };
+            (!found.is_null())
+                .then(|| unsafe { std::mem::transmute::<*mut libc::c_void, ExternalLatin1>(found) })
+        }
+        #[cfg(not(unix))]
+        {
+            None
+        }
+    })
+}
+
+/// The finalizer of [`RawEnv::latin1_shared`]'s strings: drops the reference it holds.
+unsafe extern "C" fn release_shared(
+    _env: napi_env,
+    _data: *mut std::ffi::c_void,
+    hint: *mut std::ffi::c_void,
+) {
+    // SAFETY: `hint` is the `Box<Arc<[u8]>>` `latin1_shared` leaked for this string; N-API calls
+    // this once per string.
+    drop(unsafe { Box::from_raw(hint.cast::<Arc<[u8]>>()) });
 }
 
 /// mimalloc's `purge_delay` option (its position in mimalloc's option list).

@@ -31,6 +31,10 @@ pub struct OpenTaskStoreOptions {
     pub no_cache: Option<bool>,
     /// Honour stored links (history_item, childIds, task_metadata); default true.
     pub use_stored_links: Option<bool>,
+    /// Stat every file of every task on each refresh (default false: in a store whose host
+    /// replaces its files by rename, Roo, Zoo or Kilo Code, a task folder whose modification time
+    /// has not moved is taken as unchanged, and one folder in 16 is checked in full each time).
+    pub every_file: Option<bool>,
     /// Tasks parsed so far of the store being read (a first open of a large store parses every
     /// task).
     #[napi(ts_type = "(progress: Progress) => void")]
@@ -148,6 +152,7 @@ impl From<OpenTaskStoreOptions> for OpenTask {
                 tasks_dirs: dirs,
                 cache_root,
                 ignore_stored_links: !o.use_stored_links.unwrap_or(true),
+                every_file: o.every_file.unwrap_or(false),
             }),
             progress: o.on_progress,
             cancel: cancel_flag(o.signal),
@@ -333,7 +338,7 @@ impl TaskStore {
                 max_depth: Some(o.max_depth.unwrap_or(DEFAULT_TREE_DEPTH)),
             })
             .map_err(|e| CodedError::core(e.code(), e).into_napi(env))?;
-        crate::parse_latin1(env, &json)
+        crate::parse_latin1_shared(env, &json)
     }
 
     /// The trees of several tasks (full ids) in one pass, in the order given: each as

@@ -67,6 +67,7 @@ fn open(tasks: &Path, cache: &Path) -> TaskStore {
             tasks_dirs: vec![tasks.to_path_buf()],
             cache_root: Some(cache.to_path_buf()),
             ignore_stored_links: false,
+            every_file: false,
         },
     )
     .unwrap_or_else(|e| panic!("open {}: {e}", tasks.display()))

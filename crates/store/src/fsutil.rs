@@ -52,15 +52,34 @@ impl SigDir {
 
     /// [`file_sig`] of `rel` inside the folder (an absolute `rel` is taken as it is).
     pub fn file_sig(&self, rel: &Path) -> FileSig {
+        match self.stat(rel)? {
+            (Kind::File, len, ns) => Some((len, ns)),
+            _ => None,
+        }
+    }
+
+    /// The modification time (ns since the epoch) of the folder `rel` inside this one; `None`
+    /// when it is missing or not a folder.
+    pub fn folder_mtime(&self, rel: &Path) -> Option<i64> {
+        match self.stat(rel)? {
+            (Kind::Folder, _, ns) => Some(ns),
+            _ => None,
+        }
+    }
+
+    /// The kind, size and modification time of `rel` (symbolic links followed).
+    fn stat(&self, rel: &Path) -> Option<(Kind, u64, i64)> {
         #[cfg(target_os = "linux")]
         if let Some(fd) = &self.fd {
             use rustix::fs::{statx, AtFlags, FileType, StatxFlags};
             let mask = StatxFlags::TYPE | StatxFlags::SIZE | StatxFlags::MTIME;
             match statx(fd, rel, AtFlags::STATX_DONT_SYNC, mask) {
                 Ok(st) => {
-                    if FileType::from_raw_mode(st.stx_mode.into()) != FileType::RegularFile {
-                        return None;
-                    }
+                    let kind = match FileType::from_raw_mode(st.stx_mode.into()) {
+                        FileType::RegularFile => Kind::File,
+                        FileType::Directory => Kind::Folder,
+                        _ => Kind::Other,
+                    };
                     let t = &st.stx_mtime;
                     // As `mtime_ns`: a time before the epoch is 0.
                     let ns = if t.tv_sec < 0 {
@@ -69,15 +88,29 @@ impl SigDir {
                         (i128::from(t.tv_sec) * 1_000_000_000 + i128::from(t.tv_nsec))
                             .min(i128::from(i64::MAX)) as i64
                     };
-                    return Some((st.stx_size, ns));
+                    return Some((kind, st.stx_size, ns));
                 }
                 // A kernel without statx: the path as below.
                 Err(rustix::io::Errno::NOSYS) => {}
                 Err(_) => return None,
             }
         }
-        file_sig(&self.path.join(rel))
+        let md = fs::metadata(self.path.join(rel)).ok()?;
+        let kind = if md.is_file() {
+            Kind::File
+        } else if md.is_dir() {
+            Kind::Folder
+        } else {
+            Kind::Other
+        };
+        Some((kind, md.len(), mtime_ns(&md)))
     }
+}
+
+enum Kind {
+    File,
+    Folder,
+    Other,
 }
 
 pub fn mtime_ns(md: &fs::Metadata) -> i64 {

@@ -145,6 +145,7 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
                 tasks_dirs: vec![tasks_dir.clone()],
                 cache_root,
                 ignore_stored_links: false,
+                every_file: false,
             },
             watch,
         )

@@ -28,6 +28,7 @@ fn open(tasks: &Path, cache: &Path) -> TaskStore {
             tasks_dirs: vec![tasks.to_path_buf()],
             cache_root: Some(cache.to_path_buf()),
             ignore_stored_links: false,
+            every_file: false,
         },
     )
     .expect("open")
@@ -53,6 +54,7 @@ fn served(tasks: &Path, cache: Option<&Path>) -> Vec<(String, String)> {
                 tasks_dirs: vec![tasks.to_path_buf()],
                 cache_root: None,
                 ignore_stored_links: false,
+                every_file: false,
             },
         )
         .expect("open"),

@@ -21,6 +21,7 @@ fn open(tasks: &Path, cache: Option<&Path>) -> Option<TaskStore> {
                 tasks_dirs: vec![tasks],
                 cache_root: cache,
                 ignore_stored_links: false,
+                every_file: false,
             },
         );
         let _ = tx.send(r);

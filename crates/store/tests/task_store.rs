@@ -336,7 +336,7 @@ fn two_stores_open_as_one_in_id_order_and_the_first_keeps_a_shared_id() {
             &OpenOptions {
                 tasks_dirs: vec![first.clone(), second.clone()],
                 cache_root: cache.cloned(),
-                ignore_stored_links: false,
+                ..OpenOptions::default()
             },
         )
         .expect("open");
@@ -382,6 +382,7 @@ fn an_open_reports_progress_and_can_be_cancelled() {
             tasks_dirs: vec![tasks.clone()],
             cache_root: cache.clone(),
             ignore_stored_links: false,
+            every_file: false,
         };
         let store = TaskStore::open_with(
             &HostEnv::current(),
@@ -407,6 +408,7 @@ fn an_open_reports_progress_and_can_be_cancelled() {
             tasks_dirs: vec![tasks.clone()],
             cache_root: Some(cache_root.with_file_name("other")),
             ignore_stored_links: false,
+            every_file: false,
         },
         Watch {
             on_progress: None,

@@ -18,8 +18,18 @@ mod common;
 /// A generated store of `n` tasks (about 6 kB each) in a temporary folder, and its tasks folder;
 /// `strip`: without stored links, so that every link is inferred.
 fn generated(n: usize, seed: u64, strip: bool) -> (tempfile::TempDir, std::path::PathBuf) {
+    generated_in("store", n, seed, strip)
+}
+
+/// [`generated`] in `<temporary folder>/<sub>/tasks`.
+fn generated_in(
+    sub: &str,
+    n: usize,
+    seed: u64,
+    strip: bool,
+) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let store_dir = dir.path().join("store");
+    let store_dir = dir.path().join(sub);
     roo_corpus::generate(
         &store_dir,
         &roo_corpus::CorpusSpec {
@@ -92,6 +102,12 @@ fn listed(store: &TaskStore, key: SortKey) -> Vec<String> {
 /// Rewrite a child task's instruction wherever its ui messages hold it, in place (same file, same size,
 /// a later modification time; the folder's entries and time untouched). Returns its id.
 fn rewrite_an_instruction(store: &TaskStore, tasks: &Path) -> String {
+    rewrite_an_instruction_by(store, tasks, false)
+}
+
+/// [`rewrite_an_instruction`]; `by_rename`: the new text written beside the file and renamed
+/// over it, as Roo Code writes (the folder's time moves).
+fn rewrite_an_instruction_by(store: &TaskStore, tasks: &Path, by_rename: bool) -> String {
     for s in store.skeletons() {
         let (Some(_), Some(instruction)) = (&s.parent_task_id, &s.instruction) else {
             continue;
@@ -115,6 +131,12 @@ fn rewrite_an_instruction(store: &TaskStore, tasks: &Path) -> String {
         let dir_time = fs::metadata(file.parent().expect("folder"))
             .and_then(|m| m.modified())
             .expect("folder time");
+        if by_rename {
+            let tmp = file.with_file_name(".ui_messages.json.tmp");
+            fs::write(&tmp, changed.as_bytes()).expect("write");
+            fs::rename(&tmp, &file).expect("rename");
+            return s.task_id.clone();
+        }
         let mut f = fs::OpenOptions::new()
             .write(true)
             .truncate(true)
@@ -214,6 +236,29 @@ fn a_change_inside_a_folder_relinks_like_a_fresh_pass() {
         }
     }
     assert!(Fields::parse(&["instructions"]).is_err());
+}
+
+#[test]
+fn a_rename_in_a_roo_store_relinks_like_a_fresh_pass_with_one_stat_per_folder() {
+    let (dir, tasks) = generated_in("globalStorage/rooveterinaryinc.roo-cline", 300, 33, true);
+    // Files written two minutes ago and each folder one (settled, and newer than its files).
+    for e in fs::read_dir(&tasks).expect("tasks").flatten() {
+        if e.path().is_dir() {
+            common::age(&e.path(), 120, 60);
+        }
+    }
+    let mut store = open(&tasks, &dir.path().join("cache"));
+    let changed = rewrite_an_instruction_by(&store, &tasks, true);
+    let report = store.refresh().expect("refresh");
+    assert_eq!((report.changed, report.added, report.removed), (1, 0, 0));
+    assert!(report.folders_trusted > 250, "{report:?}");
+    assert!(store
+        .get(&changed)
+        .expect("task")
+        .instruction
+        .as_deref()
+        .is_some_and(|i| i.contains("qq")));
+    assert_eq!(links(&store), fresh_links(&tasks), "after the refresh");
 }
 
 #[test]

@@ -11,11 +11,27 @@ use super::{num, Gen, Rendered};
 use crate::time::ms;
 use crate::Era;
 
+/// Writes `name` in `dir` as a host of the task's time did: in place, or beside it and renamed.
+fn write_file(dir: &Path, name: &str, bytes: &[u8], by_rename: bool) -> io::Result<()> {
+    if !by_rename {
+        return fs::write(dir.join(name), bytes);
+    }
+    let tmp = dir.join(format!(".{name}.tmp"));
+    fs::write(&tmp, bytes)?;
+    fs::rename(&tmp, dir.join(name))
+}
+
 impl Gen<'_> {
     /// Writes the task folder `dir`; returns the history item (v3.49+ eras) and the bytes written.
     pub(super) fn finish(mut self, dir: &Path, strip_links: bool) -> io::Result<Rendered> {
         let p = self.p;
         fs::create_dir_all(dir)?;
+        // Roo Code writes each task file to a temporary file beside it and renames it over the
+        // old one since its release of 2025-06-25 (Zoo and Kilo Code inherit it); before, and in
+        // Cline, files are written in place. The folder's modification time tells: a rename
+        // moves it.
+        let by_rename = p.start_ts >= ms(2025, 6, 25);
+        let put = |name: &str, bytes: &[u8]| write_file(dir, name, bytes, by_rename);
         let mut ui = std::mem::take(&mut self.ui);
         let mut bytes = 0u64;
         let ui_file = if p.era == Era::ClaudeDev2024 && p.start_ts < ms(2024, 10, 6) {
@@ -36,7 +52,7 @@ impl Gen<'_> {
             }
         }
         drop(ui);
-        fs::write(dir.join(ui_file), &framed)?;
+        put(ui_file, &framed)?;
         bytes += framed.len() as u64;
         drop(framed);
         let api = std::mem::take(&mut self.api);
@@ -51,18 +67,18 @@ impl Gen<'_> {
             framed.push(b']');
         }
         drop(api);
-        fs::write(dir.join("api_conversation_history.json"), &framed)?;
+        put("api_conversation_history.json", &framed)?;
         bytes += framed.len() as u64;
         drop(framed);
         if self.st.metadata {
             let meta = json!({"files_in_context": std::mem::take(&mut self.files)}).to_string();
-            fs::write(dir.join("task_metadata.json"), &meta)?;
+            put("task_metadata.json", meta.as_bytes())?;
             bytes += meta.len() as u64;
         }
         let history_item = if self.st.history {
             let v = self.history_item(bytes, strip_links);
             let s = v.to_string();
-            fs::write(dir.join("history_item.json"), &s)?;
+            put("history_item.json", s.as_bytes())?;
             bytes += s.len() as u64;
             Some(v)
         } else {

@@ -17,6 +17,9 @@ pub struct BuildOptions<'a> {
     pub cancel: Option<&'a AtomicBool>,
     /// How long to wait for another builder of the same store.
     pub lock_wait: Duration,
+    /// Stat every file of every task, even where a folder's time could stand for its files
+    /// (module `stamp`).
+    pub every_file: bool,
 }
 
 impl BuildOptions<'_> {
@@ -28,6 +31,7 @@ impl BuildOptions<'_> {
             on_progress: None,
             cancel: None,
             lock_wait: crate::lock::DEFAULT_WAIT,
+            every_file: false,
         }
     }
 }
@@ -256,7 +260,14 @@ pub(super) fn build_store_keeping(
 
     let old = old_index(&cache_file, diagnostics);
     let dirs = list_tasks(&tasks_dir)?;
-    let sigs = task_sigs(&tasks_dir, &dirs);
+    // Every file stat'ed; folders marked where their time may stand for their files later.
+    let folders = if opts.every_file || !writes_by_rename(&tasks_dir) {
+        Folders::Ignore
+    } else {
+        Folders::Mark
+    };
+    let stamps = task_stamps(&tasks_dir, &dirs, &folders);
+    let sigs: Vec<TaskSig> = stamps.iter().map(|s| s.sig).collect();
     if cancelled(opts) {
         return Err(StoreError::Aborted);
     }
@@ -334,7 +345,7 @@ pub(super) fn build_store_keeping(
     let entries = new_entries(
         slots,
         &dirs,
-        &sigs,
+        &stamps,
         &old_data,
         &links,
         &mut out,
@@ -398,6 +409,7 @@ fn handed_over(entries: Vec<Entry>, linked: Vec<ConversationSkeleton>) -> Vec<Ca
                     [None; 5]
                 },
                 id: e.id,
+                folder: e.folder.filter(|_| skeleton.is_some() || e.len == 0),
                 skeleton,
                 diagnostics: e.diagnostics,
                 todos: None,
@@ -568,7 +580,7 @@ fn link_slots(
 fn new_entries(
     slots: Vec<EntryDraft>,
     dirs: &[(String, PathBuf)],
-    sigs: &[TaskSig],
+    stamps: &[Stamp],
     old_data: &[u8],
     links: &HashMap<String, Link>,
     out: &mut StoreBuild,
@@ -580,7 +592,7 @@ fn new_entries(
         let (id, _) = &dirs[i];
         let fresh = |ws: Option<String>, line: Option<Line>, diagnostics| Entry {
             id: id.clone(),
-            sig: sigs[i],
+            sig: stamps[i].sig,
             off: line.map_or(0, |l| l.off),
             len: line.map_or(0, |l| l.len),
             h: line.map(|l| l.h),
@@ -589,6 +601,7 @@ fn new_entries(
             root: None,
             evidence: None,
             diagnostics,
+            folder: stamps[i].folder,
         };
         let mut entry = match slot {
             EntryDraft::Old(e) => {
@@ -602,7 +615,9 @@ fn new_entries(
                         e.h = None;
                     }
                 }
-                // A skipped entry keeps its old signature, so it stays stale until parsed.
+                // A skipped entry keeps its old signature, so it stays stale until parsed; its
+                // folder's time must not stand for that signature.
+                e.folder = stamps[i].folder.filter(|_| e.sig == stamps[i].sig);
                 e
             }
             EntryDraft::New(_, line, ws) => {

@@ -114,6 +114,8 @@ pub enum TaskUpdate<'a> {
         skeleton: Option<&'a ConversationSkeleton>,
         diagnostics: &'a [Diagnostic],
         link: Link,
+        /// The folder's mark from the pass that took `sig`.
+        folder: Option<FolderMark>,
     },
     /// An unchanged task whose links the hierarchy changed.
     Relinked { id: &'a str, link: Link },
@@ -202,6 +204,7 @@ fn journal_entry(
             skeleton,
             diagnostics,
             link,
+            folder,
         } => {
             let (off, len, h, ws) = match skeleton {
                 Some(s) => {
@@ -226,6 +229,7 @@ fn journal_entry(
                 root: link.1.clone(),
                 evidence: link.2.clone(),
                 diagnostics: diagnostics.to_vec(),
+                folder: *folder,
             }
         }
         TaskUpdate::Relinked { id, link } => match current.get(id) {
@@ -250,6 +254,7 @@ fn journal_entry(
                 root: None,
                 evidence: None,
                 diagnostics: Vec::new(),
+                folder: None,
             };
             return Ok(Some((entry, true)));
         }

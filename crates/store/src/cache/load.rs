@@ -230,6 +230,8 @@ pub struct CachedTask {
     /// The header's child calls' todos, taken out as JSON text as the header was read (the task
     /// store handle keeps them so); `None`: none, or still in the header.
     pub todos: Option<Box<str>>,
+    /// The folder's mark from the pass that took `sig` (module `stamp`).
+    pub folder: Option<FolderMark>,
 }
 
 impl CachedTask {
@@ -250,6 +252,7 @@ impl CachedTask {
             skeleton,
             diagnostics,
             todos,
+            folder: None,
         }
     }
 }
@@ -300,7 +303,7 @@ pub fn open_snapshot(
     if let ReadOutcome::Ok(index) = read_index(&file) {
         if index.journal_damage.is_none()
             && !opts.force_rebuild
-            && unchanged(&tasks_dir, &index.entries)?
+            && unchanged(&tasks_dir, &index.entries, opts.every_file)?
         {
             let lines = index.entries.iter().filter(|e| e.len > 0).count();
             if let Some(snap) = snapshot_of(*index, tasks_dir.clone(), file.clone()) {
@@ -342,18 +345,40 @@ pub fn cache_generation(cache_root: &Path, tasks_dir: &Path) -> Option<(u64, u64
 }
 
 /// Every task folder of `tasks_dir` has an entry of its signature, and every entry a folder.
-fn unchanged(tasks_dir: &Path, entries: &[Entry]) -> Result<bool> {
+/// Where the store allows it, a folder's time stands for its files (module `stamp`).
+fn unchanged(tasks_dir: &Path, entries: &[Entry], every_file: bool) -> Result<bool> {
     let dirs = list_tasks(tasks_dir)?;
     if dirs.len() != entries.len() {
         return Ok(false);
     }
-    let sigs = task_sigs(tasks_dir, &dirs);
-    let known: HashMap<&str, &TaskSig> = entries.iter().map(|e| (e.id.as_str(), &e.sig)).collect();
+    let known: HashMap<&str, &Entry> = entries.iter().map(|e| (e.id.as_str(), e)).collect();
+    // The entries are in the listing's order, save for changes.
+    let prior = |i: usize, id: &str| {
+        let e = match entries.get(i) {
+            Some(e) if e.id == id => e,
+            _ => known.get(id)?,
+        };
+        Some((e.sig, e.folder?))
+    };
+    let trust = !every_file
+        && writes_by_rename(tasks_dir)
+        && trusted(entries.iter().map(|e| (&e.sig, e.folder)));
+    let folders = if trust {
+        // Another process each time: the slice checked in full moves with the clock.
+        let slice = usize::try_from(roo_js::now_ms() / 1000).unwrap_or(0) % SLICES;
+        Folders::Trust {
+            prior: &prior,
+            slice,
+        }
+    } else {
+        Folders::Ignore
+    };
+    let stamps = task_stamps(tasks_dir, &dirs, &folders);
     Ok(known.len() == dirs.len()
         && dirs
             .iter()
-            .zip(&sigs)
-            .all(|((id, _), sig)| known.get(id.as_str()) == Some(&sig)))
+            .zip(&stamps)
+            .all(|((id, _), st)| known.get(id.as_str()).map(|e| e.sig) == Some(st.sig)))
 }
 
 /// [`read_snapshot`] of an index already read.
@@ -369,9 +394,9 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
         .collect();
     let windows = windows(&index.entries);
     let mut tasks: Vec<CachedTask> = Vec::with_capacity(index.entries.len());
-    let mut sigs: Vec<TaskSig> = Vec::with_capacity(index.entries.len());
+    let mut sigs: Vec<(TaskSig, Option<FolderMark>)> = Vec::with_capacity(index.entries.len());
     for e in &mut index.entries {
-        sigs.push(e.sig);
+        sigs.push((e.sig, e.folder));
         tasks.push(CachedTask {
             id: std::mem::take(&mut e.id),
             // An entry whose line is unreadable keeps a signature that matches nothing.
@@ -379,6 +404,7 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
             skeleton: None,
             diagnostics: std::mem::take(&mut e.diagnostics),
             todos: None,
+            folder: None,
         });
     }
     // The data section a window at a time (lines in file order), not whole: the section is most
@@ -421,10 +447,11 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
     })
 }
 
-/// A task of [`snapshot_of`] whose line is still to be parsed: its slot, entry, link and signature.
+/// A task of [`snapshot_of`] whose line is still to be parsed: its slot, entry, link, signature
+/// and folder mark.
 type Slot<'a> = (
     (&'a mut CachedTask, &'a Entry),
-    (&'a mut super::Link, &'a TaskSig),
+    (&'a mut super::Link, &'a (TaskSig, Option<FolderMark>)),
 );
 
 /// Parse the line of `e` (in the window `data` that starts at `start`) into the task `t`, in the
@@ -437,7 +464,7 @@ fn parse_into(
     start: u64,
     e: &Entry,
     link: &mut super::Link,
-    sig: &TaskSig,
+    sig: &(TaskSig, Option<FolderMark>),
 ) {
     let line = e
         .off
@@ -450,7 +477,7 @@ fn parse_into(
     s.parent_task_id = link.0.take();
     s.root_task_id = link.1.take();
     s.parent_evidence = link.2.take();
-    t.sig = *sig;
+    (t.sig, t.folder) = *sig;
     t.skeleton = Some(s);
     t.todos = todos;
 }

@@ -10,7 +10,8 @@
 //! - line 2: a JSON array of entries, one per task: id, the size and modification time (ns) of
 //!   each source file (`ui_messages.json`, `claude_messages.json`, `api_conversation_history.json`,
 //!   `history_item.json`, `task_metadata.json`; `null` when absent), where the task's skeleton lies
-//!   in the data section, its normalised workspace, and the parent link the hierarchy gave it;
+//!   in the data section, its normalised workspace, the parent link the hierarchy gave it, and,
+//!   in a store whose host writes by rename, the folder's modification time ([`FolderMark`]);
 //! - then the data section: each task's skeleton header (no `sequence`) as one JSON line, exactly
 //!   as `analyze_task` produced it, before the hierarchy.
 //!
@@ -30,7 +31,8 @@
 //!
 //! A warm build with nothing changed reads the index lines, checks the data section's checksums
 //! and stats the source files (four or five per task, in parallel): no skeleton is deserialised
-//! and nothing is written.
+//! and nothing is written. A handle's open stats one folder per task instead where the folder's
+//! time may stand for its files (module `stamp`).
 //! When something changed, unchanged skeletons are taken from the data section as they are (their
 //! bytes are copied, not re-serialised), changed tasks are parsed, the hierarchy runs over the
 //! whole store, and the new file replaces the old one by rename.
@@ -61,14 +63,16 @@ use std::time::{Duration, Instant};
 mod build;
 mod journal;
 mod load;
+mod stamp;
 
 pub use build::*;
 pub use journal::*;
 use journal::{apply_journal, journal_path, new_generation, read_hierarchy_note};
 pub use load::*;
+pub use stamp::*;
 
 /// Bumped whenever the file layout or the meaning of its fields changes.
-pub const CACHE_FORMAT_VERSION: u32 = 2;
+pub const CACHE_FORMAT_VERSION: u32 = 3;
 const MAGIC: &str = "roo-state-core skeleton cache";
 /// The cache file name inside a store's cache directory.
 pub const CACHE_FILE: &str = "cache.bin";
@@ -91,22 +95,12 @@ pub fn task_sig(dir: &Path) -> TaskSig {
     sig_with(|name| fsutil::file_sig(&dir.join(name)))
 }
 
-/// [`task_sig`] of each task folder of `tasks_dir` (as [`list_tasks`] gave them), in parallel,
-/// each file stat'ed relative to `tasks_dir` opened once ([`fsutil::SigDir`]).
+/// [`task_sig`] of each task folder of `tasks_dir` (as [`list_tasks`] gave them): every file
+/// stat'ed ([`task_stamps`] with [`Folders::Ignore`]).
 pub fn task_sigs(tasks_dir: &Path, dirs: &[(String, PathBuf)]) -> Vec<TaskSig> {
-    let at = fsutil::SigDir::open(tasks_dir);
-    dirs.par_iter()
-        .map_init(PathBuf::new, |path, (_, d)| {
-            // `d` is `tasks_dir` joined with the folder's name.
-            let rel = d.file_name().map_or(d.as_path(), Path::new);
-            sig_with(|name| {
-                // One path buffer per thread, not one allocation per file.
-                path.as_mut_os_string().clear();
-                path.push(rel);
-                path.push(name);
-                at.file_sig(path)
-            })
-        })
+    task_stamps(tasks_dir, dirs, &Folders::Ignore)
+        .into_iter()
+        .map(|s| s.sig)
         .collect()
 }
 
@@ -170,6 +164,9 @@ struct Entry {
     /// Why a task has no skeleton.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     diagnostics: Vec<Diagnostic>,
+    /// The task folder's mark, when its time may stand for its files (module `stamp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    folder: Option<FolderMark>,
 }
 
 /// A cache file's header and entries, and where its data section starts.

@@ -12,7 +12,7 @@
 //! - Queries run in Rust over the headers; only what a caller shows crosses to JavaScript. The
 //!   bulk form, [`TaskStore::headers_json`], is one JSON document (`views.rs`).
 
-use crate::cache::{self, BuildOptions, TaskSig, TaskUpdate};
+use crate::cache::{self, BuildOptions, FolderMark, Stamp, TaskSig, TaskUpdate};
 use crate::discover::{discover_storage, DiscoverOptions};
 use crate::{HostEnv, Result, StoreError};
 use rayon::prelude::*;
@@ -30,6 +30,7 @@ mod changes;
 mod children;
 mod lean_json;
 mod list;
+mod stamps;
 mod views;
 
 pub(crate) use children::lean_out;
@@ -46,6 +47,9 @@ pub struct OpenOptions {
     pub cache_root: Option<PathBuf>,
     /// `false`: every parent link is inferred from instructions.
     pub ignore_stored_links: bool,
+    /// Stat every file of every task on each refresh, even where a folder's time could stand
+    /// for its files ([`cache::Folders`]).
+    pub every_file: bool,
 }
 
 /// What a long open reports and who may stop it (see [`TaskStore::open_with`]).
@@ -68,14 +72,21 @@ impl Watch<'_> {
 struct Task {
     store: usize,
     sig: TaskSig,
+    /// Its folder's mark from the pass that took `sig`.
+    folder: Option<FolderMark>,
     /// What its header's child calls keep outside it (module `children`).
     apart: Option<Box<children::Apart>>,
 }
 
 impl Task {
-    fn new(store: usize, sig: TaskSig, todos: Option<Box<str>>) -> Task {
+    fn new(store: usize, stamp: Stamp, todos: Option<Box<str>>) -> Task {
         let apart = todos.map(children::Apart::todos);
-        Task { store, sig, apart }
+        Task {
+            store,
+            sig: stamp.sig,
+            folder: stamp.folder,
+            apart,
+        }
     }
 }
 
@@ -118,6 +129,9 @@ pub struct RefreshReport {
     pub failed: u32,
     /// Unchanged tasks whose parent the hierarchy changed.
     pub relinked: u32,
+    /// Task folders whose files were not stat'ed because the folder's modification time stood
+    /// for them (a store whose host writes by rename; see `everyFile`).
+    pub folders_trusted: u32,
     /// How the cache took the change: `none`, `appended`, `rewritten`, or `disabled`.
     #[cfg_attr(
         feature = "ts",
@@ -139,6 +153,10 @@ pub enum Lookup {
 /// The handle. See the [module documentation](self).
 pub struct TaskStore {
     cache_root: Option<PathBuf>,
+    /// [`OpenOptions::every_file`].
+    every_file: bool,
+    /// Refreshes so far: which slice of folders the next one stats in full.
+    passes: usize,
     hierarchy: HierarchyOptions,
     stores: Vec<StoreInfo>,
     /// Sorted by task id; `skeletons[i]` belongs to `tasks[i]`.
@@ -165,16 +183,19 @@ pub struct TaskStore {
 type Fresh = (
     usize,
     String,
-    TaskSig,
+    Stamp,
     Option<ConversationSkeleton>,
     Vec<Diagnostic>,
 );
+
+/// A task folder a refresh found: its store, id, path and stamp.
+type OnDisk = (usize, String, PathBuf, Stamp);
 
 /// A task read again by a refresh: its store, id, signature, and header or diagnostics.
 type Parsed = (
     usize,
     String,
-    TaskSig,
+    Stamp,
     std::result::Result<ConversationSkeleton, Vec<Diagnostic>>,
 );
 
@@ -206,6 +227,8 @@ impl TaskStore {
         };
         let mut store = TaskStore {
             cache_root: opts.cache_root.clone(),
+            every_file: opts.every_file,
+            passes: 0,
             hierarchy: HierarchyOptions {
                 use_stored_links: !opts.ignore_stored_links,
                 ..HierarchyOptions::default()
@@ -273,7 +296,12 @@ impl TaskStore {
         store.skeletons.reserve_exact(kept);
         for (n, k) in order {
             let t = &mut loaded[n][k];
-            let task = Task::new(n, t.sig, t.todos.take());
+            let stamp = Stamp {
+                sig: t.sig,
+                folder: t.folder,
+                trusted: false,
+            };
+            let task = Task::new(n, stamp, t.todos.take());
             match t.skeleton.take() {
                 Some(s) => {
                     store.tasks.push(task);
@@ -321,6 +349,7 @@ impl TaskStore {
                 &BuildOptions {
                     on_progress: watch.on_progress,
                     cancel: watch.cancel,
+                    every_file: self.every_file,
                     ..BuildOptions::new(root)
                 },
             )?;
@@ -407,49 +436,8 @@ impl TaskStore {
         let start = Instant::now();
         let mut report = RefreshReport::default();
         // What is on disk now, per store.
-        let mut on_disk: Vec<(usize, String, PathBuf, TaskSig)> = Vec::new();
-        for (n, info) in self.stores.iter().enumerate() {
-            let dirs = cache::list_tasks(Path::new(&info.tasks_dir))?;
-            let sigs = cache::task_sigs(Path::new(&info.tasks_dir), &dirs);
-            on_disk.extend(
-                dirs.into_iter()
-                    .zip(sigs)
-                    .map(|((id, d), sig)| (n, id, d, sig)),
-            );
-        }
-        let mut seen: HashMap<&str, ()> = HashMap::with_capacity(on_disk.len());
-        let mut to_parse: Vec<&(usize, String, PathBuf, TaskSig)> = Vec::new();
-        for t in &on_disk {
-            if seen.insert(t.1.as_str(), ()).is_some() {
-                continue;
-            }
-            let known = match self.index.get(&t.1) {
-                Some(&i) => self.tasks.get(i).map(|k| (k.store, k.sig)),
-                None => self.failed.get(&t.1).map(|f| (f.0, f.1)),
-            };
-            match known {
-                Some((store, sig)) if store == t.0 && sig == t.3 => {}
-                Some(_) => {
-                    report.changed += 1;
-                    to_parse.push(t);
-                }
-                None => {
-                    report.added += 1;
-                    to_parse.push(t);
-                }
-            }
-        }
-        let gone: Vec<(usize, String)> = self
-            .skeletons
-            .iter()
-            .zip(&self.tasks)
-            .map(|(s, t)| (t.store, s.task_id.as_str()))
-            .chain(self.failed.iter().map(|(id, f)| (f.0, id.as_str())))
-            .filter(|(_, id)| !seen.contains_key(id))
-            .map(|(n, id)| (n, id.to_owned()))
-            .collect();
-        report.removed = gone.len() as u32;
-        report.tasks = seen.len() as u32;
+        let on_disk = self.stamp_stores(&mut report)?;
+        let (to_parse, gone) = self.compare(&on_disk, &mut report);
         if to_parse.is_empty() && gone.is_empty() {
             report.cache = "none".into();
             report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
@@ -543,7 +531,7 @@ impl TaskStore {
                 }
                 Err(d) => {
                     report.failed += 1;
-                    self.failed.insert(id.clone(), (n, sig, d.clone()));
+                    self.failed.insert(id.clone(), (n, sig.sig, d.clone()));
                     fresh.push((n, id, sig, None, d));
                 }
             }
@@ -589,7 +577,8 @@ impl TaskStore {
                 if *store == n {
                     updates.push(TaskUpdate::Parsed {
                         id,
-                        sig: *sig,
+                        sig: sig.sig,
+                        folder: sig.folder,
                         skeleton: s.as_ref(),
                         diagnostics: d,
                         link: link_of(id),
@@ -751,6 +740,7 @@ impl TaskStore {
             tasks_dirs,
             cache_root: Some(env.cache_root(None)),
             ignore_stored_links: false,
+            every_file: false,
         };
         match Self::open_with(env, &opts, watch) {
             Ok(s) => Ok((s, None)),

@@ -77,6 +77,21 @@ pub fn touch(path: &Path, secs: u64) {
     f.set_modified(t).expect("set mtime");
 }
 
+/// Every file of `dir` made `files` seconds old, and `dir` itself `folder` seconds.
+pub fn age(dir: &Path, files: u64, folder: u64) {
+    let now = SystemTime::now();
+    for f in fs::read_dir(dir).expect("task").flatten() {
+        set_mtime(&f.path(), now - Duration::from_secs(files));
+    }
+    set_mtime(dir, now - Duration::from_secs(folder));
+}
+
+pub fn set_mtime(path: &Path, t: SystemTime) {
+    fs::File::open(path)
+        .and_then(|f| f.set_modified(t))
+        .expect("set mtime");
+}
+
 /// Every file under `root` with its bytes, relative paths sorted.
 pub fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
@@ -130,12 +145,22 @@ pub fn rebuild_opts(
 
 /// A task store handle over `tasks`, with its cache under `cache_root` (`None`: no cache).
 pub fn open_store(tasks: &Path, cache_root: Option<&Path>) -> roo_store::task_store::TaskStore {
+    open_store_with(tasks, cache_root, false)
+}
+
+/// [`open_store`]; `every_file`: every file of every task stat'ed on each refresh.
+pub fn open_store_with(
+    tasks: &Path,
+    cache_root: Option<&Path>,
+    every_file: bool,
+) -> roo_store::task_store::TaskStore {
     roo_store::task_store::TaskStore::open(
         &roo_store::HostEnv::current(),
         &roo_store::task_store::OpenOptions {
             tasks_dirs: vec![tasks.to_path_buf()],
             cache_root: cache_root.map(Path::to_path_buf),
             ignore_stored_links: false,
+            every_file,
         },
     )
     .expect("open")

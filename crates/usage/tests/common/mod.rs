@@ -16,6 +16,7 @@ pub fn open(tasks: &Path) -> TaskStore {
             tasks_dirs: vec![tasks.to_path_buf()],
             cache_root: None,
             ignore_stored_links: false,
+            every_file: false,
         },
     )
     .expect("open the store")
