@@ -409,9 +409,10 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
     }
     // The data section a window at a time (lines in file order), not whole: the section is most
     // of the file, and a handle's open would otherwise hold it beside every parsed header.
-    // One buffer for every window: a new one would be fresh pages each time (freed memory goes
-    // back to the system at once), all 124 MB of a 50 000-task section faulted in and zeroed.
-    let mut data = Vec::new();
+    // Two buffers for every window, one read while the other's lines are parsed: a new one for
+    // each would be fresh pages each time (freed memory goes back to the system at once), all
+    // 124 MB of a 50 000-task section faulted in and zeroed.
+    let (mut data, mut next) = (Vec::new(), Vec::new());
     // Each task's slot with its entry, link and signature, taken by the window that holds its
     // line: a header is parsed straight into its slot, not collected into a vector per window
     // first (fresh pages for every window: 40 MB over a 50 000-task section) and moved.
@@ -419,16 +420,29 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
         .zip(links.iter_mut().zip(&sigs))
         .map(Some)
         .collect();
-    for (window, start, members) in windows {
-        if read_span(&mut f, index.data_start + start, window, &mut data).is_err() {
-            data.clear();
+    let data_start = index.data_start;
+    let read = |f: &mut fs::File, w: Option<&(u64, u64, Vec<usize>)>, buf: &mut Vec<u8>| {
+        if let Some((window, start, _)) = w {
+            if read_span(f, data_start + start, *window, buf).is_err() {
+                buf.clear();
+            }
         }
+    };
+    read(&mut f, windows.first(), &mut data);
+    for (k, (_, start, members)) in windows.iter().enumerate() {
         let window: Vec<Slot<'_>> = (members.iter())
             .filter_map(|&i| slots.get_mut(i)?.take())
             .collect();
-        window
-            .into_par_iter()
-            .for_each(|((t, e), (link, sig))| parse_into(t, &data, start, e, link, sig));
+        let start = *start;
+        rayon::join(
+            || read(&mut f, windows.get(k + 1), &mut next),
+            || {
+                window
+                    .into_par_iter()
+                    .for_each(|((t, e), (link, sig))| parse_into(t, &data, start, e, link, sig))
+            },
+        );
+        std::mem::swap(&mut data, &mut next);
     }
     drop(slots);
     let journal_bytes = fs::metadata(journal_path(&file)).map_or(0, |m| m.len());
@@ -482,8 +496,10 @@ fn parse_into(
     t.todos = todos;
 }
 
-/// The most of the data section [`read_snapshot`] holds at once (a longer line is read alone).
-const WINDOW: u64 = 8 << 20;
+/// The most of the data section each of [`snapshot_of`]'s two buffers holds (a longer line is read
+/// alone): one window is read while the one before it is parsed, together what one window of
+/// 8 MiB was when reading and parsing took turns.
+const WINDOW: u64 = 4 << 20;
 
 /// The entries with a line, in windows of the data section of at most `WINDOW` bytes (or one
 /// longer line): each window's length, start, and the positions of the entries it holds.
