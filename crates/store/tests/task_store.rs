@@ -318,6 +318,54 @@ fn a_file_or_an_empty_path_is_refused_with_what_it_is() {
 }
 
 #[test]
+fn two_stores_open_as_one_in_id_order_and_the_first_keeps_a_shared_id() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (first, second) = (
+        dir.path().join("a").join("tasks"),
+        dir.path().join("b").join("tasks"),
+    );
+    make_tasks(&first, 4);
+    // t00000..t00006: the first four are the first store's ids too; t00007 has no task files.
+    make_tasks(&second, 7);
+    fs::create_dir_all(second.join("t00007")).expect("mkdir");
+    let cache_root = dir.path().join("cache");
+    // Without a cache, then from a cache built by the first open and read back by the second.
+    for cache in [None, Some(&cache_root), Some(&cache_root)] {
+        let store = TaskStore::open(
+            &HostEnv::current(),
+            &OpenOptions {
+                tasks_dirs: vec![first.clone(), second.clone()],
+                cache_root: cache.cloned(),
+                ..OpenOptions::default()
+            },
+        )
+        .expect("open");
+        let ids: Vec<&str> = store
+            .skeletons()
+            .iter()
+            .map(|s| s.task_id.as_str())
+            .collect();
+        assert_eq!(
+            ids,
+            ["t00000", "t00001", "t00002", "t00003", "t00004", "t00005", "t00006"]
+        );
+        for (i, id) in ids.iter().enumerate() {
+            let home = if i < 4 { &first } else { &second };
+            assert_eq!(store.task_dir(id), Some(home.join(id)), "{id}");
+            assert_eq!(store.lookup(id), Lookup::Found(i));
+        }
+        let shared: Vec<&str> = (store.diagnostics().iter())
+            .filter(|d| d.message.contains("in two of the stores"))
+            .map(|d| d.file.as_str())
+            .collect();
+        assert_eq!(shared, ["t00000", "t00001", "t00002", "t00003"]);
+        assert!(matches!(store.header("t00007"), Some(Err(d)) if !d.is_empty()));
+        assert_eq!(store.stores()[0].tasks, 4);
+        assert_eq!(store.stores()[1].tasks, 8);
+    }
+}
+
+#[test]
 fn an_open_reports_progress_and_can_be_cancelled() {
     use roo_store::task_store::Watch;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

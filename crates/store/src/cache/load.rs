@@ -409,37 +409,42 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
     }
     // The data section a window at a time (lines in file order), not whole: the section is most
     // of the file, and a handle's open would otherwise hold it beside every parsed header.
-    // One buffer for every window: a new one would be fresh pages each time (freed memory goes
-    // back to the system at once), all 124 MB of a 50 000-task section faulted in and zeroed.
-    let mut data = Vec::new();
-    for (window, start, members) in windows {
-        if read_span(&mut f, index.data_start + start, window, &mut data).is_err() {
-            data.clear();
-        }
-        // What the handle does not keep out of each header as it is parsed: freed where it was made,
-        // not left as holes among the headers kept.
-        let parsed: Vec<_> = members
-            .into_par_iter()
-            .filter_map(|i| {
-                let (e, t) = (index.entries.get(i)?, tasks.get(i)?);
-                let mut s = skeleton_in(&data, start, e, &t.id)?;
-                let todos = crate::task_store::lean_out(&mut s);
-                Some((i, s, todos))
-            })
-            .collect();
-        for (i, mut s, todos) in parsed {
-            if let (Some(t), Some(link), Some(sig)) =
-                (tasks.get_mut(i), links.get_mut(i), sigs.get(i))
-            {
-                s.parent_task_id = link.0.take();
-                s.root_task_id = link.1.take();
-                s.parent_evidence = link.2.take();
-                (t.sig, t.folder) = *sig;
-                t.skeleton = Some(s);
-                t.todos = todos;
+    // Two buffers for every window, one read while the other's lines are parsed: a new one for
+    // each would be fresh pages each time (freed memory goes back to the system at once), all
+    // 124 MB of a 50 000-task section faulted in and zeroed.
+    let (mut data, mut next) = (Vec::new(), Vec::new());
+    // Each task's slot with its entry, link and signature, taken by the window that holds its
+    // line: a header is parsed straight into its slot, not collected into a vector per window
+    // first (fresh pages for every window: 40 MB over a 50 000-task section) and moved.
+    let mut slots: Vec<Option<Slot<'_>>> = (tasks.iter_mut().zip(&index.entries))
+        .zip(links.iter_mut().zip(&sigs))
+        .map(Some)
+        .collect();
+    let data_start = index.data_start;
+    let read = |f: &mut fs::File, w: Option<&(u64, u64, Vec<usize>)>, buf: &mut Vec<u8>| {
+        if let Some((window, start, _)) = w {
+            if read_span(f, data_start + start, *window, buf).is_err() {
+                buf.clear();
             }
         }
+    };
+    read(&mut f, windows.first(), &mut data);
+    for (k, (_, start, members)) in windows.iter().enumerate() {
+        let window: Vec<Slot<'_>> = (members.iter())
+            .filter_map(|&i| slots.get_mut(i)?.take())
+            .collect();
+        let start = *start;
+        rayon::join(
+            || read(&mut f, windows.get(k + 1), &mut next),
+            || {
+                window
+                    .into_par_iter()
+                    .for_each(|((t, e), (link, sig))| parse_into(t, &data, start, e, link, sig))
+            },
+        );
+        std::mem::swap(&mut data, &mut next);
     }
+    drop(slots);
     let journal_bytes = fs::metadata(journal_path(&file)).map_or(0, |m| m.len());
     Some(StoreSnapshot {
         hierarchy: if journal_bytes == 0 {
@@ -456,8 +461,45 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
     })
 }
 
-/// The most of the data section [`read_snapshot`] holds at once (a longer line is read alone).
-const WINDOW: u64 = 8 << 20;
+/// A task of [`snapshot_of`] whose line is still to be parsed: its slot, entry, link, signature
+/// and folder mark.
+type Slot<'a> = (
+    (&'a mut CachedTask, &'a Entry),
+    (&'a mut super::Link, &'a (TaskSig, Option<FolderMark>)),
+);
+
+/// Parse the line of `e` (in the window `data` that starts at `start`) into the task `t`, in the
+/// handle's lean form ([`crate::task_store::lean_header`]: what the handle does not keep out of
+/// the header is never built). A line that does not check out or names another task leaves the
+/// task without a header.
+fn parse_into(
+    t: &mut CachedTask,
+    data: &[u8],
+    start: u64,
+    e: &Entry,
+    link: &mut super::Link,
+    sig: &(TaskSig, Option<FolderMark>),
+) {
+    let line = e
+        .off
+        .checked_sub(start)
+        .and_then(|off| line_at(data, off, e));
+    let parsed = line.and_then(|l| crate::task_store::lean_header(l).ok());
+    let Some((mut s, todos)) = parsed.filter(|(s, _)| s.task_id == t.id) else {
+        return;
+    };
+    s.parent_task_id = link.0.take();
+    s.root_task_id = link.1.take();
+    s.parent_evidence = link.2.take();
+    (t.sig, t.folder) = *sig;
+    t.skeleton = Some(s);
+    t.todos = todos;
+}
+
+/// The most of the data section each of [`snapshot_of`]'s two buffers holds (a longer line is read
+/// alone): one window is read while the one before it is parsed, together what one window of
+/// 8 MiB was when reading and parsing took turns.
+const WINDOW: u64 = 4 << 20;
 
 /// The entries with a line, in windows of the data section of at most `WINDOW` bytes (or one
 /// longer line): each window's length, start, and the positions of the entries it holds.
@@ -493,14 +535,6 @@ fn read_span(f: &mut fs::File, at: u64, len: u64, data: &mut Vec<u8>) -> std::io
     data.reserve(usize::try_from(len).unwrap_or(0));
     f.take(len).read_to_end(data)?;
     Ok(())
-}
-
-/// [`skeleton_of`] for a window of the data section that starts at `start`, for the task `id`
-/// (the entry's id, moved out of it).
-fn skeleton_in(window: &[u8], start: u64, e: &Entry, id: &str) -> Option<ConversationSkeleton> {
-    let s: ConversationSkeleton =
-        serde_json::from_slice(line_at(window, e.off.checked_sub(start)?, e)?).ok()?;
-    (s.task_id == id).then_some(s)
 }
 
 #[cfg(test)]

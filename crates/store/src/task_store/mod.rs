@@ -28,11 +28,13 @@ use std::time::Instant;
 
 mod changes;
 mod children;
+mod lean_json;
 mod list;
 mod stamps;
 mod views;
 
 pub(crate) use children::lean_out;
+pub(crate) use lean_json::lean_header;
 pub use list::{ListKey, ListPage, ListQuery, SortKey};
 pub use views::{Fields, Picked, HEADER_FIELDS};
 
@@ -244,24 +246,16 @@ impl TaskStore {
             changes: Default::default(),
             views: views::Views::default(),
         };
-        let mut loaded: Vec<(String, Task, Option<ConversationSkeleton>, Vec<Diagnostic>)> =
-            Vec::new();
+        // Each store's tasks stay where the load left them until they move into the handle, once,
+        // in id order: a header is most of a kilobyte, and every vector of them built in between
+        // would be as many fresh pages faulted in and zeroed, and held beside the others.
+        let mut loaded: Vec<Vec<cache::CachedTask>> = Vec::new();
         let single = dirs.len() == 1;
         for dir in dirs {
             match store.load_store(&dir, watch) {
                 Ok((info, tasks)) => {
-                    let n = store.stores.len();
                     store.stores.push(info);
-                    loaded.reserve_exact(tasks.len());
-                    for t in tasks {
-                        let stamp = Stamp {
-                            sig: t.sig,
-                            folder: t.folder,
-                            trusted: false,
-                        };
-                        let task = Task::new(n, stamp, t.todos);
-                        loaded.push((t.id, task, t.skeleton, t.diagnostics));
-                    }
+                    loaded.push(tasks);
                 }
                 Err(e) if single || matches!(e, StoreError::Aborted) => return Err(e),
                 Err(e) => store.diagnostics.push(Diagnostic::new(
@@ -273,13 +267,18 @@ impl TaskStore {
                 )),
             }
         }
-        loaded.sort_by(|a, b| a.0.cmp(&b.0));
+        // (store, position) of every task, by id; stable, so the first store comes first.
+        let mut order: Vec<(usize, usize)> = (loaded.iter().enumerate())
+            .flat_map(|(n, tasks)| (0..tasks.len()).map(move |k| (n, k)))
+            .collect();
+        order.sort_by(|a, b| loaded[a.0][a.1].id.cmp(&loaded[b.0][b.1].id));
         // The same id in two stores: the first store wins, the other is reported.
-        loaded.dedup_by(|b, a| {
-            let dup = a.0 == b.0;
+        order.dedup_by(|b, a| {
+            let id = &loaded[b.0][b.1].id;
+            let dup = loaded[a.0][a.1].id == *id;
             if dup {
                 store.diagnostics.push(Diagnostic::new(
-                    b.0.clone(),
+                    id.clone(),
                     "",
                     roo_formats::DiagCode::InvalidValue,
                     roo_formats::Severity::Warning,
@@ -288,22 +287,35 @@ impl TaskStore {
             }
             dup
         });
-        // Exact sizes: a header is most of a kilobyte, and a doubling vector would hold up to
-        // twice the handle's headers while it grows.
-        store.tasks.reserve_exact(loaded.len());
-        store.skeletons.reserve_exact(loaded.len());
-        for (id, task, skeleton, diags) in loaded {
-            match skeleton {
+        // Exact sizes: a doubling vector would hold up to twice the handle's headers while it
+        // grows.
+        let kept = (order.iter())
+            .filter(|&&(n, k)| loaded[n][k].skeleton.is_some())
+            .count();
+        store.tasks.reserve_exact(kept);
+        store.skeletons.reserve_exact(kept);
+        for (n, k) in order {
+            let t = &mut loaded[n][k];
+            let stamp = Stamp {
+                sig: t.sig,
+                folder: t.folder,
+                trusted: false,
+            };
+            let task = Task::new(n, stamp, t.todos.take());
+            match t.skeleton.take() {
                 Some(s) => {
                     store.tasks.push(task);
                     store.skeletons.push(s);
                 }
                 None => {
+                    let diags = std::mem::take(&mut t.diagnostics);
                     store.diagnostics.extend(diags.iter().cloned());
+                    let id = std::mem::take(&mut t.id);
                     store.failed.insert(id, (task.store, task.sig, diags));
                 }
             }
         }
+        drop(loaded);
         store.diagnostics.extend(unread_files(&store.skeletons));
         store.reindex();
         // One store whose cache holds current metrics: its links and metrics as they are. Links
