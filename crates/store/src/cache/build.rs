@@ -260,13 +260,11 @@ pub(super) fn build_store_keeping(
 
     let old = old_index(&cache_file, diagnostics);
     let dirs = list_tasks(&tasks_dir)?;
-    // Every file stat'ed; folders marked where their time may stand for their files later.
-    let folders = if opts.every_file || !writes_by_rename(&tasks_dir) {
-        Folders::Ignore
-    } else {
-        Folders::Mark
-    };
-    let stamps = task_stamps(&tasks_dir, &dirs, &folders);
+    let stamps = task_stamps(
+        &tasks_dir,
+        &dirs,
+        &Folders::marking(&tasks_dir, opts.every_file),
+    );
     let sigs: Vec<TaskSig> = stamps.iter().map(|s| s.sig).collect();
     if cancelled(opts) {
         return Err(StoreError::Aborted);
@@ -284,21 +282,7 @@ pub(super) fn build_store_keeping(
         }
         _ => Vec::new(),
     };
-    let damaged: Vec<&str> = damaged_entries(
-        &old_data,
-        plans.iter().filter_map(|p| match p {
-            Plan::Reuse(e) | Plan::Skip(e) => Some(*e),
-            Plan::Parse => None,
-        }),
-    );
-    if !damaged.is_empty() {
-        let ids: HashSet<&str> = damaged.iter().copied().collect();
-        for p in plans.iter_mut() {
-            if matches!(p, Plan::Reuse(e) | Plan::Skip(e) if ids.contains(e.id.as_str())) {
-                *p = Plan::Parse;
-            }
-        }
-    }
+    let damaged = parse_damaged(&mut plans, &old_data);
     let damage = old
         .as_ref()
         .and_then(|o| damage_diagnostic(&cache_file, &damaged, o.journal_damage.as_deref()));
@@ -371,6 +355,24 @@ pub(super) fn build_store_keeping(
         tasks: handed_over(entries, linked),
     });
     Ok((out, kept))
+}
+
+/// The tasks whose old line does not check out: planned to be parsed again.
+fn parse_damaged<'e>(plans: &mut [Plan<'e>], old_data: &[u8]) -> Vec<&'e str> {
+    let kept = plans.iter().filter_map(|p| match p {
+        Plan::Reuse(e) | Plan::Skip(e) => Some(*e),
+        Plan::Parse => None,
+    });
+    let damaged: Vec<&'e str> = damaged_entries(old_data, kept);
+    if !damaged.is_empty() {
+        let ids: HashSet<&str> = damaged.iter().copied().collect();
+        for p in plans.iter_mut() {
+            if matches!(p, Plan::Reuse(e) | Plan::Skip(e) if ids.contains(e.id.as_str())) {
+                *p = Plan::Parse;
+            }
+        }
+    }
+    damaged
 }
 
 /// The header of a new generation (its entry list's checksum is set when written).

@@ -67,6 +67,18 @@ pub enum Folders<'a> {
     },
 }
 
+impl Folders<'_> {
+    /// Every file stat'ed, and each folder marked where its time may stand for its files later
+    /// (a store whose host writes by rename, unless `every_file`).
+    pub fn marking(tasks_dir: &Path, every_file: bool) -> Folders<'static> {
+        if every_file || !writes_by_rename(tasks_dir) {
+            Folders::Ignore
+        } else {
+            Folders::Mark
+        }
+    }
+}
+
 /// What a pass saw of one task folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {

@@ -20,15 +20,12 @@ impl TaskStore {
                 let t = self.tasks.get(self.position(i, id)?)?;
                 Some((t.sig, t.folder.filter(|_| t.store == n)?))
             };
-            let folders = if self.every_file || !cache::writes_by_rename(dir) {
-                Folders::Ignore
-            } else if cache::trusted(self.own_tasks(n)) {
-                Folders::Trust {
+            let folders = match Folders::marking(dir, self.every_file) {
+                Folders::Mark if cache::trusted(self.own_tasks(n)) => Folders::Trust {
                     prior: &prior,
                     slice,
-                }
-            } else {
-                Folders::Mark
+                },
+                other => other,
             };
             let stamps = cache::task_stamps(dir, &dirs, &folders);
             report.folders_trusted += stamps.iter().filter(|s| s.trusted).count() as u32;
