@@ -272,6 +272,9 @@ pub struct StoreSnapshot {
     /// lines, the one kept beside it by the last append; `None` when neither is current (the links
     /// are, the counts would not be).
     pub hierarchy: Option<HierarchyMetrics>,
+    /// Some task folders changed, appeared or went since the cache was written: the handle
+    /// refreshes what it took ([`open_snapshot`]).
+    pub stale: bool,
 }
 
 /// Read a store's cache whole (entries, journal and skeletons). `None` when the file is missing,
@@ -287,12 +290,15 @@ pub fn read_snapshot(cache_root: &Path, tasks_dir: &Path) -> Option<StoreSnapsho
 }
 
 /// A store's snapshot for a handle's open, and the diagnostic of a damaged cache it repaired.
-/// When every task folder on disk has an entry of the same signature, the cache is read once: its
-/// index is not read twice and its data section is not read whole for a checksum pass first; each
-/// line is checked as it is parsed, and a line that does not check out sends the open through
-/// the build after all. A build that writes a new generation hands over its linked headers
-/// rather than reading back the file it wrote. `None` for the snapshot: the cache could not be
-/// read back.
+/// When every task folder on disk has an entry of the same signature, or at most one in
+/// [`STALE_SHARE`] differs (the snapshot is then `stale`, and the handle refreshes those tasks as
+/// any refresh does, appending to the cache), the cache is read once: its index is not read
+/// twice and its data section is not read whole for a checksum pass first; each line is checked
+/// as it is parsed, and a line that does not check out sends the open through the build after
+/// all. So does a larger change: the build writes its data section to a file as it goes, where a
+/// refresh would hold every task it parses. A build that writes a new generation hands over its
+/// linked headers rather than reading back the file it wrote. `None` for the snapshot: the cache
+/// could not be read back.
 pub fn open_snapshot(
     tasks_dir: &Path,
     opts: &BuildOptions,
@@ -301,12 +307,15 @@ pub fn open_snapshot(
     check_cache_root(&opts.cache_root, &tasks_dir)?;
     let file = cache_file_for(&opts.cache_root, &tasks_dir);
     if let ReadOutcome::Ok(index) = read_index(&file) {
-        if index.journal_damage.is_none()
-            && !opts.force_rebuild
-            && unchanged(&tasks_dir, &index.entries, opts.every_file)?
-        {
+        let differ = if index.journal_damage.is_none() && !opts.force_rebuild {
+            differing(&tasks_dir, &index.entries, opts.every_file)?
+        } else {
+            usize::MAX
+        };
+        if differ <= index.entries.len() / STALE_SHARE {
             let lines = index.entries.iter().filter(|e| e.len > 0).count();
-            if let Some(snap) = snapshot_of(*index, tasks_dir.clone(), file.clone()) {
+            if let Some(mut snap) = snapshot_of(*index, tasks_dir.clone(), file.clone()) {
+                snap.stale = differ > 0;
                 if snap.tasks.iter().filter(|t| t.skeleton.is_some()).count() == lines {
                     return Ok((None, Some(snap)));
                 }
@@ -323,6 +332,7 @@ pub fn open_snapshot(
             journal_bytes: 0,
             data_bytes: k.data_bytes,
             hierarchy: Some(k.hierarchy),
+            stale: false,
         }),
         None => read_snapshot(&opts.cache_root, &tasks_dir),
     };
@@ -344,13 +354,15 @@ pub fn cache_generation(cache_root: &Path, tasks_dir: &Path) -> Option<(u64, u64
     Some((header.generation, len.saturating_sub(data_start)))
 }
 
-/// Every task folder of `tasks_dir` has an entry of its signature, and every entry a folder.
-/// Where the store allows it, a folder's time stands for its files (module `stamp`).
-fn unchanged(tasks_dir: &Path, entries: &[Entry], every_file: bool) -> Result<bool> {
+/// An open takes a cache whose tasks differ from the disk by at most one in this many, and
+/// refreshes them.
+pub const STALE_SHARE: usize = 8;
+
+/// How many task folders of `tasks_dir` have no entry of their signature, plus the entries
+/// without a folder. Where the store allows it, a folder's time stands for its files (module
+/// `stamp`).
+fn differing(tasks_dir: &Path, entries: &[Entry], every_file: bool) -> Result<usize> {
     let dirs = list_tasks(tasks_dir)?;
-    if dirs.len() != entries.len() {
-        return Ok(false);
-    }
     let known: HashMap<&str, &Entry> = entries.iter().map(|e| (e.id.as_str(), e)).collect();
     // The entries are in the listing's order, save for changes.
     let prior = |i: usize, id: &str| {
@@ -374,11 +386,11 @@ fn unchanged(tasks_dir: &Path, entries: &[Entry], every_file: bool) -> Result<bo
         Folders::Ignore
     };
     let stamps = task_stamps(tasks_dir, &dirs, &folders);
-    Ok(known.len() == dirs.len()
-        && dirs
-            .iter()
-            .zip(&stamps)
-            .all(|((id, _), st)| known.get(id.as_str()).map(|e| e.sig) == Some(st.sig)))
+    let kept = (dirs.iter().zip(&stamps))
+        .filter(|((id, _), st)| known.get(id.as_str()).map(|e| e.sig) == Some(st.sig))
+        .count();
+    // Folders not matched, and entries without a folder (a duplicate entry counts as gone).
+    Ok(dirs.len() - kept + (entries.len() - kept))
 }
 
 /// [`read_snapshot`] of an index already read.
@@ -458,6 +470,7 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
         cache_file: file,
         generation: index.header.generation,
         tasks,
+        stale: false,
     })
 }
 

@@ -114,6 +114,9 @@ pub struct StoreInfo {
     /// The hierarchy metrics the cache holds for this store, when current (the open takes them).
     #[serde(skip)]
     cached_hierarchy: Option<HierarchyMetrics>,
+    /// Taken from a cache some tasks changed since: the open refreshes them.
+    #[serde(skip)]
+    stale: bool,
 }
 
 /// What [`TaskStore::refresh`] did.
@@ -225,27 +228,7 @@ impl TaskStore {
         } else {
             opts.tasks_dirs.clone()
         };
-        let mut store = TaskStore {
-            cache_root: opts.cache_root.clone(),
-            every_file: opts.every_file,
-            passes: 0,
-            hierarchy: HierarchyOptions {
-                use_stored_links: !opts.ignore_stored_links,
-                ..HierarchyOptions::default()
-            },
-            stores: Vec::new(),
-            tasks: Vec::new(),
-            skeletons: Vec::new(),
-            index: HashMap::new(),
-            metrics: HierarchyMetrics::default(),
-            diagnostics: Vec::new(),
-            failed: HashMap::new(),
-            keys: KeyMemo::default(),
-            layout: changes::next_layout(),
-            revision: 0,
-            changes: Default::default(),
-            views: views::Views::default(),
-        };
+        let mut store = TaskStore::empty(opts);
         // Each store's tasks stay where the load left them until they move into the handle, once,
         // in id order: a header is most of a kilobyte, and every vector of them built in between
         // would be as many fresh pages faulted in and zeroed, and held beside the others.
@@ -292,6 +275,8 @@ impl TaskStore {
         let kept = (order.iter())
             .filter(|&&(n, k)| loaded[n][k].skeleton.is_some())
             .count();
+        // What the open has to say beyond the tasks' own diagnostics (stores, shared ids, repairs).
+        let notes = store.diagnostics.clone();
         store.tasks.reserve_exact(kept);
         store.skeletons.reserve_exact(kept);
         for (n, k) in order {
@@ -332,7 +317,40 @@ impl TaskStore {
             }
         }
         store.keep_apart();
+        if store.stores.iter().any(|s| s.stale) {
+            // A refresh that changes something states the tasks' diagnostics anew.
+            if store.refresh()?.cache != "none" {
+                store.diagnostics.splice(0..0, notes);
+            }
+        }
         Ok(store)
+    }
+
+    /// A handle with no store yet.
+    fn empty(opts: &OpenOptions) -> TaskStore {
+        TaskStore {
+            cache_root: opts.cache_root.clone(),
+            every_file: opts.every_file,
+            // Another process each time: the slice a first refresh checks in full moves with the
+            // clock, so short-lived callers check every folder in turn too.
+            passes: usize::try_from(roo_js::now_ms() / 1000).unwrap_or(0) % cache::SLICES,
+            hierarchy: HierarchyOptions {
+                use_stored_links: !opts.ignore_stored_links,
+                ..HierarchyOptions::default()
+            },
+            stores: Vec::new(),
+            tasks: Vec::new(),
+            skeletons: Vec::new(),
+            index: HashMap::new(),
+            metrics: HierarchyMetrics::default(),
+            diagnostics: Vec::new(),
+            failed: HashMap::new(),
+            keys: KeyMemo::default(),
+            layout: changes::next_layout(),
+            revision: 0,
+            changes: Default::default(),
+            views: views::Views::default(),
+        }
     }
 
     /// One store's tasks: from the cache (built or refreshed first), else parsed.
@@ -364,6 +382,7 @@ impl TaskStore {
                     journal_bytes: snap.journal_bytes,
                     data_bytes: snap.data_bytes,
                     cached_hierarchy: snap.hierarchy,
+                    stale: snap.stale,
                 };
                 return Ok((info, snap.tasks));
             }
@@ -396,6 +415,7 @@ impl TaskStore {
                 journal_bytes: 0,
                 data_bytes: 0,
                 cached_hierarchy: None,
+                stale: false,
             },
             tasks,
         ))
