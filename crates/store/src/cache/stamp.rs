@@ -35,7 +35,7 @@ pub const SLICES: usize = 16;
 /// How old a folder's time must be when seen for a mark to stand (FAT keeps times to 2 s).
 pub const SETTLE_NS: i64 = 2_000_000_000;
 
-/// How many of a store's most recently written tasks must each have a mark.
+/// How many of a store's most recently written tasks [`trusted`] looks at.
 const NEWEST: usize = 8;
 
 /// A task folder's modification time, as the last pass that stat'ed its files saw it.
