@@ -265,11 +265,10 @@ pub(super) fn build_store_keeping(
         &dirs,
         &Folders::marking(&tasks_dir, opts.every_file),
     );
-    let sigs: Vec<TaskSig> = stamps.iter().map(|s| s.sig).collect();
     if cancelled(opts) {
         return Err(StoreError::Aborted);
     }
-    let mut plans = plan(&dirs, &sigs, old.as_ref(), opts);
+    let mut plans = plan(&dirs, &stamps, old.as_ref(), opts);
     // The old data section, checked line by line: a task whose line does not check out is parsed
     // again, and the damage is reported.
     let old_data = match &old {
@@ -404,14 +403,12 @@ fn handed_over(entries: Vec<Entry>, linked: Vec<ConversationSkeleton>) -> Vec<Ca
         .into_iter()
         .map(|e| {
             let skeleton = if e.len > 0 { by_id.remove(&e.id) } else { None };
+            // A line that did not come back keeps a signature (and mark) that matches nothing.
+            let as_read = skeleton.is_some() || e.len == 0;
             CachedTask {
-                sig: if skeleton.is_some() || e.len == 0 {
-                    e.sig
-                } else {
-                    [None; 5]
-                },
+                sig: if as_read { e.sig } else { [None; 5] },
                 id: e.id,
-                folder: e.folder.filter(|_| skeleton.is_some() || e.len == 0),
+                folder: e.folder.filter(|_| as_read),
                 skeleton,
                 diagnostics: e.diagnostics,
                 todos: None,
@@ -442,7 +439,7 @@ fn old_index(cache_file: &Path, diagnostics: &mut Vec<Diagnostic>) -> Option<Ind
 /// the filter's), or parse it.
 fn plan<'e>(
     dirs: &[(String, PathBuf)],
-    sigs: &[TaskSig],
+    stamps: &[Stamp],
     old: Option<&'e Index>,
     opts: &BuildOptions,
 ) -> Vec<Plan<'e>> {
@@ -451,9 +448,9 @@ fn plan<'e>(
         .unwrap_or_default();
     let filter = opts.workspace_filter.as_deref().map(normalize_workspace);
     dirs.iter()
-        .zip(sigs)
-        .map(|((id, _), sig)| match old_map.get(id.as_str()) {
-            Some(e) if !opts.force_rebuild && &e.sig == sig => Plan::Reuse(e),
+        .zip(stamps)
+        .map(|((id, _), stamp)| match old_map.get(id.as_str()) {
+            Some(e) if !opts.force_rebuild && e.sig == stamp.sig => Plan::Reuse(e),
             Some(e)
                 if filter.is_some() && e.ws.is_some() && e.ws.as_deref() != filter.as_deref() =>
             {

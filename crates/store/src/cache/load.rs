@@ -372,19 +372,10 @@ fn differing(tasks_dir: &Path, entries: &[Entry], every_file: bool) -> Result<us
         };
         Some((e.sig, e.folder?))
     };
-    let trust = !every_file
-        && writes_by_rename(tasks_dir)
-        && trusted(entries.iter().map(|e| (&e.sig, e.folder)));
-    let folders = if trust {
-        // Another process each time: the slice checked in full moves with the clock.
-        let slice = usize::try_from(roo_js::now_ms() / 1000).unwrap_or(0) % SLICES;
-        Folders::Trust {
-            prior: &prior,
-            slice,
-        }
-    } else {
-        Folders::Ignore
-    };
+    // Untrusted, the folders are not stat'ed: the snapshot takes its marks from the entries.
+    let marks = entries.iter().map(|e| (&e.sig, e.folder));
+    let folders = Folders::trusting(tasks_dir, every_file, marks, &prior, clock_slice())
+        .unwrap_or(Folders::Ignore);
     let stamps = task_stamps(tasks_dir, &dirs, &folders);
     let kept = (dirs.iter().zip(&stamps))
         .filter(|((id, _), st)| known.get(id.as_str()).map(|e| e.sig) == Some(st.sig))
@@ -406,9 +397,7 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
         .collect();
     let windows = windows(&index.entries);
     let mut tasks: Vec<CachedTask> = Vec::with_capacity(index.entries.len());
-    let mut sigs: Vec<(TaskSig, Option<FolderMark>)> = Vec::with_capacity(index.entries.len());
     for e in &mut index.entries {
-        sigs.push((e.sig, e.folder));
         tasks.push(CachedTask {
             id: std::mem::take(&mut e.id),
             // An entry whose line is unreadable keeps a signature that matches nothing.
@@ -425,11 +414,11 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
     // each would be fresh pages each time (freed memory goes back to the system at once), all
     // 124 MB of a 50 000-task section faulted in and zeroed.
     let (mut data, mut next) = (Vec::new(), Vec::new());
-    // Each task's slot with its entry, link and signature, taken by the window that holds its
-    // line: a header is parsed straight into its slot, not collected into a vector per window
-    // first (fresh pages for every window: 40 MB over a 50 000-task section) and moved.
+    // Each task's slot with its entry and link, taken by the window that holds its line: a header
+    // is parsed straight into its slot, not collected into a vector per window first (fresh
+    // pages for every window: 40 MB over a 50 000-task section) and moved.
     let mut slots: Vec<Option<Slot<'_>>> = (tasks.iter_mut().zip(&index.entries))
-        .zip(links.iter_mut().zip(&sigs))
+        .zip(links.iter_mut())
         .map(Some)
         .collect();
     let data_start = index.data_start;
@@ -451,7 +440,7 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
             || {
                 window
                     .into_par_iter()
-                    .for_each(|((t, e), (link, sig))| parse_into(t, &data, start, e, link, sig))
+                    .for_each(|((t, e), link)| parse_into(t, &data, start, e, link))
             },
         );
         std::mem::swap(&mut data, &mut next);
@@ -474,25 +463,14 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
     })
 }
 
-/// A task of [`snapshot_of`] whose line is still to be parsed: its slot, entry, link, signature
-/// and folder mark.
-type Slot<'a> = (
-    (&'a mut CachedTask, &'a Entry),
-    (&'a mut super::Link, &'a (TaskSig, Option<FolderMark>)),
-);
+/// A task of [`snapshot_of`] whose line is still to be parsed: its slot, entry and link.
+type Slot<'a> = ((&'a mut CachedTask, &'a Entry), &'a mut super::Link);
 
 /// Parse the line of `e` (in the window `data` that starts at `start`) into the task `t`, in the
 /// handle's lean form ([`crate::task_store::lean_header`]: what the handle does not keep out of
 /// the header is never built). A line that does not check out or names another task leaves the
 /// task without a header.
-fn parse_into(
-    t: &mut CachedTask,
-    data: &[u8],
-    start: u64,
-    e: &Entry,
-    link: &mut super::Link,
-    sig: &(TaskSig, Option<FolderMark>),
-) {
+fn parse_into(t: &mut CachedTask, data: &[u8], start: u64, e: &Entry, link: &mut super::Link) {
     let line = e
         .off
         .checked_sub(start)
@@ -504,7 +482,7 @@ fn parse_into(
     s.parent_task_id = link.0.take();
     s.root_task_id = link.1.take();
     s.parent_evidence = link.2.take();
-    (t.sig, t.folder) = *sig;
+    (t.sig, t.folder) = (e.sig, e.folder);
     t.skeleton = Some(s);
     t.todos = todos;
 }

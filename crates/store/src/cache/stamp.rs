@@ -67,7 +67,7 @@ pub enum Folders<'a> {
     },
 }
 
-impl Folders<'_> {
+impl<'a> Folders<'a> {
     /// Every file stat'ed, and each folder marked where its time may stand for its files later
     /// (a store whose host writes by rename, unless `every_file`).
     pub fn marking(tasks_dir: &Path, every_file: bool) -> Folders<'static> {
@@ -77,6 +77,28 @@ impl Folders<'_> {
             Folders::Mark
         }
     }
+
+    /// [`Folders::Trust`] where the store lets a folder's time stand for its files: it is marked
+    /// ([`Folders::marking`]) and its most recently written tasks show the pattern ([`trusted`],
+    /// of each task's last signature and mark); `None` otherwise.
+    pub fn trusting<'t>(
+        tasks_dir: &Path,
+        every_file: bool,
+        tasks: impl Iterator<Item = (&'t TaskSig, Option<FolderMark>)>,
+        prior: &'a (dyn Fn(usize, &str) -> Option<Prior> + Sync),
+        slice: usize,
+    ) -> Option<Folders<'a>> {
+        match Folders::marking(tasks_dir, every_file) {
+            Folders::Mark if trusted(tasks) => Some(Folders::Trust { prior, slice }),
+            _ => None,
+        }
+    }
+}
+
+/// The slice a process's first pass checks in full: it moves with the clock, so short-lived
+/// callers (a CLI command, an open) check every folder in turn too.
+pub fn clock_slice() -> usize {
+    usize::try_from(roo_js::now_ms() / 1000).unwrap_or(0) % SLICES
 }
 
 /// What a pass saw of one task folder.

@@ -331,9 +331,7 @@ impl TaskStore {
         TaskStore {
             cache_root: opts.cache_root.clone(),
             every_file: opts.every_file,
-            // Another process each time: the slice a first refresh checks in full moves with the
-            // clock, so short-lived callers check every folder in turn too.
-            passes: usize::try_from(roo_js::now_ms() / 1000).unwrap_or(0) % cache::SLICES,
+            passes: cache::clock_slice(),
             hierarchy: HierarchyOptions {
                 use_stored_links: !opts.ignore_stored_links,
                 ..HierarchyOptions::default()

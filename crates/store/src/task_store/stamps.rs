@@ -20,13 +20,9 @@ impl TaskStore {
                 let t = self.tasks.get(self.position(i, id)?)?;
                 Some((t.sig, t.folder.filter(|_| t.store == n)?))
             };
-            let folders = match Folders::marking(dir, self.every_file) {
-                Folders::Mark if cache::trusted(self.own_tasks(n)) => Folders::Trust {
-                    prior: &prior,
-                    slice,
-                },
-                other => other,
-            };
+            let marks = self.own_tasks(n);
+            let folders = Folders::trusting(dir, self.every_file, marks, &prior, slice)
+                .unwrap_or_else(|| Folders::marking(dir, self.every_file));
             let stamps = cache::task_stamps(dir, &dirs, &folders);
             report.folders_trusted += stamps.iter().filter(|s| s.trusted).count() as u32;
             on_disk.extend(
