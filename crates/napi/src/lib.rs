@@ -62,7 +62,7 @@ pub(crate) fn parse_latin1<'e>(env: &'e napi::Env, text: &[u8]) -> napi::Result<
 /// place where it can ([`sys::RawEnv::latin1_shared`]), without a copy.
 pub(crate) fn parse_latin1_shared<'e>(
     env: &'e napi::Env,
-    text: &std::sync::Arc<[u8]>,
+    text: &std::sync::Arc<Vec<u8>>,
 ) -> napi::Result<napi::Unknown<'e>> {
     let raw = sys::RawEnv::new(env);
     json_parse(env, raw.latin1_shared(text)?)

@@ -145,15 +145,16 @@ impl<'e> RawEnv<'e> {
     /// A string of the Latin-1 characters `text` that V8 reads in place where Node has
     /// `node_api_create_external_string_latin1` (18.18, 20.4 and later): the string holds a
     /// reference to `text`, released when V8 collects it. Elsewhere a copy ([`RawEnv::latin1`]).
-    pub(crate) fn latin1_shared(self, text: &Arc<[u8]>) -> Result<napi_value> {
+    pub(crate) fn latin1_shared(self, text: &Arc<Vec<u8>>) -> Result<napi_value> {
         let Some(create_external) = external_latin1() else {
             return self.latin1(text);
         };
         let hint = Box::into_raw(Box::new(Arc::clone(text)));
         let mut copied = false;
-        // SAFETY: see above; the bytes live in the `Arc` allocation that `hint` keeps alive until
-        // `release_shared` drops it, which N-API calls once: when V8 collects the string, or
-        // before returning when it copied them instead. `create_external` has the signature
+        // SAFETY: see above; the bytes live in the vector of the `Arc` that `hint` keeps alive
+        // (and no one can change while it is shared) until `release_shared` drops it, which
+        // N-API calls once: when V8 collects the string, or before returning when it copied them
+        // instead. `create_external` has the signature
         // Node declares for that symbol (`external_latin1`).
         let result = create(|out| unsafe {
             create_external(
@@ -295,9 +296,9 @@ unsafe extern "C" fn release_shared(
     _data: *mut std::ffi::c_void,
     hint: *mut std::ffi::c_void,
 ) {
-    // SAFETY: `hint` is the `Box<Arc<[u8]>>` `latin1_shared` leaked for this string; N-API calls
+    // SAFETY: `hint` is the `Box<Arc<Vec<u8>>>` `latin1_shared` leaked for this string; N-API calls
     // this once per string.
-    drop(unsafe { Box::from_raw(hint.cast::<Arc<[u8]>>()) });
+    drop(unsafe { Box::from_raw(hint.cast::<Arc<Vec<u8>>>()) });
 }
 
 /// mimalloc's `purge_delay` option (its position in mimalloc's option list).

@@ -196,8 +196,9 @@ fn a_memo_kept_between_passes_changes_nothing() {
 }
 
 #[test]
-fn the_borrowed_tree_serialises_as_the_owned_one() {
+fn the_borrowed_tree_and_the_written_one_serialise_as_the_owned_one() {
     use roo_state::hierarchy::{get_task_tree, get_task_tree_view, TreeOptions};
+    use roo_state::hierarchy::{tree_json, JsonText};
     let g = gen::generate(400, 31);
     let (linked, _) = reconstruct_hierarchy(g.skeletons.clone(), &opts(true));
     let some_parent = linked
@@ -227,5 +228,14 @@ fn the_borrowed_tree_serialises_as_the_owned_one() {
         let view = serde_json::to_string(&get_task_tree_view(&linked, &o)).unwrap_or_default();
         assert!(owned.len() > 2, "{o:?}");
         assert_eq!(owned, view, "{o:?}");
+        // Written straight from the forest, in one part or several (more parts than top nodes
+        // included), as UTF-8 and as Latin-1.
+        let latin1 = roo_js::to_latin1_json(&get_task_tree(&linked, &o)).unwrap_or_default();
+        for parts in [1, 3, 1000] {
+            let written = tree_json(&linked, &o, JsonText::Utf8, parts).unwrap_or_default();
+            assert_eq!(owned.as_bytes(), written, "{o:?} {parts}");
+            let written = tree_json(&linked, &o, JsonText::Latin1, parts);
+            assert_eq!(latin1, written.unwrap_or_default(), "{o:?} {parts}");
+        }
     }
 }

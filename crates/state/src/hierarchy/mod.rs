@@ -37,6 +37,7 @@ mod infer;
 mod memo;
 mod stored;
 mod tree;
+mod tree_json;
 mod validate;
 
 use index::*;
@@ -45,6 +46,7 @@ pub use memo::KeyMemo;
 use memo::TaskHashes;
 use stored::*;
 pub use tree::{ancestors, descendants, get_task_tree, get_task_tree_view, get_task_trees_view};
+pub use tree_json::{tree_json, JsonText};
 use validate::*;
 
 /// `parentEvidence.source` values.

@@ -30,6 +30,8 @@ pub(super) struct Forest<'a> {
     pub(super) items: Vec<&'a ConversationSkeleton>,
     pub(super) index: FxMap<&'a str, usize>,
     pub(super) children: Vec<Vec<usize>>,
+    /// Each item's parent among the items.
+    parents: Vec<Option<usize>>,
     order: SiblingOrder,
 }
 
@@ -65,11 +67,13 @@ impl<'a> Forest<'a> {
             index.entry(s.task_id.as_str()).or_insert(i);
         }
         let mut children = vec![Vec::new(); items.len()];
+        let mut parents = vec![None; items.len()];
         for (i, s) in items.iter().enumerate() {
             if let Some(&p) = s.parent_task_id.as_deref().and_then(|p| index.get(p)) {
                 if p != i {
                     if let Some(c) = children.get_mut(p) {
                         c.push(i);
+                        parents[i] = Some(p);
                     }
                 }
             }
@@ -78,6 +82,7 @@ impl<'a> Forest<'a> {
             items,
             index,
             children,
+            parents,
             order,
         };
         let mut children = std::mem::take(&mut forest.children);
@@ -97,14 +102,12 @@ impl<'a> Forest<'a> {
     }
 
     pub(super) fn parent_of(&self, i: usize) -> Option<usize> {
-        let s = self.items.get(i)?;
-        let p = *self.index.get(s.parent_task_id.as_deref()?)?;
-        (p != i).then_some(p)
+        self.parents.get(i).copied().flatten()
     }
 }
 
 /// A task's parent id, when it names one (an empty id names none).
-fn parent_id(s: &ConversationSkeleton) -> Option<&str> {
+pub(super) fn parent_id(s: &ConversationSkeleton) -> Option<&str> {
     s.parent_task_id.as_deref().filter(|p| !p.is_empty())
 }
 
@@ -202,20 +205,20 @@ fn view_node(s: &ConversationSkeleton, at: Placement) -> TaskTreeView<'_> {
 
 /// Whether a task's parent is missing from `skeletons`: it names one, and no task of that id is
 /// there (a parent left out by the workspace filter is there).
-struct MissingParents<'f, 'a> {
+pub(super) struct MissingParents<'f, 'a> {
     forest: &'f Forest<'a>,
     /// Every id of `skeletons`, when the workspace filter left some out of the forest.
     all_ids: Option<HashSet<&'a str, std::hash::BuildHasherDefault<FxHasher>>>,
 }
 
 impl<'f, 'a> MissingParents<'f, 'a> {
-    fn new(forest: &'f Forest<'a>, skeletons: &'a [ConversationSkeleton]) -> Self {
+    pub(super) fn new(forest: &'f Forest<'a>, skeletons: &'a [ConversationSkeleton]) -> Self {
         let all_ids = (forest.items.len() < skeletons.len())
             .then(|| skeletons.iter().map(|s| s.task_id.as_str()).collect());
         Self { forest, all_ids }
     }
 
-    fn of(&self, s: &ConversationSkeleton) -> bool {
+    pub(super) fn of(&self, s: &ConversationSkeleton) -> bool {
         parent_id(s).is_some_and(|p| match &self.all_ids {
             Some(ids) => !ids.contains(p),
             None => !self.forest.index.contains_key(p),
@@ -225,7 +228,7 @@ impl<'f, 'a> MissingParents<'f, 'a> {
 
 /// The top nodes of a tree: `root_id` alone, or every task without a parent in the forest, in
 /// the forest's sibling order.
-fn top_nodes(forest: &Forest<'_>, opts: &TreeOptions) -> Vec<usize> {
+pub(super) fn top_nodes(forest: &Forest<'_>, opts: &TreeOptions) -> Vec<usize> {
     match &opts.root_id {
         Some(id) => forest.index.get(id.as_str()).copied().into_iter().collect(),
         None => {
@@ -240,12 +243,12 @@ fn top_nodes(forest: &Forest<'_>, opts: &TreeOptions) -> Vec<usize> {
 
 /// One node of the breadth-first listing of a tree.
 #[derive(Clone, Copy)]
-struct Listed {
+pub(super) struct Listed {
     /// Position in the forest's items.
-    item: usize,
-    depth: u32,
+    pub(super) item: usize,
+    pub(super) depth: u32,
     /// Position of the parent node in the listing (`None`: a top node).
-    parent: Option<usize>,
+    pub(super) parent: Option<usize>,
 }
 
 /// The tree of `opts` with nodes made by `node` (from a skeleton and its placement) and given
@@ -276,40 +279,7 @@ fn build_tree_in<'a, N: Send>(
     adopt: impl Fn(&mut N, Vec<N>),
 ) -> Vec<N> {
     let missing = MissingParents::new(forest, skeletons);
-    let mut visited = vec![false; forest.items.len()];
-    let mut listing: Vec<Listed> = Vec::new();
-    let mut queue: VecDeque<Listed> = tops
-        .into_iter()
-        .map(|item| Listed {
-            item,
-            depth: 0,
-            parent: None,
-        })
-        .collect();
-    while let Some(at) = queue.pop_front() {
-        if visited.get(at.item).copied().unwrap_or(true) {
-            continue;
-        }
-        if let Some(v) = visited.get_mut(at.item) {
-            *v = true;
-        }
-        let pos = listing.len();
-        listing.push(at);
-        if max_depth.is_none_or(|m| at.depth < m) {
-            for &c in forest
-                .children
-                .get(at.item)
-                .map(Vec::as_slice)
-                .unwrap_or_default()
-            {
-                queue.push_back(Listed {
-                    item: c,
-                    depth: at.depth + 1,
-                    parent: Some(pos),
-                });
-            }
-        }
-    }
+    let listing = list_nodes(forest, tops, max_depth);
     let mut shells: Vec<Option<N>> = listing
         .par_iter()
         .map(|at| {
@@ -344,6 +314,51 @@ fn build_tree_in<'a, N: Send>(
     }
     top.reverse();
     top
+}
+
+/// The nodes of the tree from `tops`, breadth-first, each task once (the first place it is
+/// reached: cycle-safe), down to `max_depth`. A node's children follow each other in the listing,
+/// in the forest's sibling order, and come after it.
+pub(super) fn list_nodes(
+    forest: &Forest<'_>,
+    tops: Vec<usize>,
+    max_depth: Option<u32>,
+) -> Vec<Listed> {
+    let mut visited = vec![false; forest.items.len()];
+    let mut listing: Vec<Listed> = Vec::new();
+    let mut queue: VecDeque<Listed> = tops
+        .into_iter()
+        .map(|item| Listed {
+            item,
+            depth: 0,
+            parent: None,
+        })
+        .collect();
+    while let Some(at) = queue.pop_front() {
+        if visited.get(at.item).copied().unwrap_or(true) {
+            continue;
+        }
+        if let Some(v) = visited.get_mut(at.item) {
+            *v = true;
+        }
+        let pos = listing.len();
+        listing.push(at);
+        if max_depth.is_none_or(|m| at.depth < m) {
+            for &c in forest
+                .children
+                .get(at.item)
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+            {
+                queue.push_back(Listed {
+                    item: c,
+                    depth: at.depth + 1,
+                    parent: Some(pos),
+                });
+            }
+        }
+    }
+    listing
 }
 
 /// The ancestors of `task_id`, nearest first. A parent id that is not among `skeletons` is listed
@@ -511,6 +526,67 @@ mod tests {
             header["parentEvidence"]["matchedPrefix"],
             "write the parser tests"
         );
+    }
+
+    /// [`super::super::tree_json`] in `parts` parts.
+    fn written(tasks: &[ConversationSkeleton], o: &TreeOptions, parts: usize) -> String {
+        let written = super::super::tree_json(tasks, o, JsonText::Utf8, parts).expect("written");
+        String::from_utf8(written).expect("UTF-8")
+    }
+
+    #[test]
+    fn a_written_tree_is_the_owned_tree_with_cycles_missing_parents_and_any_text() {
+        let mut tasks = vec![
+            task("a", None, Some(T0), "/w"),
+            task("a1", Some("a"), Some(T0 + 1), "/w"),
+            task("a2", Some("a"), Some(T0 + 2), "/w"),
+            task("a11", Some("a1"), Some(T0 + 3), "/w"),
+            task("orphan", Some("gone"), Some(T0 + 4), "/w"),
+            task("x", Some("y"), Some(T0 + 5), "/v"),
+            task("y", Some("x"), Some(T0 + 6), "/v"),
+            task("b", None, None, "/v"),
+        ];
+        tasks[1].metadata.title = Some("résumé \"quoted\" 日本語 🚀\n\u{1}".into());
+        let by_depth = TreeOptions {
+            max_depth: Some(1),
+            ..TreeOptions::default()
+        };
+        let rooted = TreeOptions {
+            root_id: Some("a1".into()),
+            ..TreeOptions::default()
+        };
+        tasks[2].metadata.title = Some("ÿ½ \u{7f}\u{1f}\t\r\u{8}\u{c}/€".into());
+        for o in [TreeOptions::default(), by_depth, rooted] {
+            let owned = serde_json::to_string(&get_task_tree(&tasks, &o)).expect("serialises");
+            for parts in [1, 2, 5, 50] {
+                assert_eq!(written(&tasks, &o, parts), owned, "{o:?} {parts}");
+            }
+            let latin1 = roo_js::to_latin1_json(&get_task_tree(&tasks, &o)).expect("serialises");
+            let written = super::super::tree_json(&tasks, &o, JsonText::Latin1, 3);
+            assert_eq!(written.expect("written"), latin1, "{o:?}");
+        }
+        // A workspace with no task: one empty array.
+        let none = TreeOptions {
+            workspace: Some("/nowhere".into()),
+            ..TreeOptions::default()
+        };
+        assert_eq!(written(&tasks, &none, 4), "[]");
+    }
+
+    #[test]
+    fn a_written_tree_of_any_depth_needs_no_recursion() {
+        // A chain deeper than serialising nested nodes could go on a thread's stack.
+        let n = 200_000;
+        let tasks: Vec<ConversationSkeleton> = (0..n)
+            .map(|i| {
+                let parent = (i > 0).then(|| format!("t{:06}", i - 1));
+                task(&format!("t{i:06}"), parent.as_deref(), Some(T0 + i), "/w")
+            })
+            .collect();
+        let text = written(&tasks, &TreeOptions::default(), 4);
+        assert_eq!(text.matches("\"taskId\"").count(), n as usize);
+        assert!(text.contains(r#""depth":199999,"children":[]"#));
+        assert!(text.starts_with(r#"[{"taskId":"t000000""#));
     }
 
     #[test]
