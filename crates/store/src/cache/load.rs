@@ -218,15 +218,10 @@ pub fn wipe_store_cache(
     }
 }
 
-/// One task of a store's cache, as a long-lived handle keeps it.
-#[derive(Debug, Clone)]
+/// What a long-lived handle keeps beside a cached task's header.
+#[derive(Debug, Clone, Default)]
 pub struct CachedTask {
-    pub id: String,
     pub sig: TaskSig,
-    /// The skeleton header with the links the hierarchy gave it; `None`: the task got no skeleton.
-    pub skeleton: Option<ConversationSkeleton>,
-    /// Why the task has no skeleton.
-    pub diagnostics: Vec<Diagnostic>,
     /// The header's child calls' todos, taken out as JSON text as the header was read (the task
     /// store handle keeps them so); `None`: none, or still in the header.
     pub todos: Option<Box<str>>,
@@ -234,26 +229,69 @@ pub struct CachedTask {
     pub folder: Option<FolderMark>,
 }
 
-impl CachedTask {
-    /// A task as a scan reads it, its todos taken out.
-    pub fn new(
-        id: String,
-        sig: TaskSig,
-        parsed: std::result::Result<ConversationSkeleton, Vec<Diagnostic>>,
-    ) -> CachedTask {
-        let (mut skeleton, diagnostics) = match parsed {
-            Ok(s) => (Some(s), Vec::new()),
-            Err(d) => (None, d),
-        };
-        let todos = skeleton.as_mut().and_then(crate::task_store::lean_out);
-        CachedTask {
-            id,
-            sig,
-            skeleton,
-            diagnostics,
-            todos,
-            folder: None,
+/// A task of a store that has no header.
+#[derive(Debug, Clone, Default)]
+pub struct FailedTask {
+    pub id: String,
+    pub sig: TaskSig,
+    /// Why it has none.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A task as a scan read it: its id, signature, and lean header and todos
+/// ([`crate::task_store::lean_out`], done where it was parsed) or why it has none.
+pub type ScannedTask = (
+    String,
+    TaskSig,
+    std::result::Result<(ConversationSkeleton, Option<Box<str>>), Vec<Diagnostic>>,
+);
+
+/// A store's tasks as a long-lived handle takes them. The headers are one vector, the one the
+/// handle keeps: a header is most of a kilobyte, and a vector of tasks each holding its header,
+/// moved into the handle's afterwards, would be as many fresh pages again (faulted in and zeroed:
+/// 50 MB at 50 000 tasks).
+#[derive(Debug, Clone, Default)]
+pub struct CachedTasks {
+    /// The headers with the links the hierarchy gave them, in the cache's entry order (task id
+    /// order, save for changes recorded since).
+    pub skeletons: Vec<ConversationSkeleton>,
+    /// What the handle keeps beside each header, at the same positions.
+    pub kept: Vec<CachedTask>,
+    /// The tasks that got no header.
+    pub failed: Vec<FailedTask>,
+}
+
+impl CachedTasks {
+    /// Tasks as a scan reads them: each header with its todos taken out ([`ScannedTask`]).
+    pub fn from_scan(scanned: Vec<ScannedTask>) -> CachedTasks {
+        let mut out = CachedTasks::default();
+        for (id, sig, parsed) in scanned {
+            match parsed {
+                Ok((s, todos)) => {
+                    out.skeletons.push(s);
+                    out.kept.push(CachedTask {
+                        sig,
+                        todos,
+                        folder: None,
+                    });
+                }
+                Err(diagnostics) => out.failed.push(FailedTask {
+                    id,
+                    sig,
+                    diagnostics,
+                }),
+            }
         }
+        out
+    }
+
+    /// Every task, with a header or not.
+    pub fn len(&self) -> usize {
+        self.skeletons.len() + self.failed.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -263,7 +301,7 @@ pub struct StoreSnapshot {
     pub tasks_dir: PathBuf,
     pub cache_file: PathBuf,
     pub generation: u64,
-    pub tasks: Vec<CachedTask>,
+    pub tasks: CachedTasks,
     /// Size of the journal, to decide when a full rewrite pays off.
     pub journal_bytes: u64,
     /// Size of the data section.
@@ -316,7 +354,7 @@ pub fn open_snapshot(
             let lines = index.entries.iter().filter(|e| e.len > 0).count();
             if let Some(mut snap) = snapshot_of(*index, tasks_dir.clone(), file.clone()) {
                 snap.stale = differ > 0;
-                if snap.tasks.iter().filter(|t| t.skeleton.is_some()).count() == lines {
+                if snap.tasks.skeletons.len() == lines {
                     return Ok((None, Some(snap)));
                 }
             }
@@ -388,38 +426,29 @@ fn differing(tasks_dir: &Path, entries: &[Entry], every_file: bool) -> Result<us
 fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<StoreSnapshot> {
     let mut f = fs::File::open(&file).ok()?;
     let data_bytes = f.metadata().ok()?.len().saturating_sub(index.data_start);
-    // The links move from the entries to the headers (not copied: an inferred link's evidence
-    // holds an instruction prefix).
-    let mut links: Vec<super::Link> = index
-        .entries
-        .iter_mut()
-        .map(|e| (e.parent.take(), e.root.take(), e.evidence.take()))
-        .collect();
     let windows = windows(&index.entries);
-    let mut tasks: Vec<CachedTask> = Vec::with_capacity(index.entries.len());
-    for e in &mut index.entries {
-        tasks.push(CachedTask {
-            id: std::mem::take(&mut e.id),
-            // An entry whose line is unreadable keeps a signature that matches nothing.
-            sig: if e.len > 0 { [None; 5] } else { e.sig },
-            skeleton: None,
-            diagnostics: std::mem::take(&mut e.diagnostics),
-            todos: None,
-            folder: None,
-        });
-    }
+    let lines = index.entries.iter().filter(|e| e.len > 0).count();
+    // Each header is read into its place in the vector the handle keeps: placeholders first
+    // (written in parallel; the pages are the headers' own), each overwritten by its header.
+    let mut skeletons: Vec<ConversationSkeleton> = Vec::with_capacity(lines);
+    skeletons.par_extend((0..lines).into_par_iter().map(|_| Default::default()));
+    // An entry whose line is unreadable keeps a signature that matches nothing (the default).
+    let mut kept = vec![CachedTask::default(); lines];
     // The data section a window at a time (lines in file order), not whole: the section is most
     // of the file, and a handle's open would otherwise hold it beside every parsed header.
     // Two buffers for every window, one read while the other's lines are parsed: a new one for
     // each would be fresh pages each time (freed memory goes back to the system at once), all
     // 124 MB of a 50 000-task section faulted in and zeroed.
     let (mut data, mut next) = (Vec::new(), Vec::new());
-    // Each task's slot with its entry and link, taken by the window that holds its line: a header
-    // is parsed straight into its slot, not collected into a vector per window first (fresh
-    // pages for every window: 40 MB over a 50 000-task section) and moved.
-    let mut slots: Vec<Option<Slot<'_>>> = (tasks.iter_mut().zip(&index.entries))
-        .zip(links.iter_mut())
-        .map(Some)
+    // Each entry's slot (header and what is kept beside it), taken by the window that holds its
+    // line: a header is parsed straight into its place, not collected into a vector per window
+    // first (fresh pages for every window: 40 MB over a 50 000-task section) and moved.
+    let mut places = skeletons.iter_mut().zip(kept.iter_mut());
+    let mut slots: Vec<Option<Slot<'_>>> = (index.entries.iter_mut())
+        .map(|e| match e.len {
+            0 => None,
+            _ => places.next().map(|(s, k)| (s, k, e)),
+        })
         .collect();
     let data_start = index.data_start;
     let read = |f: &mut fs::File, w: Option<&(u64, u64, Vec<usize>)>, buf: &mut Vec<u8>| {
@@ -440,12 +469,13 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
             || {
                 window
                     .into_par_iter()
-                    .for_each(|((t, e), link)| parse_into(t, &data, start, e, link))
+                    .for_each(|(s, t, e)| parse_into(s, t, &data, start, e))
             },
         );
         std::mem::swap(&mut data, &mut next);
     }
     drop(slots);
+    let failed = unread_tasks(&mut index.entries, &mut skeletons, &mut kept);
     let journal_bytes = fs::metadata(journal_path(&file)).map_or(0, |m| m.len());
     Some(StoreSnapshot {
         hierarchy: if journal_bytes == 0 {
@@ -458,33 +488,86 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
         tasks_dir,
         cache_file: file,
         generation: index.header.generation,
-        tasks,
+        tasks: CachedTasks {
+            skeletons,
+            kept,
+            failed,
+        },
         stale: false,
     })
 }
 
-/// A task of [`snapshot_of`] whose line is still to be parsed: its slot, entry and link.
-type Slot<'a> = ((&'a mut CachedTask, &'a Entry), &'a mut super::Link);
+/// The tasks of `entries` without a header: those without a line, and those whose line
+/// [`parse_into`] left unread (their placeholders, the headers with another id than their
+/// entry's, are taken out of `skeletons` and `kept`).
+fn unread_tasks(
+    entries: &mut [Entry],
+    skeletons: &mut Vec<ConversationSkeleton>,
+    kept: &mut Vec<CachedTask>,
+) -> Vec<FailedTask> {
+    let mut failed = Vec::new();
+    let mut read = Vec::with_capacity(skeletons.len());
+    let mut at = skeletons.iter();
+    for e in entries {
+        let was_read = match e.len {
+            0 => None,
+            _ => Some(at.next().is_some_and(|s| s.task_id == e.id)),
+        };
+        read.extend(was_read);
+        if was_read != Some(true) {
+            failed.push(FailedTask {
+                id: std::mem::take(&mut e.id),
+                sig: if e.len > 0 { [None; 5] } else { e.sig },
+                diagnostics: std::mem::take(&mut e.diagnostics),
+            });
+        }
+    }
+    if read.contains(&false) {
+        let mut it = read.iter();
+        skeletons.retain(|_| it.next() == Some(&true));
+        let mut it = read.iter();
+        kept.retain(|_| it.next() == Some(&true));
+    }
+    failed
+}
 
-/// Parse the line of `e` (in the window `data` that starts at `start`) into the task `t`, in the
+/// A line still to be parsed: the place of its header, what is kept beside it, and its entry.
+type Slot<'a> = (
+    &'a mut ConversationSkeleton,
+    &'a mut CachedTask,
+    &'a mut Entry,
+);
+
+/// Parse the line of `e` (in the window `data` that starts at `start`) into `s` and `t`, in the
 /// handle's lean form ([`crate::task_store::lean_header`]: what the handle does not keep out of
-/// the header is never built). A line that does not check out or names another task leaves the
-/// task without a header.
-fn parse_into(t: &mut CachedTask, data: &[u8], start: u64, e: &Entry, link: &mut super::Link) {
+/// the header is never built), the entry's link moved into it. A line that does not check out or
+/// names another task leaves both as they were.
+fn parse_into(
+    s: &mut ConversationSkeleton,
+    t: &mut CachedTask,
+    data: &[u8],
+    start: u64,
+    e: &mut Entry,
+) {
     let line = e
         .off
         .checked_sub(start)
         .and_then(|off| line_at(data, off, e));
     let parsed = line.and_then(|l| crate::task_store::lean_header(l).ok());
-    let Some((mut s, todos)) = parsed.filter(|(s, _)| s.task_id == t.id) else {
+    let Some((mut header, todos)) = parsed.filter(|(h, _)| h.task_id == e.id) else {
         return;
     };
-    s.parent_task_id = link.0.take();
-    s.root_task_id = link.1.take();
-    s.parent_evidence = link.2.take();
-    (t.sig, t.folder) = (e.sig, e.folder);
-    t.skeleton = Some(s);
-    t.todos = todos;
+    // The links move from the entry to the header (not copied: an inferred link's evidence holds
+    // an instruction prefix).
+    header.parent_task_id = e.parent.take();
+    header.root_task_id = e.root.take();
+    header.parent_evidence = e.evidence.take();
+    *s = header;
+    *t = CachedTask {
+        sig: e.sig,
+        todos,
+        folder: e.folder,
+    };
 }
 
 /// The most of the data section each of [`snapshot_of`]'s two buffers holds (a longer line is read
