@@ -344,9 +344,12 @@ pub fn open_snapshot(
     let tasks_dir = checked_tasks_dir(tasks_dir)?;
     check_cache_root(&opts.cache_root, &tasks_dir)?;
     let file = cache_file_for(&opts.cache_root, &tasks_dir);
-    if let ReadOutcome::Ok(index) = read_index(&file) {
+    // The folders are listed while the index is read: neither needs the other, and each mostly
+    // keeps one thread busy.
+    let (index, dirs) = rayon::join(|| read_index(&file), || list_tasks(&tasks_dir));
+    if let ReadOutcome::Ok(index) = index {
         let differ = if index.journal_damage.is_none() && !opts.force_rebuild {
-            differing(&tasks_dir, &index.entries, opts.every_file)?
+            differing(&tasks_dir, dirs?, &index.entries, opts.every_file)
         } else {
             usize::MAX
         };
@@ -399,15 +402,15 @@ pub const STALE_SHARE: usize = 8;
 /// How many task folders of `tasks_dir` have no entry of their signature, plus the entries
 /// without a folder. Where the store allows it, a folder's time stands for its files (module
 /// `stamp`).
-fn differing(tasks_dir: &Path, entries: &[Entry], every_file: bool) -> Result<usize> {
-    let dirs = list_tasks(tasks_dir)?;
-    let known: HashMap<&str, &Entry> = entries.iter().map(|e| (e.id.as_str(), e)).collect();
-    // The entries are in the listing's order, save for changes.
-    let prior = |i: usize, id: &str| {
-        let e = match entries.get(i) {
-            Some(e) if e.id == id => e,
-            _ => known.get(id)?,
-        };
+fn differing(
+    tasks_dir: &Path,
+    dirs: Vec<(String, PathBuf)>,
+    entries: &[Entry],
+    every_file: bool,
+) -> usize {
+    let entry_of = entries_of(&dirs, entries);
+    let prior = |i: usize, _: &str| {
+        let e = entries.get((*entry_of.get(i)?)?)?;
         Some((e.sig, e.folder?))
     };
     // Untrusted, the folders are not stat'ed: the snapshot takes its marks from the entries.
@@ -415,11 +418,36 @@ fn differing(tasks_dir: &Path, entries: &[Entry], every_file: bool) -> Result<us
     let folders = Folders::trusting(tasks_dir, every_file, marks, &prior, clock_slice())
         .unwrap_or(Folders::Ignore);
     let stamps = task_stamps(tasks_dir, &dirs, &folders);
-    let kept = (dirs.iter().zip(&stamps))
-        .filter(|((id, _), st)| known.get(id.as_str()).map(|e| e.sig) == Some(st.sig))
+    let kept = (entry_of.iter().zip(&stamps))
+        .filter(|(e, st)| e.and_then(|i| entries.get(i)).map(|e| e.sig) == Some(st.sig))
         .count();
-    // Folders not matched, and entries without a folder (a duplicate entry counts as gone).
-    Ok(dirs.len() - kept + (entries.len() - kept))
+    // Folders not matched, and entries without a folder.
+    dirs.len() - kept + (entries.len() - kept)
+}
+
+/// The position in `entries` of each folder of `dirs` (`None`: it has no entry). The entries
+/// are in the listing's order save for changes (a journal appends new tasks), so each folder is
+/// looked for first just after the last one found; the entries are mapped by id only when one
+/// is not there.
+fn entries_of(dirs: &[(String, PathBuf)], entries: &[Entry]) -> Vec<Option<usize>> {
+    let mut by_id: Option<HashMap<&str, usize>> = None;
+    let mut next = 0;
+    (dirs.iter())
+        .map(|(id, _)| {
+            let at = match entries.get(next) {
+                Some(e) if e.id == *id => Some(next),
+                _ => {
+                    let map = by_id.get_or_insert_with(|| {
+                        let ids = entries.iter().enumerate().map(|(i, e)| (e.id.as_str(), i));
+                        ids.collect()
+                    });
+                    map.get(id.as_str()).copied()
+                }
+            };
+            next = at.map_or(next, |i| i + 1);
+            at
+        })
+        .collect()
 }
 
 /// [`read_snapshot`] of an index already read.
