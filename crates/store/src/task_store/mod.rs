@@ -165,7 +165,6 @@ pub struct TaskStore {
     /// Sorted by task id; `skeletons[i]` belongs to `tasks[i]`.
     tasks: Vec<Task>,
     skeletons: Vec<ConversationSkeleton>,
-    index: HashMap<String, usize>,
     metrics: HierarchyMetrics,
     /// Tasks without a skeleton and stores that could not be read.
     diagnostics: Vec<Diagnostic>,
@@ -249,7 +248,6 @@ impl TaskStore {
         }
         let notes = store.take_in(loaded);
         store.diagnostics.extend(unread_files(&store.skeletons));
-        store.reindex();
         // One store whose cache holds current metrics: its links and metrics as they are. Links
         // across stores, a scan without cache, or metrics a journal made stale: the hierarchy over
         // everything. (Taken, not copied: the metrics can hold thousands of issues.)
@@ -286,7 +284,6 @@ impl TaskStore {
             stores: Vec::new(),
             tasks: Vec::new(),
             skeletons: Vec::new(),
-            index: HashMap::new(),
             metrics: HierarchyMetrics::default(),
             diagnostics: Vec::new(),
             failed: HashMap::new(),
@@ -448,13 +445,11 @@ impl TaskStore {
         ))
     }
 
-    fn reindex(&mut self) {
-        self.index = self
-            .skeletons
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.task_id.clone(), i))
-            .collect();
+    /// The position of the task `id` among the headers (kept in id order).
+    fn position_of(&self, id: &str) -> Option<usize> {
+        (self.skeletons)
+            .binary_search_by(|s| s.task_id.as_str().cmp(id))
+            .ok()
     }
 
     /// The hierarchy over every task of the handle; returns the ids whose links changed.
@@ -505,13 +500,13 @@ impl TaskStore {
         let in_place = gone.is_empty()
             && parsed
                 .iter()
-                .all(|p| p.3.is_ok() && self.index.contains_key(&p.1));
+                .all(|p| p.3.is_ok() && self.position_of(&p.1).is_some());
         let mut fresh: Vec<Fresh> = Vec::new();
         self.revision += 1;
         if in_place {
             let mut positions = Vec::with_capacity(parsed.len());
             for (n, id, sig, r) in parsed {
-                if let (Ok(s), Some(&i)) = (r, self.index.get(&id)) {
+                if let (Ok(s), Some(i)) = (r, self.position_of(&id)) {
                     fresh.push((n, id, sig, Some(s.clone()), Vec::new()));
                     self.tasks[i] = Task::new(n, sig, None);
                     self.skeletons[i] = s;
@@ -521,7 +516,6 @@ impl TaskStore {
             self.remember_changes(positions);
         } else {
             self.apply_rebuilt(parsed, &gone, &mut fresh, &mut report);
-            self.reindex();
             self.new_layout();
         }
         let relinked = self.relink();
@@ -610,7 +604,7 @@ impl TaskStore {
         let mut outcome = "appended";
         for n in 0..self.stores.len() {
             let link_of = |id: &str| -> cache::Link {
-                match self.index.get(id).and_then(|&i| self.skeletons.get(i)) {
+                match self.position_of(id).and_then(|i| self.skeletons.get(i)) {
                     Some(s) => (
                         s.parent_task_id.clone(),
                         s.root_task_id.clone(),
@@ -724,7 +718,7 @@ impl TaskStore {
         if id_or_prefix.is_empty() {
             return Lookup::NotFound;
         }
-        if let Some(&i) = self.index.get(id_or_prefix) {
+        if let Some(i) = self.position_of(id_or_prefix) {
             return Lookup::Found(i);
         }
         // Ids are sorted: the matches are one run.
@@ -767,7 +761,10 @@ impl TaskStore {
         &self,
         task_id: &str,
     ) -> Option<std::result::Result<&ConversationSkeleton, &[Diagnostic]>> {
-        if let Some(s) = self.index.get(task_id).and_then(|&i| self.skeletons.get(i)) {
+        if let Some(s) = self
+            .position_of(task_id)
+            .and_then(|i| self.skeletons.get(i))
+        {
             return Some(Ok(s));
         }
         self.failed
@@ -802,7 +799,7 @@ impl TaskStore {
 
     /// The folder of a task.
     pub fn task_dir(&self, task_id: &str) -> Option<PathBuf> {
-        let &i = self.index.get(task_id)?;
+        let i = self.position_of(task_id)?;
         let t = self.tasks.get(i)?;
         crate::find::task_folder(Path::new(&self.stores.get(t.store)?.tasks_dir), task_id)
     }
