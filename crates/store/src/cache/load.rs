@@ -463,7 +463,8 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
     let mut skeletons: Vec<ConversationSkeleton> = Vec::with_capacity(lines);
     skeletons.par_extend((0..lines).into_par_iter().map(|_| Default::default()));
     // An entry whose line is unreadable keeps a signature that matches nothing (the default).
-    let mut kept = vec![CachedTask::default(); lines];
+    let mut kept = Vec::with_capacity(lines);
+    kept.par_extend((0..lines).into_par_iter().map(|_| CachedTask::default()));
     // The data section a window at a time (lines in file order), not whole: the section is most
     // of the file, and a handle's open would otherwise hold it beside every parsed header.
     // Two buffers for every window, one read while the other's lines are parsed: a new one for
@@ -489,23 +490,25 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
         }
     };
     read(&mut f, windows.first(), &mut data);
+    let mut parsed = 0;
     for (k, (_, start, members)) in windows.iter().enumerate() {
         let window: Vec<Slot<'_>> = (members.iter())
             .filter_map(|&i| slots.get_mut(i)?.take())
             .collect();
         let start = *start;
-        rayon::join(
+        parsed += rayon::join(
             || read(&mut f, windows.get(k + 1), &mut next),
             || {
-                window
-                    .into_par_iter()
-                    .for_each(|(s, t, e)| parse_into(s, t, &data, start, e))
+                (window.into_par_iter())
+                    .map(|(s, t, e)| usize::from(parse_into(s, t, &data, start, e)))
+                    .sum::<usize>()
             },
-        );
+        )
+        .1;
         std::mem::swap(&mut data, &mut next);
     }
     drop(slots);
-    let failed = unread_tasks(&mut index.entries, &mut skeletons, &mut kept);
+    let failed = unread_tasks(&mut index.entries, &mut skeletons, &mut kept, parsed);
     free_aside(index.entries);
     let journal_bytes = fs::metadata(journal_path(&file)).map_or(0, |m| m.len());
     Some(StoreSnapshot {
@@ -537,12 +540,24 @@ fn free_aside<T: Send + 'static>(what: T) {
 
 /// The tasks of `entries` without a header: those without a line, and those whose line
 /// [`parse_into`] left unread (their placeholders, the headers with another id than their
-/// entry's, are taken out of `skeletons` and `kept`).
+/// entry's, are taken out of `skeletons` and `kept`). `parsed`: how many lines were read; when
+/// that is every one, no header is looked at.
 fn unread_tasks(
     entries: &mut [Entry],
     skeletons: &mut Vec<ConversationSkeleton>,
     kept: &mut Vec<CachedTask>,
+    parsed: usize,
 ) -> Vec<FailedTask> {
+    if parsed == skeletons.len() {
+        let none = entries.iter_mut().filter(|e| e.len == 0);
+        return none
+            .map(|e| FailedTask {
+                id: std::mem::take(&mut e.id),
+                sig: e.sig,
+                diagnostics: std::mem::take(&mut e.diagnostics),
+            })
+            .collect();
+    }
     let mut failed = Vec::new();
     let mut read = Vec::with_capacity(skeletons.len());
     let mut at = skeletons.iter();
@@ -579,21 +594,21 @@ type Slot<'a> = (
 /// Parse the line of `e` (in the window `data` that starts at `start`) into `s` and `t`, in the
 /// handle's lean form ([`crate::task_store::lean_header`]: what the handle does not keep out of
 /// the header is never built), the entry's link moved into it. A line that does not check out or
-/// names another task leaves both as they were.
+/// names another task leaves both as they were. Whether the line was read.
 fn parse_into(
     s: &mut ConversationSkeleton,
     t: &mut CachedTask,
     data: &[u8],
     start: u64,
     e: &mut Entry,
-) {
+) -> bool {
     let line = e
         .off
         .checked_sub(start)
         .and_then(|off| line_at(data, off, e));
     let parsed = line.and_then(|l| crate::task_store::lean_header(l).ok());
     let Some((mut header, todos)) = parsed.filter(|(h, _)| h.task_id == e.id) else {
-        return;
+        return false;
     };
     // The links move from the entry to the header (not copied: an inferred link's evidence holds
     // an instruction prefix).
@@ -606,6 +621,7 @@ fn parse_into(
         todos,
         folder: e.folder,
     };
+    true
 }
 
 /// The most of the data section each of [`snapshot_of`]'s two buffers holds (a longer line is read
