@@ -194,7 +194,7 @@ fn main() {
     }
     println!(
         "  {:32}{}  {:5.1} %",
-        "rest (index, metrics, calls apart)",
+        "rest (metrics, lists, calls apart)",
         mib(kept.saturating_sub(headers)),
         100.0 * kept.saturating_sub(headers) as f64 / kept.max(1) as f64
     );

@@ -72,7 +72,7 @@ pub enum SequenceItem {
 }
 
 /// Where `createdAt`/`lastActivity` came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum DatesFrom {
@@ -86,11 +86,12 @@ pub enum DatesFrom {
     TaskMetadata,
     /// No timestamp in the data: the newest task file's modification time.
     FileTimes,
+    #[default]
     None,
 }
 
 /// `SkeletonMetadata`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct SkeletonMetadata {
@@ -192,7 +193,8 @@ pub struct ParentEvidence {
 }
 
 /// `ConversationSkeleton` (the `SkeletonHeader` fields plus `sequence`, and what this engine adds).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// The default is an empty placeholder (no task id), for a place a header is read into.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct ConversationSkeleton {

@@ -232,7 +232,7 @@ pub(super) struct Kept {
     pub generation: u64,
     pub data_bytes: u64,
     pub hierarchy: HierarchyMetrics,
-    pub tasks: Vec<CachedTask>,
+    pub tasks: CachedTasks,
 }
 
 fn build_store(
@@ -395,26 +395,47 @@ fn new_header(
     }
 }
 
-/// The tasks of the entries with their linked headers, for a handle.
-fn handed_over(entries: Vec<Entry>, linked: Vec<ConversationSkeleton>) -> Vec<CachedTask> {
-    let mut by_id: HashMap<String, ConversationSkeleton> =
-        linked.into_iter().map(|s| (s.task_id.clone(), s)).collect();
-    entries
-        .into_iter()
-        .map(|e| {
-            let skeleton = if e.len > 0 { by_id.remove(&e.id) } else { None };
-            // A line that did not come back keeps a signature (and mark) that matches nothing.
-            let as_read = skeleton.is_some() || e.len == 0;
-            CachedTask {
-                sig: if as_read { e.sig } else { [None; 5] },
-                id: e.id,
-                folder: e.folder.filter(|_| as_read),
-                skeleton,
-                diagnostics: e.diagnostics,
-                todos: None,
-            }
+/// The tasks of the entries with their linked headers, for a handle: the headers stay in the
+/// vector the hierarchy returned (each entry found by id), not moved one by one.
+fn handed_over(mut entries: Vec<Entry>, mut linked: Vec<ConversationSkeleton>) -> CachedTasks {
+    let at: HashMap<&str, usize> = (entries.iter().enumerate())
+        .filter(|(_, e)| e.len > 0)
+        .map(|(i, e)| (e.id.as_str(), i))
+        .collect();
+    // The entry of each header kept, in the headers' order.
+    let mut of: Vec<usize> = Vec::with_capacity(linked.len());
+    let mut taken = vec![false; entries.len()];
+    linked.retain(|s| match at.get(s.task_id.as_str()) {
+        Some(&i) if !taken[i] => {
+            taken[i] = true;
+            of.push(i);
+            true
+        }
+        _ => false,
+    });
+    drop(at);
+    let kept = (of.iter())
+        .map(|&i| CachedTask {
+            sig: entries[i].sig,
+            todos: None,
+            folder: entries[i].folder,
         })
-        .collect()
+        .collect();
+    // An entry without a line, or whose line did not come back (it keeps a signature that
+    // matches nothing).
+    let failed = (entries.iter_mut().zip(taken))
+        .filter(|(_, taken)| !taken)
+        .map(|(e, _)| FailedTask {
+            sig: if e.len > 0 { [None; 5] } else { e.sig },
+            id: std::mem::take(&mut e.id),
+            diagnostics: std::mem::take(&mut e.diagnostics),
+        })
+        .collect();
+    CachedTasks {
+        skeletons: linked,
+        kept,
+        failed,
+    }
 }
 
 /// The index of the cache file on disk, if it is one this engine can use (why not is reported).

@@ -37,11 +37,7 @@ pub(super) fn apply_journal(
     };
     let text = String::from_utf8_lossy(&bytes);
     let mut damage = None;
-    let mut at: HashMap<String, usize> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.id.clone(), i))
-        .collect();
+    let mut at = Positions::of(entries);
     let mut removed: HashSet<String> = HashSet::new();
     for (n, line) in text.split_inclusive('\n').enumerate() {
         if !line.ends_with('\n') {
@@ -64,10 +60,10 @@ pub(super) fn apply_journal(
             continue;
         }
         removed.remove(&j.entry.id);
-        match at.get(&j.entry.id) {
-            Some(&i) => entries[i] = j.entry,
+        match at.get(entries, &j.entry.id) {
+            Some(i) => entries[i] = j.entry,
             None => {
-                at.insert(j.entry.id.clone(), entries.len());
+                at.added.insert(j.entry.id.clone(), entries.len());
                 entries.push(j.entry);
             }
         }
@@ -76,6 +72,40 @@ pub(super) fn apply_journal(
         entries.retain(|e| !removed.contains(&e.id));
     }
     damage
+}
+
+/// Where each entry's id is, for [`apply_journal`]: the entries as the file holds them are
+/// searched (a build writes them in id order; otherwise they are mapped), those the journal adds
+/// are mapped. A journal of a few lines then costs no map of all 50 000 ids.
+struct Positions {
+    /// The entries are in strict id order up to here.
+    sorted: usize,
+    /// Beyond it: every entry of the file (out of order), then those the journal added.
+    added: HashMap<String, usize>,
+}
+
+impl Positions {
+    fn of(entries: &[Entry]) -> Positions {
+        let in_order = entries.windows(2).all(|w| w[0].id < w[1].id);
+        let (sorted, added) = match in_order {
+            true => (entries.len(), HashMap::new()),
+            false => (
+                0,
+                (entries.iter().enumerate())
+                    .map(|(i, e)| (e.id.clone(), i))
+                    .collect(),
+            ),
+        };
+        Positions { sorted, added }
+    }
+
+    fn get(&self, entries: &[Entry], id: &str) -> Option<usize> {
+        let sorted = entries.get(..self.sorted)?;
+        match sorted.binary_search_by(|e| e.id.as_str().cmp(id)) {
+            Ok(i) => Some(i),
+            Err(_) => self.added.get(id).copied(),
+        }
+    }
 }
 
 /// A fresh generation number (time and process, never 0).
@@ -308,4 +338,33 @@ pub(super) fn read_hierarchy_note(
     let text = fs::read(cache_file.with_file_name(HIERARCHY_NOTE_FILE)).ok()?;
     let note: HierarchyNote = serde_json::from_slice(&text).ok()?;
     (note.generation == generation && note.journal_bytes == journal_bytes).then_some(note.hierarchy)
+}
+
+#[cfg(test)]
+mod positions_tests {
+    use super::*;
+
+    fn entries(ids: &[&str]) -> Vec<Entry> {
+        let entry = |id: &&str| Entry {
+            id: (*id).to_owned(),
+            ..Entry::default()
+        };
+        ids.iter().map(entry).collect()
+    }
+
+    #[test]
+    fn ids_are_found_in_order_or_mapped() {
+        // In id order: searched; an id the journal adds is mapped once added.
+        let mut list = entries(&["a", "c", "e"]);
+        let mut at = Positions::of(&list);
+        assert_eq!((at.get(&list, "c"), at.get(&list, "b")), (Some(1), None));
+        at.added.insert("b".into(), list.len());
+        list.extend(entries(&["b"]));
+        assert_eq!((at.get(&list, "b"), at.get(&list, "e")), (Some(3), Some(2)));
+        // Out of order: every id mapped.
+        let list = entries(&["c", "a", "e"]);
+        let at = Positions::of(&list);
+        assert_eq!((at.get(&list, "a"), at.get(&list, "c")), (Some(1), Some(0)));
+        assert_eq!(at.get(&list, "b"), None);
+    }
 }

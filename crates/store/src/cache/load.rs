@@ -218,15 +218,10 @@ pub fn wipe_store_cache(
     }
 }
 
-/// One task of a store's cache, as a long-lived handle keeps it.
-#[derive(Debug, Clone)]
+/// What a long-lived handle keeps beside a cached task's header.
+#[derive(Debug, Clone, Default)]
 pub struct CachedTask {
-    pub id: String,
     pub sig: TaskSig,
-    /// The skeleton header with the links the hierarchy gave it; `None`: the task got no skeleton.
-    pub skeleton: Option<ConversationSkeleton>,
-    /// Why the task has no skeleton.
-    pub diagnostics: Vec<Diagnostic>,
     /// The header's child calls' todos, taken out as JSON text as the header was read (the task
     /// store handle keeps them so); `None`: none, or still in the header.
     pub todos: Option<Box<str>>,
@@ -234,26 +229,69 @@ pub struct CachedTask {
     pub folder: Option<FolderMark>,
 }
 
-impl CachedTask {
-    /// A task as a scan reads it, its todos taken out.
-    pub fn new(
-        id: String,
-        sig: TaskSig,
-        parsed: std::result::Result<ConversationSkeleton, Vec<Diagnostic>>,
-    ) -> CachedTask {
-        let (mut skeleton, diagnostics) = match parsed {
-            Ok(s) => (Some(s), Vec::new()),
-            Err(d) => (None, d),
-        };
-        let todos = skeleton.as_mut().and_then(crate::task_store::lean_out);
-        CachedTask {
-            id,
-            sig,
-            skeleton,
-            diagnostics,
-            todos,
-            folder: None,
+/// A task of a store that has no header.
+#[derive(Debug, Clone, Default)]
+pub struct FailedTask {
+    pub id: String,
+    pub sig: TaskSig,
+    /// Why it has none.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A task as a scan read it: its id, signature, and lean header and todos
+/// ([`crate::task_store::lean_out`], done where it was parsed) or why it has none.
+pub type ScannedTask = (
+    String,
+    TaskSig,
+    std::result::Result<(ConversationSkeleton, Option<Box<str>>), Vec<Diagnostic>>,
+);
+
+/// A store's tasks as a long-lived handle takes them. The headers are one vector, the one the
+/// handle keeps: a header is most of a kilobyte, and a vector of tasks each holding its header,
+/// moved into the handle's afterwards, would be as many fresh pages again (faulted in and zeroed:
+/// 50 MB at 50 000 tasks).
+#[derive(Debug, Clone, Default)]
+pub struct CachedTasks {
+    /// The headers with the links the hierarchy gave them, in the cache's entry order (task id
+    /// order, save for changes recorded since).
+    pub skeletons: Vec<ConversationSkeleton>,
+    /// What the handle keeps beside each header, at the same positions.
+    pub kept: Vec<CachedTask>,
+    /// The tasks that got no header.
+    pub failed: Vec<FailedTask>,
+}
+
+impl CachedTasks {
+    /// Tasks as a scan reads them: each header with its todos taken out ([`ScannedTask`]).
+    pub fn from_scan(scanned: Vec<ScannedTask>) -> CachedTasks {
+        let mut out = CachedTasks::default();
+        for (id, sig, parsed) in scanned {
+            match parsed {
+                Ok((s, todos)) => {
+                    out.skeletons.push(s);
+                    out.kept.push(CachedTask {
+                        sig,
+                        todos,
+                        folder: None,
+                    });
+                }
+                Err(diagnostics) => out.failed.push(FailedTask {
+                    id,
+                    sig,
+                    diagnostics,
+                }),
+            }
         }
+        out
+    }
+
+    /// Every task, with a header or not.
+    pub fn len(&self) -> usize {
+        self.skeletons.len() + self.failed.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -263,7 +301,7 @@ pub struct StoreSnapshot {
     pub tasks_dir: PathBuf,
     pub cache_file: PathBuf,
     pub generation: u64,
-    pub tasks: Vec<CachedTask>,
+    pub tasks: CachedTasks,
     /// Size of the journal, to decide when a full rewrite pays off.
     pub journal_bytes: u64,
     /// Size of the data section.
@@ -306,9 +344,12 @@ pub fn open_snapshot(
     let tasks_dir = checked_tasks_dir(tasks_dir)?;
     check_cache_root(&opts.cache_root, &tasks_dir)?;
     let file = cache_file_for(&opts.cache_root, &tasks_dir);
-    if let ReadOutcome::Ok(index) = read_index(&file) {
+    // The folders are listed while the index is read: neither needs the other, and each mostly
+    // keeps one thread busy.
+    let (index, dirs) = rayon::join(|| read_index(&file), || list_tasks(&tasks_dir));
+    if let ReadOutcome::Ok(index) = index {
         let differ = if index.journal_damage.is_none() && !opts.force_rebuild {
-            differing(&tasks_dir, &index.entries, opts.every_file)?
+            differing(&tasks_dir, dirs?, &index.entries, opts.every_file)
         } else {
             usize::MAX
         };
@@ -316,7 +357,7 @@ pub fn open_snapshot(
             let lines = index.entries.iter().filter(|e| e.len > 0).count();
             if let Some(mut snap) = snapshot_of(*index, tasks_dir.clone(), file.clone()) {
                 snap.stale = differ > 0;
-                if snap.tasks.iter().filter(|t| t.skeleton.is_some()).count() == lines {
+                if snap.tasks.skeletons.len() == lines {
                     return Ok((None, Some(snap)));
                 }
             }
@@ -361,15 +402,15 @@ pub const STALE_SHARE: usize = 8;
 /// How many task folders of `tasks_dir` have no entry of their signature, plus the entries
 /// without a folder. Where the store allows it, a folder's time stands for its files (module
 /// `stamp`).
-fn differing(tasks_dir: &Path, entries: &[Entry], every_file: bool) -> Result<usize> {
-    let dirs = list_tasks(tasks_dir)?;
-    let known: HashMap<&str, &Entry> = entries.iter().map(|e| (e.id.as_str(), e)).collect();
-    // The entries are in the listing's order, save for changes.
-    let prior = |i: usize, id: &str| {
-        let e = match entries.get(i) {
-            Some(e) if e.id == id => e,
-            _ => known.get(id)?,
-        };
+fn differing(
+    tasks_dir: &Path,
+    dirs: Vec<(String, PathBuf)>,
+    entries: &[Entry],
+    every_file: bool,
+) -> usize {
+    let entry_of = entries_of(&dirs, entries);
+    let prior = |i: usize, _: &str| {
+        let e = entries.get((*entry_of.get(i)?)?)?;
         Some((e.sig, e.folder?))
     };
     // Untrusted, the folders are not stat'ed: the snapshot takes its marks from the entries.
@@ -377,49 +418,68 @@ fn differing(tasks_dir: &Path, entries: &[Entry], every_file: bool) -> Result<us
     let folders = Folders::trusting(tasks_dir, every_file, marks, &prior, clock_slice())
         .unwrap_or(Folders::Ignore);
     let stamps = task_stamps(tasks_dir, &dirs, &folders);
-    let kept = (dirs.iter().zip(&stamps))
-        .filter(|((id, _), st)| known.get(id.as_str()).map(|e| e.sig) == Some(st.sig))
+    let kept = (entry_of.iter().zip(&stamps))
+        .filter(|(e, st)| e.and_then(|i| entries.get(i)).map(|e| e.sig) == Some(st.sig))
         .count();
-    // Folders not matched, and entries without a folder (a duplicate entry counts as gone).
-    Ok(dirs.len() - kept + (entries.len() - kept))
+    // Folders not matched, and entries without a folder.
+    let differ = dirs.len() - kept + (entries.len() - kept);
+    free_aside((dirs, stamps, entry_of));
+    differ
+}
+
+/// The position in `entries` of each folder of `dirs` (`None`: it has no entry). The entries
+/// are in the listing's order save for changes (a journal appends new tasks), so each folder is
+/// looked for first just after the last one found; the entries are mapped by id only when one
+/// is not there.
+fn entries_of(dirs: &[(String, PathBuf)], entries: &[Entry]) -> Vec<Option<usize>> {
+    let mut by_id: Option<HashMap<&str, usize>> = None;
+    let mut next = 0;
+    (dirs.iter())
+        .map(|(id, _)| {
+            let at = match entries.get(next) {
+                Some(e) if e.id == *id => Some(next),
+                _ => {
+                    let map = by_id.get_or_insert_with(|| {
+                        let ids = entries.iter().enumerate().map(|(i, e)| (e.id.as_str(), i));
+                        ids.collect()
+                    });
+                    map.get(id.as_str()).copied()
+                }
+            };
+            next = at.map_or(next, |i| i + 1);
+            at
+        })
+        .collect()
 }
 
 /// [`read_snapshot`] of an index already read.
 fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<StoreSnapshot> {
     let mut f = fs::File::open(&file).ok()?;
     let data_bytes = f.metadata().ok()?.len().saturating_sub(index.data_start);
-    // The links move from the entries to the headers (not copied: an inferred link's evidence
-    // holds an instruction prefix).
-    let mut links: Vec<super::Link> = index
-        .entries
-        .iter_mut()
-        .map(|e| (e.parent.take(), e.root.take(), e.evidence.take()))
-        .collect();
     let windows = windows(&index.entries);
-    let mut tasks: Vec<CachedTask> = Vec::with_capacity(index.entries.len());
-    for e in &mut index.entries {
-        tasks.push(CachedTask {
-            id: std::mem::take(&mut e.id),
-            // An entry whose line is unreadable keeps a signature that matches nothing.
-            sig: if e.len > 0 { [None; 5] } else { e.sig },
-            skeleton: None,
-            diagnostics: std::mem::take(&mut e.diagnostics),
-            todos: None,
-            folder: None,
-        });
-    }
+    let lines = index.entries.iter().filter(|e| e.len > 0).count();
+    // Each header is read into its place in the vector the handle keeps: placeholders first
+    // (written in parallel; the pages are the headers' own), each overwritten by its header.
+    let mut skeletons: Vec<ConversationSkeleton> = Vec::with_capacity(lines);
+    skeletons.par_extend((0..lines).into_par_iter().map(|_| Default::default()));
+    // An entry whose line is unreadable keeps a signature that matches nothing (the default).
+    let mut kept = Vec::with_capacity(lines);
+    kept.par_extend((0..lines).into_par_iter().map(|_| CachedTask::default()));
     // The data section a window at a time (lines in file order), not whole: the section is most
     // of the file, and a handle's open would otherwise hold it beside every parsed header.
     // Two buffers for every window, one read while the other's lines are parsed: a new one for
     // each would be fresh pages each time (freed memory goes back to the system at once), all
     // 124 MB of a 50 000-task section faulted in and zeroed.
     let (mut data, mut next) = (Vec::new(), Vec::new());
-    // Each task's slot with its entry and link, taken by the window that holds its line: a header
-    // is parsed straight into its slot, not collected into a vector per window first (fresh
-    // pages for every window: 40 MB over a 50 000-task section) and moved.
-    let mut slots: Vec<Option<Slot<'_>>> = (tasks.iter_mut().zip(&index.entries))
-        .zip(links.iter_mut())
-        .map(Some)
+    // Each entry's slot (header and what is kept beside it), taken by the window that holds its
+    // line: a header is parsed straight into its place, not collected into a vector per window
+    // first (fresh pages for every window: 40 MB over a 50 000-task section) and moved.
+    let mut places = skeletons.iter_mut().zip(kept.iter_mut());
+    let mut slots: Vec<Option<Slot<'_>>> = (index.entries.iter_mut())
+        .map(|e| match e.len {
+            0 => None,
+            _ => places.next().map(|(s, k)| (s, k, e)),
+        })
         .collect();
     let data_start = index.data_start;
     let read = |f: &mut fs::File, w: Option<&(u64, u64, Vec<usize>)>, buf: &mut Vec<u8>| {
@@ -430,22 +490,26 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
         }
     };
     read(&mut f, windows.first(), &mut data);
+    let mut parsed = 0;
     for (k, (_, start, members)) in windows.iter().enumerate() {
         let window: Vec<Slot<'_>> = (members.iter())
             .filter_map(|&i| slots.get_mut(i)?.take())
             .collect();
         let start = *start;
-        rayon::join(
+        parsed += rayon::join(
             || read(&mut f, windows.get(k + 1), &mut next),
             || {
-                window
-                    .into_par_iter()
-                    .for_each(|((t, e), link)| parse_into(t, &data, start, e, link))
+                (window.into_par_iter())
+                    .map(|(s, t, e)| usize::from(parse_into(s, t, &data, start, e)))
+                    .sum::<usize>()
             },
-        );
+        )
+        .1;
         std::mem::swap(&mut data, &mut next);
     }
     drop(slots);
+    let failed = unread_tasks(&mut index.entries, &mut skeletons, &mut kept, parsed);
+    free_aside(index.entries);
     let journal_bytes = fs::metadata(journal_path(&file)).map_or(0, |m| m.len());
     Some(StoreSnapshot {
         hierarchy: if journal_bytes == 0 {
@@ -458,33 +522,106 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
         tasks_dir,
         cache_file: file,
         generation: index.header.generation,
-        tasks,
+        tasks: CachedTasks {
+            skeletons,
+            kept,
+            failed,
+        },
         stale: false,
     })
 }
 
-/// A task of [`snapshot_of`] whose line is still to be parsed: its slot, entry and link.
-type Slot<'a> = ((&'a mut CachedTask, &'a Entry), &'a mut super::Link);
+/// Drop `what` on the thread pool while the caller goes on: 50 000 folder names, paths or
+/// entries are as many small allocations, freed in several ms, while the open's next steps keep
+/// at most one thread busy at first.
+fn free_aside<T: Send + 'static>(what: T) {
+    rayon::spawn(move || drop(what));
+}
 
-/// Parse the line of `e` (in the window `data` that starts at `start`) into the task `t`, in the
+/// The tasks of `entries` without a header: those without a line, and those whose line
+/// [`parse_into`] left unread (their placeholders, the headers with another id than their
+/// entry's, are taken out of `skeletons` and `kept`). `parsed`: how many lines were read; when
+/// that is every one, no header is looked at.
+fn unread_tasks(
+    entries: &mut [Entry],
+    skeletons: &mut Vec<ConversationSkeleton>,
+    kept: &mut Vec<CachedTask>,
+    parsed: usize,
+) -> Vec<FailedTask> {
+    if parsed == skeletons.len() {
+        let none = entries.iter_mut().filter(|e| e.len == 0);
+        return none
+            .map(|e| FailedTask {
+                id: std::mem::take(&mut e.id),
+                sig: e.sig,
+                diagnostics: std::mem::take(&mut e.diagnostics),
+            })
+            .collect();
+    }
+    let mut failed = Vec::new();
+    let mut read = Vec::with_capacity(skeletons.len());
+    let mut at = skeletons.iter();
+    for e in entries {
+        let was_read = match e.len {
+            0 => None,
+            _ => Some(at.next().is_some_and(|s| s.task_id == e.id)),
+        };
+        read.extend(was_read);
+        if was_read != Some(true) {
+            failed.push(FailedTask {
+                id: std::mem::take(&mut e.id),
+                sig: if e.len > 0 { [None; 5] } else { e.sig },
+                diagnostics: std::mem::take(&mut e.diagnostics),
+            });
+        }
+    }
+    if read.contains(&false) {
+        let mut it = read.iter();
+        skeletons.retain(|_| it.next() == Some(&true));
+        let mut it = read.iter();
+        kept.retain(|_| it.next() == Some(&true));
+    }
+    failed
+}
+
+/// A line still to be parsed: the place of its header, what is kept beside it, and its entry.
+type Slot<'a> = (
+    &'a mut ConversationSkeleton,
+    &'a mut CachedTask,
+    &'a mut Entry,
+);
+
+/// Parse the line of `e` (in the window `data` that starts at `start`) into `s` and `t`, in the
 /// handle's lean form ([`crate::task_store::lean_header`]: what the handle does not keep out of
-/// the header is never built). A line that does not check out or names another task leaves the
-/// task without a header.
-fn parse_into(t: &mut CachedTask, data: &[u8], start: u64, e: &Entry, link: &mut super::Link) {
+/// the header is never built), the entry's link moved into it. A line that does not check out or
+/// names another task leaves both as they were. Whether the line was read.
+fn parse_into(
+    s: &mut ConversationSkeleton,
+    t: &mut CachedTask,
+    data: &[u8],
+    start: u64,
+    e: &mut Entry,
+) -> bool {
     let line = e
         .off
         .checked_sub(start)
         .and_then(|off| line_at(data, off, e));
     let parsed = line.and_then(|l| crate::task_store::lean_header(l).ok());
-    let Some((mut s, todos)) = parsed.filter(|(s, _)| s.task_id == t.id) else {
-        return;
+    let Some((mut header, todos)) = parsed.filter(|(h, _)| h.task_id == e.id) else {
+        return false;
     };
-    s.parent_task_id = link.0.take();
-    s.root_task_id = link.1.take();
-    s.parent_evidence = link.2.take();
-    (t.sig, t.folder) = (e.sig, e.folder);
-    t.skeleton = Some(s);
-    t.todos = todos;
+    // The links move from the entry to the header (not copied: an inferred link's evidence holds
+    // an instruction prefix).
+    header.parent_task_id = e.parent.take();
+    header.root_task_id = e.root.take();
+    header.parent_evidence = e.evidence.take();
+    *s = header;
+    *t = CachedTask {
+        sig: e.sig,
+        todos,
+        folder: e.folder,
+    };
+    true
 }
 
 /// The most of the data section each of [`snapshot_of`]'s two buffers holds (a longer line is read

@@ -31,6 +31,7 @@ mod children;
 mod lean_json;
 mod list;
 mod stamps;
+mod take_in;
 mod views;
 
 pub(crate) use children::lean_out;
@@ -165,7 +166,6 @@ pub struct TaskStore {
     /// Sorted by task id; `skeletons[i]` belongs to `tasks[i]`.
     tasks: Vec<Task>,
     skeletons: Vec<ConversationSkeleton>,
-    index: HashMap<String, usize>,
     metrics: HierarchyMetrics,
     /// Tasks without a skeleton and stores that could not be read.
     diagnostics: Vec<Diagnostic>,
@@ -229,10 +229,7 @@ impl TaskStore {
             opts.tasks_dirs.clone()
         };
         let mut store = TaskStore::empty(opts);
-        // Each store's tasks stay where the load left them until they move into the handle, once,
-        // in id order: a header is most of a kilobyte, and every vector of them built in between
-        // would be as many fresh pages faulted in and zeroed, and held beside the others.
-        let mut loaded: Vec<Vec<cache::CachedTask>> = Vec::new();
+        let mut loaded: Vec<cache::CachedTasks> = Vec::new();
         let single = dirs.len() == 1;
         for dir in dirs {
             match store.load_store(&dir, watch) {
@@ -250,59 +247,8 @@ impl TaskStore {
                 )),
             }
         }
-        // (store, position) of every task, by id; stable, so the first store comes first.
-        let mut order: Vec<(usize, usize)> = (loaded.iter().enumerate())
-            .flat_map(|(n, tasks)| (0..tasks.len()).map(move |k| (n, k)))
-            .collect();
-        order.sort_by(|a, b| loaded[a.0][a.1].id.cmp(&loaded[b.0][b.1].id));
-        // The same id in two stores: the first store wins, the other is reported.
-        order.dedup_by(|b, a| {
-            let id = &loaded[b.0][b.1].id;
-            let dup = loaded[a.0][a.1].id == *id;
-            if dup {
-                store.diagnostics.push(Diagnostic::new(
-                    id.clone(),
-                    "",
-                    roo_formats::DiagCode::InvalidValue,
-                    roo_formats::Severity::Warning,
-                    "this task id is in two of the stores opened; the first store's task is kept",
-                ));
-            }
-            dup
-        });
-        // Exact sizes: a doubling vector would hold up to twice the handle's headers while it
-        // grows.
-        let kept = (order.iter())
-            .filter(|&&(n, k)| loaded[n][k].skeleton.is_some())
-            .count();
-        // What the open has to say beyond the tasks' own diagnostics (stores, shared ids, repairs).
-        let notes = store.diagnostics.clone();
-        store.tasks.reserve_exact(kept);
-        store.skeletons.reserve_exact(kept);
-        for (n, k) in order {
-            let t = &mut loaded[n][k];
-            let stamp = Stamp {
-                sig: t.sig,
-                folder: t.folder,
-                trusted: false,
-            };
-            let task = Task::new(n, stamp, t.todos.take());
-            match t.skeleton.take() {
-                Some(s) => {
-                    store.tasks.push(task);
-                    store.skeletons.push(s);
-                }
-                None => {
-                    let diags = std::mem::take(&mut t.diagnostics);
-                    store.diagnostics.extend(diags.iter().cloned());
-                    let id = std::mem::take(&mut t.id);
-                    store.failed.insert(id, (task.store, task.sig, diags));
-                }
-            }
-        }
-        drop(loaded);
+        let notes = store.take_in(loaded);
         store.diagnostics.extend(unread_files(&store.skeletons));
-        store.reindex();
         // One store whose cache holds current metrics: its links and metrics as they are. Links
         // across stores, a scan without cache, or metrics a journal made stale: the hierarchy over
         // everything. (Taken, not copied: the metrics can hold thousands of issues.)
@@ -339,7 +285,6 @@ impl TaskStore {
             stores: Vec::new(),
             tasks: Vec::new(),
             skeletons: Vec::new(),
-            index: HashMap::new(),
             metrics: HierarchyMetrics::default(),
             diagnostics: Vec::new(),
             failed: HashMap::new(),
@@ -356,7 +301,7 @@ impl TaskStore {
         &mut self,
         dir: &Path,
         watch: Watch<'_>,
-    ) -> Result<(StoreInfo, Vec<cache::CachedTask>)> {
+    ) -> Result<(StoreInfo, cache::CachedTasks)> {
         let tasks_dir = cache::checked_tasks_dir(dir)?;
         let host = roo_state::skeleton::source_in_path(&tasks_dir).map(str::to_owned);
         if let Some(root) = &self.cache_root {
@@ -395,15 +340,20 @@ impl TaskStore {
                     return None;
                 }
                 let sig = cache::task_sig(d);
-                let parsed = cache::CachedTask::new(id.clone(), sig, analyze_task(id, d, &opts));
+                // The todos taken out where the header was parsed, so what is dropped is freed there.
+                let parsed = analyze_task(id, d, &opts).map(|mut s| {
+                    let todos = lean_out(&mut s);
+                    (s, todos)
+                });
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if let Some(p) = watch.on_progress {
                     p(n, dirs.len());
                 }
-                Some(parsed)
+                Some((id.clone(), sig, parsed))
             })
             .collect::<Option<Vec<_>>>()
             .ok_or(StoreError::Aborted)?;
+        let tasks = cache::CachedTasks::from_scan(tasks);
         Ok((
             StoreInfo {
                 tasks_dir: tasks_dir.display().to_string(),
@@ -419,13 +369,11 @@ impl TaskStore {
         ))
     }
 
-    fn reindex(&mut self) {
-        self.index = self
-            .skeletons
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.task_id.clone(), i))
-            .collect();
+    /// The position of the task `id` among the headers (kept in id order).
+    fn position_of(&self, id: &str) -> Option<usize> {
+        (self.skeletons)
+            .binary_search_by(|s| s.task_id.as_str().cmp(id))
+            .ok()
     }
 
     /// The hierarchy over every task of the handle; returns the ids whose links changed.
@@ -476,13 +424,13 @@ impl TaskStore {
         let in_place = gone.is_empty()
             && parsed
                 .iter()
-                .all(|p| p.3.is_ok() && self.index.contains_key(&p.1));
+                .all(|p| p.3.is_ok() && self.position_of(&p.1).is_some());
         let mut fresh: Vec<Fresh> = Vec::new();
         self.revision += 1;
         if in_place {
             let mut positions = Vec::with_capacity(parsed.len());
             for (n, id, sig, r) in parsed {
-                if let (Ok(s), Some(&i)) = (r, self.index.get(&id)) {
+                if let (Ok(s), Some(i)) = (r, self.position_of(&id)) {
                     fresh.push((n, id, sig, Some(s.clone()), Vec::new()));
                     self.tasks[i] = Task::new(n, sig, None);
                     self.skeletons[i] = s;
@@ -492,7 +440,6 @@ impl TaskStore {
             self.remember_changes(positions);
         } else {
             self.apply_rebuilt(parsed, &gone, &mut fresh, &mut report);
-            self.reindex();
             self.new_layout();
         }
         let relinked = self.relink();
@@ -581,7 +528,7 @@ impl TaskStore {
         let mut outcome = "appended";
         for n in 0..self.stores.len() {
             let link_of = |id: &str| -> cache::Link {
-                match self.index.get(id).and_then(|&i| self.skeletons.get(i)) {
+                match self.position_of(id).and_then(|i| self.skeletons.get(i)) {
                     Some(s) => (
                         s.parent_task_id.clone(),
                         s.root_task_id.clone(),
@@ -695,7 +642,7 @@ impl TaskStore {
         if id_or_prefix.is_empty() {
             return Lookup::NotFound;
         }
-        if let Some(&i) = self.index.get(id_or_prefix) {
+        if let Some(i) = self.position_of(id_or_prefix) {
             return Lookup::Found(i);
         }
         // Ids are sorted: the matches are one run.
@@ -738,7 +685,10 @@ impl TaskStore {
         &self,
         task_id: &str,
     ) -> Option<std::result::Result<&ConversationSkeleton, &[Diagnostic]>> {
-        if let Some(s) = self.index.get(task_id).and_then(|&i| self.skeletons.get(i)) {
+        if let Some(s) = self
+            .position_of(task_id)
+            .and_then(|i| self.skeletons.get(i))
+        {
             return Some(Ok(s));
         }
         self.failed
@@ -773,7 +723,7 @@ impl TaskStore {
 
     /// The folder of a task.
     pub fn task_dir(&self, task_id: &str) -> Option<PathBuf> {
-        let &i = self.index.get(task_id)?;
+        let i = self.position_of(task_id)?;
         let t = self.tasks.get(i)?;
         crate::find::task_folder(Path::new(&self.stores.get(t.store)?.tasks_dir), task_id)
     }

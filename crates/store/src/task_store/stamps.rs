@@ -104,7 +104,7 @@ impl TaskStore {
     fn position(&self, hint: usize, id: &str) -> Option<usize> {
         match self.skeletons.get(hint) {
             Some(s) if s.task_id == id => Some(hint),
-            _ => self.index.get(id).copied(),
+            _ => self.position_of(id),
         }
     }
 
