@@ -421,15 +421,10 @@ fn handed_over(mut entries: Vec<Entry>, mut linked: Vec<ConversationSkeleton>) -
             folder: entries[i].folder,
         })
         .collect();
-    // An entry without a line, or whose line did not come back (it keeps a signature that
-    // matches nothing).
+    // An entry without a line, or whose line did not come back.
     let failed = (entries.iter_mut().zip(taken))
         .filter(|(_, taken)| !taken)
-        .map(|(e, _)| FailedTask {
-            sig: if e.len > 0 { [None; 5] } else { e.sig },
-            id: std::mem::take(&mut e.id),
-            diagnostics: std::mem::take(&mut e.diagnostics),
-        })
+        .map(|(e, _)| FailedTask::of_entry(e))
         .collect();
     CachedTasks {
         skeletons: linked,

@@ -238,6 +238,19 @@ pub struct FailedTask {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+impl FailedTask {
+    /// The task of an entry that got no header, its id and diagnostics taken: an entry without a
+    /// line keeps its signature; one whose line was not read keeps a signature that matches
+    /// nothing, so the task is parsed again.
+    pub(super) fn of_entry(e: &mut Entry) -> FailedTask {
+        FailedTask {
+            id: std::mem::take(&mut e.id),
+            sig: if e.len > 0 { [None; 5] } else { e.sig },
+            diagnostics: std::mem::take(&mut e.diagnostics),
+        }
+    }
+}
+
 /// A task as a scan read it: its id, signature, and lean header and todos
 /// ([`crate::task_store::lean_out`], done where it was parsed) or why it has none.
 pub type ScannedTask = (
@@ -550,13 +563,7 @@ fn unread_tasks(
 ) -> Vec<FailedTask> {
     if parsed == skeletons.len() {
         let none = entries.iter_mut().filter(|e| e.len == 0);
-        return none
-            .map(|e| FailedTask {
-                id: std::mem::take(&mut e.id),
-                sig: e.sig,
-                diagnostics: std::mem::take(&mut e.diagnostics),
-            })
-            .collect();
+        return none.map(FailedTask::of_entry).collect();
     }
     let mut failed = Vec::new();
     let mut read = Vec::with_capacity(skeletons.len());
@@ -568,11 +575,7 @@ fn unread_tasks(
         };
         read.extend(was_read);
         if was_read != Some(true) {
-            failed.push(FailedTask {
-                id: std::mem::take(&mut e.id),
-                sig: if e.len > 0 { [None; 5] } else { e.sig },
-                diagnostics: std::mem::take(&mut e.diagnostics),
-            });
+            failed.push(FailedTask::of_entry(e));
         }
     }
     if read.contains(&false) {
