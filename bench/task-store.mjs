@@ -1,8 +1,8 @@
 // The TaskStore handle through the binding: open (cold in a fresh process, cache built; then
 // warm from the cache), a warm refresh with nothing changed, one changed task, the hierarchy
-// pass, the tree (built after a change, and asked again: kept), a list page, the bulk transfer of every header (full, and the fields a list
-// view shows), and peak RSS of a fresh process holding the handle and one tree. Ratios against
-// the warm refresh measured in the same run.
+// pass, the tree (built after a change, and asked again: kept), a list page, the bulk transfer
+// of every header (full, and the fields a list view shows), and peak RSS of a fresh process
+// holding the handle and one tree. Ratios against the warm refresh measured in the same run.
 //
 // Goals on a generated store of 50 000 tasks (issue 31): cold open <= 4 000 ms with peak
 // <= 400 MiB, warm open <= 300 ms, warm refresh <= 120 ms, tree() <= 100 ms, list({ limit: 50 })
@@ -104,8 +104,9 @@ try {
     await changeOneTask(store, tasks, ids, round)
     passes.push(store.metrics().elapsedMs)
   })
+  const mid = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)]
   // The pass each of those refreshes ran (the median).
-  const hierarchyRust = passes.sort((a, b) => a - b)[Math.floor(passes.length / 2)]
+  const hierarchyRust = mid(passes)
   // The tree a refresh that changed a task leaves to be built (what a view pays after each
   // change), then the same tree asked again (kept: parsed by V8 only).
   const built = []
@@ -119,7 +120,6 @@ try {
     store.tree()
     kept.push(ms(t1))
   }
-  const mid = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)]
   const [tree, treeKept] = [mid(built), mid(kept)]
   const list = await median(9, () => store.list({ limit: 50 }))
   const headers = await median(5, () => {

@@ -154,8 +154,8 @@ impl<'e> RawEnv<'e> {
         // SAFETY: see above; the bytes live in the vector of the `Arc` that `hint` keeps alive
         // (and no one can change while it is shared) until `release_shared` drops it, which
         // N-API calls once: when V8 collects the string, or before returning when it copied them
-        // instead. `create_external` has the signature
-        // Node declares for that symbol (`external_latin1`).
+        // instead. `create_external` has the signature Node declares for that symbol
+        // (`external_latin1`).
         let result = create(|out| unsafe {
             create_external(
                 self.env,
