@@ -239,3 +239,67 @@ fn the_borrowed_tree_and_the_written_one_serialise_as_the_owned_one() {
         }
     }
 }
+
+#[test]
+fn a_patched_tree_is_the_tree_written_again() {
+    use roo_state::hierarchy::{JsonText, TreeOptions, TreeText};
+    let g = gen::generate(400, 37);
+    let (mut linked, _) = reconstruct_hierarchy(g.skeletons.clone(), &opts(true));
+    let workspace = (linked.iter())
+        .find_map(|s| s.metadata.workspace.clone())
+        .expect("a workspace");
+    let options = [
+        TreeOptions::default(),
+        TreeOptions {
+            max_depth: Some(1),
+            ..TreeOptions::default()
+        },
+        TreeOptions {
+            workspace: Some(workspace),
+            ..TreeOptions::default()
+        },
+    ];
+    let trees: Vec<(TreeText, &TreeOptions, JsonText, usize)> = (options.iter())
+        .flat_map(|o| {
+            [(o, JsonText::Utf8, 1), (o, JsonText::Latin1, 7)]
+                .into_iter()
+                .chain([(o, JsonText::Utf8, 1000)])
+        })
+        .map(|(o, text, parts)| {
+            let t = TreeText::new(&linked, o, text, parts).expect("written");
+            (t, o, text, parts)
+        })
+        .collect();
+    // What a refresh changes in place: titles (to any text), dates of activity, counts,
+    // completion, modes and how a link was made; never a parent, a creation date or a workspace.
+    let changed: Vec<usize> = (0..linked.len()).step_by(37).collect();
+    for (k, &i) in changed.iter().enumerate() {
+        let s = &mut linked[i];
+        s.metadata.title = Some(format!("retitled {k} \"é\" 日本 🚀\n"));
+        s.metadata.last_activity = format!("2031-01-0{}T00:00:00.000Z", k % 9 + 1);
+        s.metadata.message_count += 1_000 * k as u32;
+        s.metadata.action_count += 1;
+        s.metadata.mode = (k % 2 == 0).then(|| "architect".to_owned());
+        s.is_completed = !s.is_completed;
+        if let Some(e) = s.parent_evidence.as_mut() {
+            e.confidence = 0.5;
+            e.gap_ms = Some(k as i64);
+        }
+    }
+    for (tree, o, text, parts) in trees {
+        let before = tree.json().clone();
+        let patched = tree.patch(&linked, &changed).expect("patched");
+        let fresh = TreeText::new(&linked, o, text, parts).expect("written");
+        assert!(patched.json() == fresh.json(), "{o:?} {text:?} {parts}");
+        assert!(
+            patched.json() != &before,
+            "{o:?} {text:?} {parts}: nothing changed"
+        );
+        // Patched again with nothing changed: the same text, not a copy.
+        let kept = patched.json().clone();
+        let again = patched.patch(&linked, &[]).expect("patched");
+        assert!(std::sync::Arc::ptr_eq(again.json(), &kept));
+        // Headers that are not the tree's are refused.
+        assert!(again.patch(&linked[1..], &changed).is_err());
+    }
+}

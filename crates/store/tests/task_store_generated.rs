@@ -77,6 +77,16 @@ fn fresh_headers(tasks: &Path) -> Vec<ConversationSkeleton> {
     .skeletons
 }
 
+/// Every task's link as the handle holds it: parent, root and evidence (as JSON).
+fn whole_links(store: &TaskStore) -> Vec<(String, Option<String>, Option<String>, String)> {
+    let link = |s: &ConversationSkeleton| {
+        let evidence = serde_json::to_string(&s.parent_evidence).expect("json");
+        let (id, parent, root) = (&s.task_id, &s.parent_task_id, &s.root_task_id);
+        (id.clone(), parent.clone(), root.clone(), evidence)
+    };
+    store.skeletons().iter().map(link).collect()
+}
+
 fn links(store: &TaskStore) -> BTreeMap<String, Option<String>> {
     store
         .skeletons()
@@ -108,10 +118,23 @@ fn rewrite_an_instruction(store: &TaskStore, tasks: &Path) -> String {
 /// [`rewrite_an_instruction`]; `by_rename`: the new text written beside the file and renamed
 /// over it, as Roo Code writes (the folder's time moves).
 fn rewrite_an_instruction_by(store: &TaskStore, tasks: &Path, by_rename: bool) -> String {
+    rewrite_an_instruction_of(store, tasks, by_rename, |_| true)
+}
+
+/// [`rewrite_an_instruction_by`] for the first child task that `pick` takes.
+fn rewrite_an_instruction_of(
+    store: &TaskStore,
+    tasks: &Path,
+    by_rename: bool,
+    pick: impl Fn(&ConversationSkeleton) -> bool,
+) -> String {
     for s in store.skeletons() {
         let (Some(_), Some(instruction)) = (&s.parent_task_id, &s.instruction) else {
             continue;
         };
+        if !pick(s) {
+            continue;
+        }
         let file = tasks.join(&s.task_id).join("ui_messages.json");
         let Ok(text) = fs::read_to_string(&file) else {
             continue;
@@ -236,6 +259,107 @@ fn a_change_inside_a_folder_relinks_like_a_fresh_pass() {
         }
     }
     assert!(Fields::parse(&["instructions"]).is_err());
+}
+
+/// One more message at the end of a task's UI messages, written in place (a later modification
+/// time): its counts and last activity change, its instruction and links do not.
+fn append_a_message(tasks: &Path, id: &str) {
+    let file = tasks.join(id).join("ui_messages.json");
+    let text = fs::read_to_string(&file).expect("ui messages");
+    let mut messages: Vec<serde_json::Value> = serde_json::from_str(&text).expect("json");
+    let mut last = messages.last().cloned().expect("a message");
+    last["ts"] = serde_json::json!(last["ts"].as_i64().expect("ts") + 60_000);
+    last["type"] = serde_json::json!("say");
+    last["say"] = serde_json::json!("text");
+    last["text"] = serde_json::json!("one more message");
+    messages.push(last);
+    fs::write(&file, serde_json::to_vec(&messages).expect("json")).expect("write");
+    common::touch(&file, 5);
+}
+
+#[test]
+fn a_change_that_moves_no_task_patches_the_kept_tree_like_a_fresh_build() {
+    let (dir, tasks) = generated(300, 43, true);
+    let mut store = open(&tasks, &dir.path().join("cache"));
+    let shallow = TreeOptions {
+        max_depth: Some(1),
+        ..TreeOptions::default()
+    };
+    // A top task, a child and a grandchild (deeper than the shallow tree shows).
+    let depth_of = |s: &ConversationSkeleton| {
+        let mut depth = 0;
+        let mut at = s.parent_task_id.clone();
+        while let Some(p) = at.filter(|_| depth < 100) {
+            depth += 1;
+            at = store.get(&p).ok().and_then(|p| p.parent_task_id.clone());
+        }
+        depth
+    };
+    let ui = |s: &&ConversationSkeleton| tasks.join(&s.task_id).join("ui_messages.json").exists();
+    let picked: Vec<String> = [0, 1, 2]
+        .iter()
+        .map(|&d| {
+            let mut at = store.skeletons().iter().filter(ui);
+            let s = at.find(|s| depth_of(s) == d).expect("a task at that depth");
+            s.task_id.clone()
+        })
+        .collect();
+    // Each tree kept, then each task changed: the next tree is the one a fresh handle writes.
+    let mut round = 0;
+    for opts in [TreeOptions::default(), shallow] {
+        for id in &picked {
+            round += 1;
+            let before = store.tree_json(&opts).expect("tree");
+            assert!(before == store.tree_json(&opts).expect("tree"), "kept");
+            append_a_message(&tasks, id);
+            let report = store.refresh().expect("refresh");
+            assert_eq!((report.changed, report.relinked), (1, 0), "{round}");
+            let tree = store.tree_json(&opts).expect("tree");
+            let fresh = open(&tasks, &dir.path().join(format!("cache-{round}")));
+            assert!(
+                tree == fresh.tree_json(&opts).expect("tree"),
+                "{opts:?} {id}"
+            );
+            let shown = String::from_utf8_lossy(&tree).contains(id.as_str());
+            assert_eq!(tree != before, shown, "{opts:?} {id}");
+            assert_eq!(
+                listed(&store, SortKey::LastActivity),
+                listed(&fresh, SortKey::LastActivity)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_new_parent_of_a_task_with_children_reaches_the_cache_of_its_descendants() {
+    let (dir, tasks) = generated(300, 31, true);
+    let cache_root = dir.path().join("cache");
+    let mut store = open(&tasks, &cache_root);
+    // A child that has children of its own: given a text no parent issued, it becomes a top
+    // task, and its descendants' root with it (their parent unchanged).
+    let parents: std::collections::HashSet<String> = (store.skeletons().iter())
+        .filter_map(|s| s.parent_task_id.clone())
+        .collect();
+    let changed =
+        rewrite_an_instruction_of(&store, &tasks, false, |s| parents.contains(&s.task_id));
+    let roots_before = whole_links(&store);
+    assert_eq!(store.refresh().expect("refresh").changed, 1);
+    let after = whole_links(&store);
+    let moved_roots = (roots_before.iter().zip(&after))
+        .filter(|(b, a)| b.0 != changed && b.1 == a.1 && b.2 != a.2)
+        .count();
+    assert!(moved_roots > 0, "no descendant of {changed} changed root");
+    // A handle opened from the cache the refresh recorded holds the same links, and so does a
+    // fresh one.
+    let differ = |other: &TaskStore| -> Vec<String> {
+        let links = whole_links(other);
+        assert_eq!(links.len(), after.len());
+        let differ = links.iter().zip(&after).filter(|(a, b)| a != b);
+        differ.map(|(a, b)| format!("{a:?} != {b:?}")).collect()
+    };
+    assert_eq!(differ(&open(&tasks, &cache_root)), [""; 0], "reopened");
+    let fresh = open(&tasks, &dir.path().join("cache-fresh"));
+    assert_eq!(differ(&fresh), [""; 0], "fresh");
 }
 
 #[test]

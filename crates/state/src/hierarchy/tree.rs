@@ -30,6 +30,8 @@ pub(super) struct Forest<'a> {
     pub(super) items: Vec<&'a ConversationSkeleton>,
     pub(super) index: FxMap<&'a str, usize>,
     pub(super) children: Vec<Vec<usize>>,
+    /// Each item's position in the headers the forest was made of.
+    pub(super) positions: Vec<usize>,
     /// Each item's parent among the items.
     parents: Vec<Option<usize>>,
     order: SiblingOrder,
@@ -42,9 +44,10 @@ impl<'a> Forest<'a> {
         order: SiblingOrder,
     ) -> Self {
         let ws = workspace.map(normalize_workspace);
-        let mut items: Vec<&ConversationSkeleton> = skeletons
+        let mut placed: Vec<(usize, &ConversationSkeleton)> = skeletons
             .iter()
-            .filter(|s| match &ws {
+            .enumerate()
+            .filter(|(_, s)| match &ws {
                 Some(w) => {
                     s.metadata
                         .workspace
@@ -56,11 +59,13 @@ impl<'a> Forest<'a> {
                 None => true,
             })
             .collect();
-        items.sort_unstable_by(|a, b| {
+        placed.sort_unstable_by(|(_, a), (_, b)| {
             a.task_id
                 .cmp(&b.task_id)
                 .then_with(|| a.metadata.data_source.cmp(&b.metadata.data_source))
         });
+        let (positions, items): (Vec<usize>, Vec<&ConversationSkeleton>) =
+            placed.into_iter().unzip();
         let mut index: FxMap<&str, usize> = FxMap::default();
         index.reserve(items.len());
         for (i, s) in items.iter().enumerate() {
@@ -82,6 +87,7 @@ impl<'a> Forest<'a> {
             items,
             index,
             children,
+            positions,
             parents,
             order,
         };

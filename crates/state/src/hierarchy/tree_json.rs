@@ -10,12 +10,18 @@
 //! [`super::TaskTreeView`]'s order, and every string scanned once for what needs escaping; the
 //! parent evidence, a nested object on the linked nodes, goes through serde_json. The tests hold
 //! the bytes equal to serde_json's.
+//!
+//! [`TreeText`] keeps the text with its plan (each node's header position and place) and where
+//! each run's text lies, so that after headers changed in place only the runs that show them are
+//! written again, and the others copied.
 
 use super::tree::{list_nodes, parent_id, top_nodes, Forest, Listed, MissingParents};
 use super::tree::{Placement, SiblingOrder};
 use super::*;
 use roo_js::latin1::Latin1Formatter;
 use serde_json::ser::CompactFormatter;
+use std::ops::Range;
+use std::sync::Arc;
 
 /// How a JSON text holds its strings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,50 +41,164 @@ pub fn tree_json(
     text: JsonText,
     parts: usize,
 ) -> serde_json::Result<Vec<u8>> {
-    let forest = Forest::new(
-        skeletons,
-        opts.workspace.as_deref(),
-        SiblingOrder::CreatedAtText,
-    );
-    let tops = top_nodes(&forest, opts);
-    let listing = list_nodes(&forest, tops, opts.max_depth);
-    let missing = MissingParents::new(&forest, skeletons);
-    let tree = Listing::new(&forest, &listing, &missing);
-    let written = (tree.runs(parts.max(1)).into_par_iter())
-        .map(|run| tree.write(run, text))
-        .collect::<serde_json::Result<Vec<Vec<u8>>>>()?;
-    // One copy into a text of the exact size (a vector grown to it would be copied at each
-    // doubling, every time into fresh pages).
-    let size = written.iter().map(|w| w.len() + 1).sum::<usize>() + 1;
-    let mut out = Vec::with_capacity(size);
+    TreeText::new(skeletons, opts, text, parts).map(|t| Arc::unwrap_or_clone(t.json))
+}
+
+/// A tree's JSON ([`tree_json`]) with what it takes to write parts of it again: each node's
+/// header and place, the runs of top nodes written apart, and where each run's text lies in the
+/// whole. After headers changed in place (same positions, same links, dates and workspaces), only
+/// the runs that hold them are written again ([`TreeText::patch`]).
+pub struct TreeText {
+    json: Arc<Vec<u8>>,
+    text: JsonText,
+    plan: Plan,
+    runs: Vec<Run>,
+    /// Where each run's text lies in `json`.
+    spans: Vec<Range<usize>>,
+    /// The run of each header (by its position in the headers given), [`NOT_SHOWN`] for a header
+    /// the tree leaves out.
+    run_of: Vec<u32>,
+}
+
+/// In [`TreeText::run_of`]: a header the tree leaves out (another workspace, deeper than asked).
+const NOT_SHOWN: u32 = u32::MAX;
+
+impl TreeText {
+    /// The tree of `opts` over `skeletons`, written in up to `parts` runs in parallel.
+    pub fn new(
+        skeletons: &[ConversationSkeleton],
+        opts: &TreeOptions,
+        text: JsonText,
+        parts: usize,
+    ) -> serde_json::Result<Self> {
+        let plan = {
+            let order = SiblingOrder::CreatedAtText;
+            let forest = Forest::new(skeletons, opts.workspace.as_deref(), order);
+            let tops = top_nodes(&forest, opts);
+            let listing = list_nodes(&forest, tops, opts.max_depth);
+            let missing = MissingParents::new(&forest, skeletons);
+            Plan::new(&forest, &listing, &missing)
+        };
+        let runs = plan.runs(parts.max(1));
+        let written = (runs.par_iter())
+            .map(|run| plan.write(skeletons, run, text))
+            .collect::<serde_json::Result<Vec<Vec<u8>>>>()?;
+        let (json, spans) = join(written.iter().map(Vec::as_slice));
+        let run_of = plan.run_of(&runs, skeletons.len());
+        Ok(TreeText {
+            json: Arc::new(json),
+            text,
+            plan,
+            runs,
+            spans,
+            run_of,
+        })
+    }
+
+    /// The text: a JSON array.
+    pub fn json(&self) -> &Arc<Vec<u8>> {
+        &self.json
+    }
+
+    /// The tree after the headers at `changed` (positions in `skeletons`) changed in place: the
+    /// runs that show them written again, the others copied. The caller vouches that nothing
+    /// else moved: the same headers at the same positions, with the same parents, creation dates
+    /// and workspaces; headers of another length are an error.
+    pub fn patch(
+        self,
+        skeletons: &[ConversationSkeleton],
+        changed: &[usize],
+    ) -> serde_json::Result<Self> {
+        if skeletons.len() != self.run_of.len() {
+            return Err(serde::ser::Error::custom("the headers are not the tree's"));
+        }
+        let mut dirty: Vec<usize> = (changed.iter())
+            .filter_map(|&i| self.run_of.get(i).copied())
+            .filter(|&r| r != NOT_SHOWN)
+            .map(|r| r as usize)
+            .collect();
+        dirty.sort_unstable();
+        dirty.dedup();
+        if dirty.is_empty() {
+            return Ok(self);
+        }
+        let written = (dirty.par_iter())
+            .map(|&r| match self.runs.get(r) {
+                Some(run) => self.plan.write(skeletons, run, self.text),
+                None => Err(serde::ser::Error::custom("a run outside the tree")),
+            })
+            .collect::<serde_json::Result<Vec<Vec<u8>>>>()?;
+        let pieces = (0..self.runs.len()).map(|r| match dirty.binary_search(&r) {
+            Ok(k) => written.get(k).map(Vec::as_slice).unwrap_or_default(),
+            Err(_) => (self.spans.get(r).cloned())
+                .and_then(|span| self.json.get(span))
+                .unwrap_or_default(),
+        });
+        let (json, spans) = join(pieces);
+        Ok(TreeText {
+            json: Arc::new(json),
+            spans,
+            ..self
+        })
+    }
+}
+
+/// `pieces` (array elements, none empty) as one JSON array, copied once into a text of the exact
+/// size (a vector grown to it would be copied at each doubling, every time into fresh pages), and
+/// where each piece lies in it.
+fn join<'p>(pieces: impl Iterator<Item = &'p [u8]> + Clone) -> (Vec<u8>, Vec<Range<usize>>) {
+    let size = pieces.clone().map(|p| p.len() + 1).sum::<usize>() + 1;
+    let mut out = Vec::with_capacity(size.max(2));
+    let mut spans = Vec::new();
     out.push(b'[');
-    for w in written.iter().filter(|w| !w.is_empty()) {
+    for p in pieces {
         if out.len() > 1 {
             out.push(b',');
         }
-        out.extend_from_slice(w);
+        spans.push(out.len()..out.len() + p.len());
+        out.extend_from_slice(p);
     }
     out.push(b']');
-    Ok(out)
+    (out, spans)
 }
 
-/// A tree's listing with each node's children (a run of the listing) and subtree size.
-struct Listing<'l, 'f, 'a> {
-    forest: &'f Forest<'a>,
-    listing: &'l [Listed],
-    missing: &'l MissingParents<'f, 'a>,
+/// A run of consecutive top nodes (positions in the listing) and its count of nodes.
+struct Run {
+    tops: Range<usize>,
+    nodes: usize,
+}
+
+/// One node of a tree: the position of its header, and where it sits.
+#[derive(Clone, Copy)]
+struct Node {
+    header: u32,
+    depth: u32,
+    parent_missing: bool,
+}
+
+/// A tree's nodes in breadth-first order with each node's children (a run of the listing).
+struct Plan {
+    nodes: Vec<Node>,
     /// Each node's children: the position of the first in the listing, and how many.
     kids: Vec<(usize, usize)>,
     /// Each node's count of nodes in its subtree, itself included.
     sizes: Vec<usize>,
+    /// How many top nodes (those without a parent) the listing starts with.
+    tops: usize,
 }
 
-impl<'l, 'f, 'a> Listing<'l, 'f, 'a> {
-    fn new(
-        forest: &'f Forest<'a>,
-        listing: &'l [Listed],
-        missing: &'l MissingParents<'f, 'a>,
-    ) -> Self {
+impl Plan {
+    fn new(forest: &Forest<'_>, listing: &[Listed], missing: &MissingParents<'_, '_>) -> Self {
+        let nodes = (listing.iter())
+            .map(|at| {
+                let s = forest.items.get(at.item);
+                Node {
+                    header: forest.positions.get(at.item).copied().unwrap_or(usize::MAX) as u32,
+                    depth: at.depth,
+                    parent_missing: at.parent.is_none() && s.is_some_and(|s| missing.of(s)),
+                }
+            })
+            .collect();
         let mut kids = vec![(0, 0); listing.len()];
         for (pos, at) in listing.iter().enumerate() {
             if let Some(k) = at.parent.and_then(|p| kids.get_mut(p)) {
@@ -97,56 +217,101 @@ impl<'l, 'f, 'a> Listing<'l, 'f, 'a> {
                 *s += size;
             }
         }
-        Listing {
-            forest,
-            listing,
-            missing,
+        let tops = listing.iter().take_while(|at| at.parent.is_none()).count();
+        Plan {
+            nodes,
             kids,
             sizes,
+            tops,
         }
     }
 
     /// The top nodes (the listing's first nodes, those without a parent) in at most `parts` runs
     /// of consecutive ones, each of about the same number of nodes.
-    fn runs(&self, parts: usize) -> Vec<std::ops::Range<usize>> {
-        let tops = self
-            .listing
-            .iter()
-            .take_while(|at| at.parent.is_none())
-            .count();
-        let share = self.listing.len().div_ceil(parts).max(1);
+    fn runs(&self, parts: usize) -> Vec<Run> {
+        let tops = self.tops;
+        let share = self.nodes.len().div_ceil(parts).max(1);
         let mut runs = Vec::new();
         let (mut start, mut nodes) = (0, 0);
         for top in 0..tops {
             nodes += self.sizes.get(top).copied().unwrap_or(1);
             if nodes >= share {
-                runs.push(start..top + 1);
+                runs.push(Run {
+                    tops: start..top + 1,
+                    nodes,
+                });
                 (start, nodes) = (top + 1, 0);
             }
         }
         if start < tops {
-            runs.push(start..tops);
+            runs.push(Run {
+                tops: start..tops,
+                nodes,
+            });
         }
         runs
     }
 
-    /// The top nodes `run` with their subtrees: the elements of a JSON array, without brackets.
-    fn write(&self, run: std::ops::Range<usize>, text: JsonText) -> serde_json::Result<Vec<u8>> {
-        let nodes: usize = (self.sizes.get(run.clone()).into_iter().flatten()).sum();
+    /// The run of each of `headers` headers ([`NOT_SHOWN`] for one the tree leaves out).
+    fn run_of(&self, runs: &[Run], headers: usize) -> Vec<u32> {
+        // A top node's run is where it is cut; any other node's is its parent's, which the
+        // listing has set before it.
+        let mut of_node = vec![NOT_SHOWN; self.nodes.len()];
+        for (r, run) in runs.iter().enumerate() {
+            for slot in of_node.get_mut(run.tops.clone()).into_iter().flatten() {
+                *slot = r as u32;
+            }
+        }
+        for (pos, &(first, count)) in self.kids.iter().enumerate() {
+            let r = of_node.get(pos).copied().unwrap_or(NOT_SHOWN);
+            for slot in of_node.get_mut(first..first + count).into_iter().flatten() {
+                *slot = r;
+            }
+        }
+        let mut of_header = vec![NOT_SHOWN; headers];
+        for (node, r) in self.nodes.iter().zip(of_node) {
+            if let Some(slot) = of_header.get_mut(node.header as usize) {
+                *slot = r;
+            }
+        }
+        of_header
+    }
+
+    /// The top nodes of `run` with their subtrees: the elements of a JSON array, without
+    /// brackets.
+    fn write(
+        &self,
+        skeletons: &[ConversationSkeleton],
+        run: &Run,
+        text: JsonText,
+    ) -> serde_json::Result<Vec<u8>> {
         // What a node takes, about (its dates, ids and counts, and room for a title): untouched
         // capacity is never faulted in, so room to spare costs no memory, and a vector that does
         // not grow is not copied.
         let mut w = Writer {
-            out: Vec::with_capacity(nodes.saturating_mul(640)),
+            out: Vec::with_capacity(run.nodes.saturating_mul(640)),
             text,
+        };
+        let node = |pos: usize| -> serde_json::Result<(&ConversationSkeleton, Placement)> {
+            let at = self.nodes.get(pos);
+            match at.and_then(|at| Some((skeletons.get(at.header as usize)?, at))) {
+                Some((s, at)) => Ok((
+                    s,
+                    Placement {
+                        depth: at.depth,
+                        parent_missing: at.parent_missing,
+                    },
+                )),
+                None => Err(serde::ser::Error::custom("a tree node outside its headers")),
+            }
         };
         // The nodes open on the way down: each with the position of its next child.
         let mut open: Vec<(usize, usize)> = Vec::new();
-        for top in run {
+        for top in run.tops.clone() {
             if !w.out.is_empty() {
                 w.out.push(b',');
             }
-            w.head(self.node(top)?)?;
+            w.head(node(top)?)?;
             open.push((top, 0));
             while let Some((pos, next)) = open.last_mut() {
                 let (first, count) = self.kids.get(*pos).copied().unwrap_or((0, 0));
@@ -156,33 +321,16 @@ impl<'l, 'f, 'a> Listing<'l, 'f, 'a> {
                     }
                     let child = first + *next;
                     *next += 1;
-                    w.head(self.node(child)?)?;
+                    w.head(node(child)?)?;
                     open.push((child, 0));
                 } else {
                     let pos = *pos;
                     open.pop();
-                    w.tail(self.node(pos)?);
+                    w.tail(node(pos)?);
                 }
             }
         }
         Ok(w.out)
-    }
-
-    /// The skeleton of node `pos` and where it sits.
-    fn node(&self, pos: usize) -> serde_json::Result<(&'a ConversationSkeleton, Placement)> {
-        let at = self.listing.get(pos);
-        let s = at.and_then(|at| self.forest.items.get(at.item).copied());
-        let (Some(at), Some(s)) = (at, s) else {
-            return Err(serde::ser::Error::custom("a tree node outside its listing"));
-        };
-        let parent_missing = at.parent.is_none() && self.missing.of(s);
-        Ok((
-            s,
-            Placement {
-                depth: at.depth,
-                parent_missing,
-            },
-        ))
     }
 }
 

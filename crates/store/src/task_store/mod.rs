@@ -131,7 +131,7 @@ pub struct RefreshReport {
     pub removed: u32,
     /// Tasks parsed that gave no skeleton.
     pub failed: u32,
-    /// Unchanged tasks whose parent the hierarchy changed.
+    /// Unchanged tasks whose link (parent, root or evidence) the hierarchy changed.
     pub relinked: u32,
     /// Task folders whose files were not stat'ed because the folder's modification time stood
     /// for them (a store whose host writes by rename; see `everyFile`).
@@ -376,24 +376,27 @@ impl TaskStore {
             .ok()
     }
 
-    /// The hierarchy over every task of the handle; returns the ids whose links changed.
-    fn relink(&mut self) -> Vec<usize> {
-        let before: Vec<Option<String>> = self
-            .skeletons
-            .iter()
-            .map(|s| s.parent_task_id.clone())
+    /// The hierarchy over every task of the handle; returns the positions whose link (parent,
+    /// root or evidence) changed, each with whether its parent did.
+    fn relink(&mut self) -> Vec<(usize, bool)> {
+        // The pass sets every root and evidence anew: the old ones are taken, not copied.
+        let before: Vec<_> = (self.skeletons.iter_mut())
+            .map(|s| {
+                let root = s.root_task_id.take();
+                (s.parent_task_id.clone(), root, s.parent_evidence.take())
+            })
             .collect();
         let taken = std::mem::take(&mut self.skeletons);
         let (linked, metrics) =
             hierarchy::reconstruct_hierarchy_with(taken, &self.hierarchy, &mut self.keys);
         self.skeletons = linked;
         self.metrics = metrics;
-        self.skeletons
-            .iter()
-            .zip(before)
-            .enumerate()
-            .filter(|(_, (s, b))| s.parent_task_id != *b)
-            .map(|(i, _)| i)
+        (self.skeletons.iter().zip(before).enumerate())
+            .filter_map(|(i, (s, (parent, root, evidence)))| {
+                let moved = s.parent_task_id != parent;
+                (moved || s.root_task_id != root || s.parent_evidence != evidence)
+                    .then_some((i, moved))
+            })
             .collect()
     }
 
@@ -409,7 +412,6 @@ impl TaskStore {
             report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
             return Ok(report);
         }
-        self.views.clear();
         // Headers whole for the hierarchy pass (and for tasks whose instruction changes).
         self.messages_in();
 
@@ -427,10 +429,14 @@ impl TaskStore {
                 .all(|p| p.3.is_ok() && self.position_of(&p.1).is_some());
         let mut fresh: Vec<Fresh> = Vec::new();
         self.revision += 1;
+        // The headers changed in place, each with where it sat in a tree before (its parent
+        // after the pass below is compared with the one it had).
+        let mut in_tree: Vec<(usize, TreePlace)> = Vec::new();
         if in_place {
             let mut positions = Vec::with_capacity(parsed.len());
             for (n, id, sig, r) in parsed {
                 if let (Ok(s), Some(i)) = (r, self.position_of(&id)) {
+                    in_tree.push((i, TreePlace::of(&self.skeletons[i])));
                     fresh.push((n, id, sig, Some(s.clone()), Vec::new()));
                     self.tasks[i] = Task::new(n, sig, None);
                     self.skeletons[i] = s;
@@ -445,10 +451,21 @@ impl TaskStore {
         let relinked = self.relink();
         let parsed_ids: std::collections::HashSet<&str> =
             fresh.iter().map(|f| f.1.as_str()).collect();
-        let relinked: Vec<usize> = relinked
+        let relinked: Vec<(usize, bool)> = relinked
             .into_iter()
-            .filter(|&i| !parsed_ids.contains(self.skeletons[i].task_id.as_str()))
+            .filter(|&(i, _)| !parsed_ids.contains(self.skeletons[i].task_id.as_str()))
             .collect();
+        // A tree kept from before is patched where nothing moved in it, else written anew.
+        let moved = !in_place
+            || relinked.iter().any(|&(_, moved)| moved)
+            || (in_tree.iter()).any(|(i, place)| *place != TreePlace::of(&self.skeletons[*i]));
+        if moved {
+            self.views.clear();
+        } else {
+            let changed = in_tree.iter().map(|&(i, _)| i);
+            (self.views).changed_in_place(changed.chain(relinked.iter().map(|&(i, _)| i)));
+        }
+        let relinked: Vec<usize> = relinked.into_iter().map(|(i, _)| i).collect();
         report.relinked = relinked.len() as u32;
         self.diagnostics = self
             .failed
@@ -726,6 +743,27 @@ impl TaskStore {
         let i = self.position_of(task_id)?;
         let t = self.tasks.get(i)?;
         crate::find::task_folder(Path::new(&self.stores.get(t.store)?.tasks_dir), task_id)
+    }
+}
+
+/// What places a task in a tree: its parent, its creation date (the order of siblings), its
+/// workspace (a tree's filter) and its data source (the order of tasks of one id).
+#[derive(PartialEq)]
+struct TreePlace {
+    parent: Option<String>,
+    created_at: String,
+    workspace: Option<String>,
+    data_source: String,
+}
+
+impl TreePlace {
+    fn of(s: &ConversationSkeleton) -> Self {
+        TreePlace {
+            parent: s.parent_task_id.clone(),
+            created_at: s.metadata.created_at.clone(),
+            workspace: s.metadata.workspace.clone(),
+            data_source: s.metadata.data_source.clone(),
+        }
     }
 }
 

@@ -1,12 +1,13 @@
 //! What the handle keeps between refreshes so that its queries do not redo work: the task order
 //! of each sort a list asked for, and the JSON of the last whole tree. A refresh that changed
-//! anything drops them; the next query builds what it needs again.
+//! anything drops the orders. It drops the tree too, unless it changed headers in place without
+//! moving any task in it: then the tree's next query writes again only the parts that show them.
 
 use super::list::SortKey;
 use super::TaskStore;
 use crate::StoreError;
 use rayon::prelude::*;
-use roo_state::hierarchy::{self, TaskTreeNode, TaskTreeView, TreeOptions};
+use roo_state::hierarchy::{self, TaskTreeNode, TaskTreeView, TreeOptions, TreeText};
 use roo_state::ConversationSkeleton;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
@@ -20,18 +21,34 @@ pub(super) type Order = Arc<[u32]>;
 #[derive(Default)]
 pub(super) struct Views {
     orders: Mutex<Vec<((SortKey, bool), Order)>>,
-    /// The options of the kept tree (workspace, depth) and its JSON (Latin-1).
-    tree: Mutex<Option<(TreeKey, Arc<Vec<u8>>)>>,
+    tree: Mutex<Option<KeptTree>>,
 }
 
 /// The options a whole tree is kept for.
 pub(super) type TreeKey = (Option<String>, Option<u32>);
 
+/// The last whole tree: its options (workspace, depth), its text (Latin-1), and the positions of
+/// the headers changed in place since it was written.
+struct KeptTree {
+    key: TreeKey,
+    text: TreeText,
+    changed: Vec<usize>,
+}
+
 impl Views {
-    /// Forget every kept view (the headers or their links changed).
+    /// Forget every kept view (tasks came, went or moved in the tree).
     pub(super) fn clear(&mut self) {
         *self.orders.get_mut().unwrap_or_else(|e| e.into_inner()) = Vec::new();
         *self.tree.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// The headers at `positions` changed in place, and no task moved in the tree: forget the
+    /// orders, and note the positions for the kept tree.
+    pub(super) fn changed_in_place(&mut self, positions: impl IntoIterator<Item = usize>) {
+        *self.orders.get_mut().unwrap_or_else(|e| e.into_inner()) = Vec::new();
+        if let Some(kept) = self.tree.get_mut().unwrap_or_else(|e| e.into_inner()) {
+            kept.changed.extend(positions);
+        }
     }
 
     /// The order of `key` (`reverse`: against the key's natural order; ties stay by task id),
@@ -51,21 +68,29 @@ impl Views {
         o
     }
 
-    /// The JSON of the tree of `key`, built once and kept.
+    /// The JSON of the tree of `key`: built once and kept, patched after changes in place.
     pub(super) fn tree(
         &self,
         key: TreeKey,
-        build: impl FnOnce() -> serde_json::Result<Vec<u8>>,
+        build: impl FnOnce() -> serde_json::Result<TreeText>,
+        patch: impl FnOnce(TreeText, &[usize]) -> serde_json::Result<TreeText>,
     ) -> serde_json::Result<Arc<Vec<u8>>> {
         let mut tree = self.tree.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((k, json)) = tree.as_ref() {
-            if *k == key {
-                return Ok(json.clone());
-            }
-        }
-        // Kept as it was written: an `Arc<[u8]>` would be a copy of 24 MB at 50 000 tasks.
-        let json = Arc::new(build()?);
-        *tree = Some((key, json.clone()));
+        let text = match tree.take() {
+            Some(kept) if kept.key == key && kept.changed.is_empty() => kept.text,
+            // A patch that fails (it never should) leaves the tree to be built anew.
+            Some(kept) if kept.key == key => match patch(kept.text, &kept.changed) {
+                Ok(text) => text,
+                Err(_) => build()?,
+            },
+            _ => build()?,
+        };
+        let json = text.json().clone();
+        *tree = Some(KeptTree {
+            key,
+            text,
+            changed: Vec::new(),
+        });
         Ok(json)
     }
 }
@@ -114,22 +139,27 @@ impl TaskStore {
 
     /// The JSON of [`TaskStore::tree_view`] as Latin-1 bytes ([`roo_js::latin1`]: what
     /// JavaScript takes as a one-byte string without decoding it), written straight from the
-    /// headers in parts in parallel ([`hierarchy::tree_json`]). A whole forest (no `root_id`) is
-    /// kept until a refresh changes something: asked again, it is not built again.
+    /// headers in parts in parallel ([`TreeText`]). A whole forest (no `root_id`) is kept: asked
+    /// again, it is not built again; after headers changed in place, only the parts that show
+    /// them are written again.
     pub fn tree_json(&self, opts: &TreeOptions) -> crate::Result<Arc<Vec<u8>>> {
-        // A few parts a thread, so that one with a large tree does not leave the others idle.
-        let parts = 4 * rayon::current_num_threads();
         let latin1 = hierarchy::JsonText::Latin1;
-        let build = || hierarchy::tree_json(&self.skeletons, opts, latin1, parts);
+        let build = || TreeText::new(&self.skeletons, opts, latin1, TREE_PARTS);
         let json = match opts.root_id {
-            None => self
-                .views
-                .tree((opts.workspace.clone(), opts.max_depth), build),
-            Some(_) => build().map(Arc::new),
+            None => self.views.tree(
+                (opts.workspace.clone(), opts.max_depth),
+                build,
+                |kept, changed| kept.patch(&self.skeletons, changed),
+            ),
+            Some(_) => build().map(|t| t.json().clone()),
         };
         json.map_err(|e| StoreError::InvalidArgument(e.to_string()))
     }
 }
+
+/// The parts a tree is written in: enough for both threads to stay busy when one part holds a
+/// large tree, and small enough (some 400 kB at 50 000 tasks) that a change rewrites little.
+const TREE_PARTS: usize = 64;
 
 /// The top-level fields of a header (its JSON names), in the order a header is written.
 pub const HEADER_FIELDS: [&str; 17] = [
