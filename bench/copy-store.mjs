@@ -73,3 +73,22 @@ export async function changeOneTask(store, tasks, ids, round) {
   const r = await store.refresh()
   if (r.changed !== 1) throw new Error(`expected one change, got ${r.changed}`)
 }
+
+/**
+ * Add a task to the store as a host starts one: a copy of task `from` under a new id, then a
+ * refresh that must see one task added. Returns the new folder; `removeTask` takes it away.
+ */
+export async function addOneTask(store, tasks, from, round) {
+  const dir = path.join(tasks, `bench-added-${process.pid}-${round}`)
+  fs.cpSync(path.join(tasks, from), dir, { recursive: true })
+  const r = await store.refresh()
+  if (r.added !== 1) throw new Error(`expected one task added, got ${r.added}`)
+  return dir
+}
+
+/** Remove a task `addOneTask` added, and refresh. */
+export async function removeTask(store, dir) {
+  fs.rmSync(dir, { recursive: true, force: true })
+  const r = await store.refresh()
+  if (r.removed !== 1) throw new Error(`expected one task removed, got ${r.removed}`)
+}

@@ -1,6 +1,7 @@
 // The TaskStore handle through the binding: open (cold in a fresh process, cache built; then
 // warm from the cache), a warm refresh with nothing changed, one changed task, the hierarchy
-// pass, the tree (built after a change, and asked again: kept), a list page, the bulk transfer
+// pass, the tree (after a change in place: patched; asked again: kept; after a task was added:
+// built anew), a list page, the bulk transfer
 // of every header (full, and the fields a list view shows), and peak RSS of a fresh process
 // holding the handle and one tree. Ratios against the warm refresh measured in the same run.
 //
@@ -15,7 +16,8 @@
 //                                              a path naming the host, as a real store's does, so
 //                                              a folder's time may stand for its files; the bench
 //                                              rewrites a few task files by rename, as the host
-//                                              does; the cache goes to a temp dir)
+//                                              does, and adds a task folder three times, removed
+//                                              each time; the cache goes to a temp dir)
 //   TASK_STORE_ADDON=<other .node> node bench/task-store.mjs ...   (another build, e.g. main's kept
 //                                              aside, for a before/after in the same session)
 import fs from 'node:fs'
@@ -23,7 +25,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { changeOneTask, copyStore, generatedStore, givenFolder, median, ms } from './copy-store.mjs'
+import { addOneTask, changeOneTask, copyStore, generatedStore, givenFolder, median, ms, removeTask } from './copy-store.mjs'
 import { execFileSync } from 'node:child_process'
 
 const require = createRequire(import.meta.url)
@@ -121,6 +123,22 @@ try {
     kept.push(ms(t1))
   }
   const [tree, treeKept] = [mid(built), mid(kept)]
+  // The tree after a task was added (a copy of a top task without children): the tree is
+  // built anew.
+  const lone = store.tree().find((n) => n.children.length === 0)
+  if (!lone) throw new Error('no top task without children')
+  const afterAdd = []
+  for (let round = 0; round < 3; round++) {
+    const added = await addOneTask(store, tasks, lone.taskId, round)
+    try {
+      const t0 = process.hrtime.bigint()
+      store.tree()
+      afterAdd.push(ms(t0))
+    } finally {
+      await removeTask(store, added)
+    }
+  }
+  const treeAdded = mid(afterAdd)
   const list = await median(9, () => store.list({ limit: 50 }))
   const headers = await median(5, () => {
     if (store.headers().length !== N) throw new Error('headers')
@@ -143,8 +161,9 @@ try {
   row('  the same, every file stat\'ed', `${everyFile.toFixed(1)} ms`, `${r(everyFile)} (everyFile, a fresh process)`)
   row('refresh, one task changed', `${oneChanged.toFixed(1)} ms`, r(oneChanged))
   row('hierarchy pass (Rust)', `${hierarchyRust.toFixed(1)} ms`, '(median of the one-change refreshes)')
-  row('tree() into JS, after a change', `${tree.toFixed(1)} ms`, r(tree))
+  row('tree() into JS, after a change', `${tree.toFixed(1)} ms`, `${r(tree)} (a task changed in place: patched)`)
   row('  the same tree asked again', `${treeKept.toFixed(1)} ms`, `${r(treeKept)} (kept: parsed by V8 only)`)
+  row('  after a task was added', `${treeAdded.toFixed(1)} ms`, `${r(treeAdded)} (built anew)`)
   row('list({ limit: 50 })', `${list.toFixed(2)} ms`, r(list))
   row('headers() into JS', `${headers.toFixed(1)} ms`, r(headers))
   row('headers({ fields }) (list view)', `${lean.toFixed(1)} ms`, r(lean))
