@@ -1261,7 +1261,7 @@ export type TaskStoreRefresh = {
    */
   failed: number,
   /**
-   * Unchanged tasks whose parent the hierarchy changed.
+   * Unchanged tasks whose link (parent, root or evidence) the hierarchy changed.
    */
   relinked: number,
   /**
