@@ -334,6 +334,22 @@ impl Plan {
     }
 }
 
+/// Whether none of the eight bytes of `w` needs escaping: no control character, no `"` nor `\`,
+/// and with `latin1` no byte from 0x80 (UTF-8 that becomes a Latin-1 byte or an escape). A byte
+/// below 0x20 (or zero after an XOR with the byte sought) sets its high bit in the answer; a
+/// borrow may set others, but only in a word that has such a byte, so the answer is zero exactly
+/// when there is none.
+fn plain8(w: u64, latin1: bool) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    let quote = has_zero(w ^ (ONES * u64::from(b'"')));
+    let backslash = has_zero(w ^ (ONES * u64::from(b'\\')));
+    let high = if latin1 { w & HIGH } else { 0 };
+    control | quote | backslash | high == 0
+}
+
 /// One run's text as it is written.
 struct Writer {
     out: Vec<u8>,
@@ -428,6 +444,12 @@ impl Writer {
         let mut run = 0;
         let mut i = 0;
         while let Some(&b) = bytes.get(i) {
+            // Eight bytes at a time while none needs escaping.
+            let word = bytes.get(i..i + 8).and_then(|w| w.try_into().ok());
+            if word.is_some_and(|w| plain8(u64::from_le_bytes(w), latin1)) {
+                i += 8;
+                continue;
+            }
             let plain = b >= 0x20 && b != b'"' && b != b'\\' && (b < 0x80 || !latin1);
             if plain {
                 i += 1;
@@ -475,6 +497,48 @@ impl Writer {
         self.out.extend_from_slice(b"\\u");
         for shift in [12, 8, 4, 0] {
             self.out.push(HEX[usize::from((unit >> shift) & 0xf)]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain8;
+
+    /// The rule of `Writer::string`, a byte at a time.
+    fn plain(b: u8, latin1: bool) -> bool {
+        b >= 0x20 && b != b'"' && b != b'\\' && (b < 0x80 || !latin1)
+    }
+
+    #[test]
+    fn eight_bytes_at_a_time_is_the_rule_of_each_byte() {
+        let agree = |bytes: [u8; 8]| {
+            for latin1 in [false, true] {
+                let want = bytes.iter().all(|&b| plain(b, latin1));
+                assert_eq!(plain8(u64::from_le_bytes(bytes), latin1), want, "{bytes:?}");
+            }
+        };
+        // Every byte value at every place among plain bytes, and beside every other value.
+        for at in 0..8 {
+            for b in 0..=255u8 {
+                let mut w = *b"abcdefgh";
+                w[at] = b;
+                agree(w);
+                for other in 0..=255u8 {
+                    let mut v = [0xe9u8; 8];
+                    v[at] = b;
+                    v[(at + 3) % 8] = other;
+                    agree(v);
+                }
+            }
+        }
+        // Words of any bytes (a fixed xorshift sequence).
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            agree(x.to_le_bytes());
         }
     }
 }
