@@ -13,6 +13,28 @@ pub(super) enum SiblingOrder {
 }
 
 impl SiblingOrder {
+    /// A number in the order of `s` among tasks: two tasks whose keys differ compare as their
+    /// keys do; equal keys leave it to [`SiblingOrder::compare`]. Sorts compare keys side by
+    /// side in one vector instead of texts scattered over the headers.
+    fn key(self, s: &ConversationSkeleton) -> u128 {
+        match self {
+            // A `None` as `compare` takes it: the latest time.
+            SiblingOrder::CreatedMs => {
+                let ms = s.created_at_ms.unwrap_or(i64::MAX);
+                (i128::from(ms) - i128::from(i64::MIN)) as u128
+            }
+            // The first 16 bytes, zero-padded, as a big-endian number: where those differ, the
+            // texts compare as they do (a text that ends first is the smaller one).
+            SiblingOrder::CreatedAtText => {
+                let mut head = [0u8; 16];
+                let text = s.metadata.created_at.as_bytes();
+                let n = text.len().min(16);
+                head[..n].copy_from_slice(&text[..n]);
+                u128::from_be_bytes(head)
+            }
+        }
+    }
+
     fn compare(self, a: &ConversationSkeleton, b: &ConversationSkeleton) -> Ordering {
         match self {
             SiblingOrder::CreatedMs => (a.created_at_ms.unwrap_or(i64::MAX), &a.task_id)
@@ -35,6 +57,8 @@ pub(super) struct Forest<'a> {
     /// Each item's parent among the items.
     parents: Vec<Option<usize>>,
     order: SiblingOrder,
+    /// Each item's [`SiblingOrder::key`].
+    keys: Vec<u128>,
 }
 
 impl<'a> Forest<'a> {
@@ -83,6 +107,7 @@ impl<'a> Forest<'a> {
                 }
             }
         }
+        let keys = items.iter().map(|s| order.key(s)).collect();
         let mut forest = Self {
             items,
             index,
@@ -90,6 +115,7 @@ impl<'a> Forest<'a> {
             positions,
             parents,
             order,
+            keys,
         };
         let mut children = std::mem::take(&mut forest.children);
         for c in &mut children {
@@ -101,9 +127,14 @@ impl<'a> Forest<'a> {
 
     /// Sort positions of `items` in the forest's sibling order.
     fn sort(&self, positions: &mut [usize]) {
-        positions.sort_by(|&a, &b| match (self.items.get(a), self.items.get(b)) {
-            (Some(x), Some(y)) => self.order.compare(x, y),
-            _ => a.cmp(&b),
+        let key = |i: usize| self.keys.get(i).copied().unwrap_or(u128::MAX);
+        positions.sort_by(|&a, &b| {
+            key(a)
+                .cmp(&key(b))
+                .then_with(|| match (self.items.get(a), self.items.get(b)) {
+                    (Some(x), Some(y)) => self.order.compare(x, y),
+                    _ => a.cmp(&b),
+                })
         });
     }
 
@@ -577,6 +608,47 @@ mod tests {
             ..TreeOptions::default()
         };
         assert_eq!(written(&tasks, &none, 4), "[]");
+    }
+
+    #[test]
+    fn sorting_by_keys_is_sorting_by_the_order() {
+        // Dates alike in their first 16 bytes or shorter, a NUL, no date, the extreme times.
+        let texts = [
+            "2025-06-15T15:07:41.000Z",
+            "2025-06-15T15:07:41.001Z",
+            "2025-06-15T15:07",
+            "2025-06-15T15:0",
+            "2025-06-15T15:07\0",
+            "",
+            "2025-06-15T15:07:41.000Z",
+            "9",
+            "10",
+        ];
+        let times = [
+            Some(T0),
+            Some(T0 + 1),
+            None,
+            Some(i64::MAX),
+            Some(i64::MIN),
+            Some(-1),
+            None,
+        ];
+        let tasks: Vec<ConversationSkeleton> = (0..texts.len() * times.len())
+            .map(|i| {
+                let mut t = task(&format!("t{:02}", (i * 5) % 63), None, None, "/w");
+                t.metadata.created_at = texts[i % texts.len()].to_owned();
+                t.created_at_ms = times[i % times.len()];
+                t
+            })
+            .collect();
+        for order in [SiblingOrder::CreatedAtText, SiblingOrder::CreatedMs] {
+            let forest = Forest::new(&tasks, None, order);
+            let mut by_keys: Vec<usize> = (0..forest.items.len()).rev().collect();
+            forest.sort(&mut by_keys);
+            let mut by_order = by_keys.clone();
+            by_order.sort_by(|&a, &b| order.compare(forest.items[a], forest.items[b]));
+            assert_eq!(by_keys, by_order, "{order:?}");
+        }
     }
 
     #[test]
