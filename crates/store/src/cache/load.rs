@@ -609,7 +609,8 @@ fn parse_into(
         .off
         .checked_sub(start)
         .and_then(|off| line_at(data, off, e));
-    let parsed = line.and_then(|l| crate::task_store::lean_header(l).ok());
+    let text = line.and_then(|l| std::str::from_utf8(l).ok());
+    let parsed = text.and_then(|l| crate::task_store::lean_header(l).ok());
     let Some((mut header, todos)) = parsed.filter(|(h, _)| h.task_id == e.id) else {
         return false;
     };
