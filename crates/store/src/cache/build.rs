@@ -417,8 +417,8 @@ fn handed_over(mut entries: Vec<Entry>, mut linked: Vec<ConversationSkeleton>) -
     let kept = (of.iter())
         .map(|&i| CachedTask {
             sig: entries[i].sig,
-            todos: None,
             folder: entries[i].folder,
+            ..CachedTask::default()
         })
         .collect();
     // An entry without a line, or whose line did not come back.

@@ -1,6 +1,7 @@
 //! Reading caches without writing: skeleton headers, status against the disk, snapshots.
 
 use super::*;
+use crate::task_store::TextHashes;
 
 /// One store served by [`load_skeletons`].
 #[derive(Debug, Clone, Serialize)]
@@ -227,6 +228,8 @@ pub struct CachedTask {
     pub todos: Option<Box<str>>,
     /// The folder's mark from the pass that took `sig` (module `stamp`).
     pub folder: Option<FolderMark>,
+    /// The header's texts hashed as it was read (an open's); `None`: not yet.
+    pub(crate) texts: Option<TextHashes>,
 }
 
 /// A task of a store that has no header.
@@ -285,7 +288,7 @@ impl CachedTasks {
                     out.kept.push(CachedTask {
                         sig,
                         todos,
-                        folder: None,
+                        ..CachedTask::default()
                     });
                 }
                 Err(diagnostics) => out.failed.push(FailedTask {
@@ -547,7 +550,7 @@ fn snapshot_of(mut index: Index, tasks_dir: PathBuf, file: PathBuf) -> Option<St
 /// Drop `what` on the thread pool while the caller goes on: 50 000 folder names, paths or
 /// entries are as many small allocations, freed in several ms, while the open's next steps keep
 /// at most one thread busy at first.
-fn free_aside<T: Send + 'static>(what: T) {
+pub(crate) fn free_aside<T: Send + 'static>(what: T) {
     rayon::spawn(move || drop(what));
 }
 
@@ -596,7 +599,8 @@ type Slot<'a> = (
 
 /// Parse the line of `e` (in the window `data` that starts at `start`) into `s` and `t`, in the
 /// handle's lean form ([`crate::task_store::lean_header`]: what the handle does not keep out of
-/// the header is never built), the entry's link moved into it. A line that does not check out or
+/// the header is never built), the entry's link moved into it, its texts hashed while the header
+/// is hot. A line that does not check out or
 /// names another task leaves both as they were. Whether the line was read.
 fn parse_into(
     s: &mut ConversationSkeleton,
@@ -609,7 +613,8 @@ fn parse_into(
         .off
         .checked_sub(start)
         .and_then(|off| line_at(data, off, e));
-    let parsed = line.and_then(|l| crate::task_store::lean_header(l).ok());
+    let text = line.and_then(|l| std::str::from_utf8(l).ok());
+    let parsed = text.and_then(|l| crate::task_store::lean_header(l).ok());
     let Some((mut header, todos)) = parsed.filter(|(h, _)| h.task_id == e.id) else {
         return false;
     };
@@ -618,12 +623,13 @@ fn parse_into(
     header.parent_task_id = e.parent.take();
     header.root_task_id = e.root.take();
     header.parent_evidence = e.evidence.take();
-    *s = header;
     *t = CachedTask {
         sig: e.sig,
         todos,
         folder: e.folder,
+        texts: Some(TextHashes::of(&header)),
     };
+    *s = header;
     true
 }
 

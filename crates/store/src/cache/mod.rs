@@ -317,20 +317,24 @@ fn entries_in_pieces(line: &[u8]) -> Option<Vec<Entry>> {
 }
 
 /// The entries of `piece` (each followed by a comma, save perhaps the last) into `out`: whether
-/// the piece holds exactly that many.
+/// the piece holds exactly that many. The piece is checked as UTF-8 whole, then read as text
+/// (serde_json would otherwise check each string and key on its own).
 fn parse_piece(piece: &[u8], out: &mut [Entry]) -> bool {
+    let Ok(piece) = std::str::from_utf8(piece) else {
+        return false;
+    };
     let mut at = 0;
     for slot in out {
         let Some(rest) = piece.get(at..) else {
             return false;
         };
-        let mut one = serde_json::Deserializer::from_slice(rest).into_iter::<Entry>();
+        let mut one = serde_json::Deserializer::from_str(rest).into_iter::<Entry>();
         match one.next() {
             Some(Ok(e)) => *slot = e,
             _ => return false,
         }
         at += one.byte_offset();
-        if piece.get(at) == Some(&b',') {
+        if piece.as_bytes().get(at) == Some(&b',') {
             at += 1;
         }
     }
@@ -411,9 +415,11 @@ fn skeleton_of(data: &[u8], e: &Entry) -> Option<ConversationSkeleton> {
     skeleton_at(data, e.off, e)
 }
 
-/// [`skeleton_of`] with the line at `off` of `data` (a part of the data section).
+/// [`skeleton_of`] with the line at `off` of `data` (a part of the data section), checked as
+/// UTF-8 whole and read as text (as [`crate::task_store::lean_header`] reads it).
 fn skeleton_at(data: &[u8], off: u64, e: &Entry) -> Option<ConversationSkeleton> {
-    let s: ConversationSkeleton = serde_json::from_slice(line_at(data, off, e)?).ok()?;
+    let line = std::str::from_utf8(line_at(data, off, e)?).ok()?;
+    let s: ConversationSkeleton = serde_json::from_str(line).ok()?;
     (s.task_id == e.id).then_some(s)
 }
 
@@ -559,6 +565,12 @@ mod tests {
         let cut = line.replace("\"off\":1500,", "\"off\":1500");
         assert!(entries_in_pieces(cut.as_bytes()).is_none());
         assert!(entries_of(cut.as_bytes(), 300).is_err());
+        // Nor is a list with a byte that is not UTF-8 in a string.
+        let mut bad = line.clone().into_bytes();
+        let at = line.find("task-0150").expect("an id");
+        bad[at] = 0xff;
+        assert!(entries_in_pieces(&bad).is_none());
+        assert!(entries_of(&bad, 300).is_err());
         assert_eq!(entries_in_pieces(b"[]\n").map(|v| v.len()), None);
         assert_eq!(entries_of(b"[]\n", 0).map(|v| v.len()).ok(), Some(0));
     }

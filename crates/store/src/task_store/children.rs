@@ -94,33 +94,44 @@ impl TaskStore {
             .for_each(|(s, t)| make_whole(s, t.apart.take().and_then(|a| a.todos).as_deref()));
     }
 
-    /// Keep the child calls' todos and shared messages out of the headers (after an open, and
-    /// after a refresh that changed something).
+    /// Keep the child calls' todos and shared messages out of the headers (after a refresh that
+    /// changed something).
     pub(super) fn keep_apart(&mut self) {
+        self.keep_apart_with(Vec::new());
+    }
+
+    /// [`TaskStore::keep_apart`], with the texts' hashes taken as the headers were read, by
+    /// position (`None` or missing: hashed here). After an open, each header was hot when its
+    /// hashes were taken; here they would be read again from memory, 27 MB at 50 000 tasks.
+    pub(super) fn keep_apart_with(&mut self, mut known: Vec<Option<TextHashes>>) {
         self.messages_in();
-        // Each instruction's hash → the first task with that instruction.
-        let hashes: Vec<Option<u64>> = (self.skeletons.par_iter())
-            .map(|s| s.instruction.as_deref().map(|t| xxh3_64(t.as_bytes())))
+        known.resize_with(self.skeletons.len(), || None);
+        let hashes: Vec<TextHashes> = (self.skeletons.par_iter())
+            .zip(known)
+            .map(|(s, h)| h.unwrap_or_else(|| TextHashes::of(s)))
             .collect();
+        // Each instruction's hash → the first task with that instruction.
         let mut by_text: HashMap<u64, u32> = HashMap::with_capacity(hashes.len());
         for (i, h) in hashes.iter().enumerate() {
-            if let Some(h) = h {
-                by_text.entry(*h).or_insert(i as u32);
+            if let Some(h) = h.instruction {
+                by_text.entry(h).or_insert(i as u32);
             }
         }
         let this = &*self;
         let shared: Vec<Vec<(u32, u32)>> = (this.skeletons.par_iter())
-            .map(|s| {
-                let calls = s.child_tasks.iter().enumerate();
+            .zip(&hashes)
+            .map(|(s, h)| {
+                let calls = s.child_tasks.iter().zip(&*h.messages).enumerate();
                 calls
-                    .filter(|(_, c)| !c.message.is_empty())
-                    .filter_map(|(k, c)| {
-                        let from = *by_text.get(&xxh3_64(c.message.as_bytes()))?;
+                    .filter(|(_, (c, _))| !c.message.is_empty())
+                    .filter_map(|(k, (c, h))| {
+                        let from = *by_text.get(h)?;
                         (this.instruction_at(from) == c.message).then_some((k as u32, from))
                     })
                     .collect()
             })
             .collect();
+        crate::cache::free_aside(hashes);
         (self.skeletons.par_iter_mut())
             .zip(self.tasks.par_iter_mut())
             .zip(shared)
@@ -138,6 +149,26 @@ impl TaskStore {
                     apart.todos = todos;
                 }
             });
+    }
+}
+
+/// The hashes [`TaskStore::keep_apart`] matches a header's texts by: its instruction's and each
+/// child call's message's. A hash only finds a candidate; the texts are compared before a message
+/// is shared, so hashes of an older text cost a share, never a wrong one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TextHashes {
+    instruction: Option<u64>,
+    /// By call position.
+    messages: Box<[u64]>,
+}
+
+impl TextHashes {
+    pub(crate) fn of(s: &ConversationSkeleton) -> TextHashes {
+        let hash = |t: &str| xxh3_64(t.as_bytes());
+        TextHashes {
+            instruction: s.instruction.as_deref().map(hash),
+            messages: s.child_tasks.iter().map(|c| hash(&c.message)).collect(),
+        }
     }
 }
 

@@ -17,12 +17,15 @@ use std::cell::RefCell;
 use std::fmt;
 
 /// The header in `line` without its match keys, and its calls' todos as `[[call, todos], …]`
-/// (`None`: no call has any), as [`lean_out`](super::lean_out) would leave and return them.
+/// (`None`: no call has any), as [`lean_out`](super::lean_out) would leave and return them. The
+/// line is text, checked as UTF-8 whole by the caller: read from bytes, serde_json would check
+/// each string and key on its own, a call for each (a fifth of the CPU time of reading 50 000
+/// headers).
 pub(crate) fn lean_header(
-    line: &[u8],
+    line: &str,
 ) -> serde_json::Result<(ConversationSkeleton, Option<Box<str>>)> {
     let todos = RefCell::new(Vec::new());
-    let mut de = serde_json::Deserializer::from_slice(line);
+    let mut de = serde_json::Deserializer::from_str(line);
     let header = Lean {
         de: &mut de,
         at: At::Header,
@@ -320,7 +323,7 @@ mod tests {
         assert!(whole.truncated_instruction.is_some());
         assert_eq!(whole.child_task_instruction_prefixes.len(), 2);
         let todos = super::super::lean_out(&mut whole);
-        let (lean, lean_todos) = lean_header(line.as_bytes()).expect("lean");
+        let (lean, lean_todos) = lean_header(&line).expect("lean");
         assert_eq!(lean, whole);
         assert_eq!(lean_todos, todos);
         let text = lean_todos.expect("todos");
@@ -341,10 +344,10 @@ mod tests {
         let cut = plain.find(r#","todos":[{"#).expect("todos");
         let end = plain[cut..].find(r#"],"sources""#).expect("end") + cut + 1;
         let plain = format!("{}{}", &plain[..cut], &plain[end..]);
-        let (lean, todos) = lean_header(plain.as_bytes()).expect("lean");
+        let (lean, todos) = lean_header(&plain).expect("lean");
         assert_eq!(todos, None);
         assert!(lean.child_tasks.iter().all(|c| c.todos.is_none()));
-        assert!(lean_header(&line.as_bytes()[..line.len() - 3]).is_err());
-        assert!(lean_header(format!("{line} x").as_bytes()).is_err());
+        assert!(lean_header(&line[..line.len() - 3]).is_err());
+        assert!(lean_header(&format!("{line} x")).is_err());
     }
 }

@@ -34,7 +34,7 @@ mod stamps;
 mod take_in;
 mod views;
 
-pub(crate) use children::lean_out;
+pub(crate) use children::{lean_out, TextHashes};
 pub(crate) use lean_json::lean_header;
 pub use list::{ListKey, ListPage, ListQuery, SortKey};
 pub use views::{Fields, Picked, HEADER_FIELDS};
@@ -247,7 +247,7 @@ impl TaskStore {
                 )),
             }
         }
-        let notes = store.take_in(loaded);
+        let (notes, texts) = store.take_in(loaded);
         store.diagnostics.extend(unread_files(&store.skeletons));
         // One store whose cache holds current metrics: its links and metrics as they are. Links
         // across stores, a scan without cache, or metrics a journal made stale: the hierarchy over
@@ -262,7 +262,7 @@ impl TaskStore {
                 store.relink();
             }
         }
-        store.keep_apart();
+        store.keep_apart_with(texts);
         if store.stores.iter().any(|s| s.stale) {
             // A refresh that changes something states the tasks' diagnostics anew.
             if store.refresh()?.cache != "none" {

@@ -1,6 +1,6 @@
 //! An open's last step: the tasks each store loaded, taken into the handle in id order.
 
-use super::{Stamp, Task, TaskStore};
+use super::{Stamp, Task, TaskStore, TextHashes};
 use crate::cache;
 use roo_formats::diag::Diagnostic;
 use roo_state::ConversationSkeleton;
@@ -8,14 +8,20 @@ use roo_state::ConversationSkeleton;
 impl TaskStore {
     /// Take the stores' tasks into the handle, in id order; the same id in two stores: the first
     /// store's task is kept, the other reported. Returns what the open has to say beyond the
-    /// tasks' own diagnostics (stores, shared ids, repairs).
-    pub(super) fn take_in(&mut self, mut loaded: Vec<cache::CachedTasks>) -> Vec<Diagnostic> {
-        let task = |n: usize, k: cache::CachedTask| {
+    /// tasks' own diagnostics (stores, shared ids, repairs), and the texts' hashes of each header
+    /// taken, by position, where the read took them.
+    pub(super) fn take_in(
+        &mut self,
+        mut loaded: Vec<cache::CachedTasks>,
+    ) -> (Vec<Diagnostic>, Vec<Option<TextHashes>>) {
+        let mut texts = Vec::with_capacity(loaded.iter().map(|t| t.skeletons.len()).sum());
+        let mut task = |n: usize, k: cache::CachedTask| {
             let stamp = Stamp {
                 sig: k.sig,
                 folder: k.folder,
                 trusted: false,
             };
+            texts.push(k.texts);
             Task::new(n, stamp, k.todos)
         };
         let mut failed: Vec<(usize, cache::FailedTask)> = Vec::new();
@@ -80,7 +86,7 @@ impl TaskStore {
             self.diagnostics.extend(f.diagnostics.iter().cloned());
             self.failed.insert(f.id, (n, f.sig, f.diagnostics));
         }
-        notes
+        (notes, texts)
     }
 }
 
