@@ -600,8 +600,8 @@ type Slot<'a> = (
 /// Parse the line of `e` (in the window `data` that starts at `start`) into `s` and `t`, in the
 /// handle's lean form ([`crate::task_store::lean_header`]: what the handle does not keep out of
 /// the header is never built), the entry's link moved into it, its texts hashed while the header
-/// is hot. A line that does not check out or
-/// names another task leaves both as they were. Whether the line was read.
+/// is hot. A line that does not check out or names another task leaves both as they were.
+/// Whether the line was read.
 fn parse_into(
     s: &mut ConversationSkeleton,
     t: &mut CachedTask,
