@@ -24,6 +24,9 @@ pub(super) struct Views {
     tree: Mutex<Option<KeptTree>>,
 }
 
+/// The most changes in place a kept tree notes before it is dropped.
+const MOST_CHANGES: usize = 1 << 16;
+
 /// The options a whole tree is kept for.
 pub(super) type TreeKey = (Option<String>, Option<u32>);
 
@@ -43,11 +46,16 @@ impl Views {
     }
 
     /// The headers at `positions` changed in place, and no task moved in the tree: forget the
-    /// orders, and note the positions for the kept tree.
+    /// orders, and note the positions for the kept tree (a tree nobody asks for again is dropped
+    /// once it has noted [`MOST_CHANGES`], rather than noting changes for the life of a server).
     pub(super) fn changed_in_place(&mut self, positions: impl IntoIterator<Item = usize>) {
         *self.orders.get_mut().unwrap_or_else(|e| e.into_inner()) = Vec::new();
-        if let Some(kept) = self.tree.get_mut().unwrap_or_else(|e| e.into_inner()) {
+        let tree = self.tree.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(kept) = tree {
             kept.changed.extend(positions);
+            if kept.changed.len() > MOST_CHANGES {
+                *tree = None;
+            }
         }
     }
 
@@ -315,5 +323,27 @@ impl TaskStore {
     /// Descendants of a task, breadth-first.
     pub fn descendants(&self, task_id: &str) -> Vec<String> {
         hierarchy::descendants(&self.skeletons, task_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tree_nobody_asks_for_notes_changes_up_to_a_bound() {
+        let mut views = Views::default();
+        let key: TreeKey = (None, None);
+        let text = || TreeText::new(&[], &TreeOptions::default(), hierarchy::JsonText::Utf8, 1);
+        let patched = |kept: TreeText, _: &[usize]| Ok(kept);
+        let json = views.tree(key.clone(), text, patched).expect("built");
+        assert_eq!(json.as_slice(), b"[]");
+        // Changes noted: the next tree patches the kept one.
+        views.changed_in_place(0..MOST_CHANGES);
+        let refused = || Err(serde::ser::Error::custom("built again"));
+        assert!(views.tree(key.clone(), refused, patched).is_ok());
+        // One change more than the bound: the kept tree is gone, the next one is built.
+        views.changed_in_place(0..=MOST_CHANGES);
+        assert!(views.tree(key, refused, patched).is_err());
     }
 }
