@@ -255,7 +255,16 @@ impl<'f, 'a> MissingParents<'f, 'a> {
         Self { forest, all_ids }
     }
 
-    pub(super) fn of(&self, s: &ConversationSkeleton) -> bool {
+    /// Where the listed node `at` sits.
+    pub(super) fn placement(&self, at: &Listed) -> Placement {
+        let s = self.forest.items.get(at.item);
+        Placement {
+            depth: at.depth,
+            parent_missing: at.parent.is_none() && s.is_some_and(|s| self.of(s)),
+        }
+    }
+
+    fn of(&self, s: &ConversationSkeleton) -> bool {
         parent_id(s).is_some_and(|p| match &self.all_ids {
             Some(ids) => !ids.contains(p),
             None => !self.forest.index.contains_key(p),
@@ -319,18 +328,7 @@ fn build_tree_in<'a, N: Send>(
     let listing = list_nodes(forest, tops, max_depth);
     let mut shells: Vec<Option<N>> = listing
         .par_iter()
-        .map(|at| {
-            forest.items.get(at.item).map(|&s| {
-                let parent_missing = at.parent.is_none() && missing.of(s);
-                node(
-                    s,
-                    Placement {
-                        depth: at.depth,
-                        parent_missing,
-                    },
-                )
-            })
-        })
+        .map(|at| (forest.items.get(at.item)).map(|&s| node(s, missing.placement(at))))
         .collect();
     let mut kids: Vec<Vec<N>> = (0..listing.len()).map(|_| Vec::new()).collect();
     let mut top: Vec<N> = Vec::new();

@@ -71,15 +71,15 @@ impl TreeText {
         text: JsonText,
         parts: usize,
     ) -> serde_json::Result<Self> {
-        let plan = {
+        let (plan, runs) = {
             let order = SiblingOrder::CreatedAtText;
             let forest = Forest::new(skeletons, opts.workspace.as_deref(), order);
             let tops = top_nodes(&forest, opts);
             let listing = list_nodes(&forest, tops, opts.max_depth);
             let missing = MissingParents::new(&forest, skeletons);
-            Plan::new(&forest, &listing, &missing)
+            let plan = Plan::new(&forest, &listing, &missing);
+            (plan, runs(&listing, parts.max(1)))
         };
-        let runs = plan.runs(parts.max(1));
         let written = (runs.par_iter())
             .map(|run| plan.write(skeletons, run, text))
             .collect::<serde_json::Result<Vec<Vec<u8>>>>()?;
@@ -168,12 +168,46 @@ struct Run {
     nodes: usize,
 }
 
+/// The top nodes of `listing` (its first nodes, those without a parent) in at most `parts` runs
+/// of consecutive ones, each of about the same number of nodes.
+fn runs(listing: &[Listed], parts: usize) -> Vec<Run> {
+    // Each node's count of nodes in its subtree, itself included. A child comes after its parent:
+    // from the end, every subtree is complete when its size is added to its parent's.
+    let mut sizes = vec![1; listing.len()];
+    for (pos, at) in listing.iter().enumerate().rev() {
+        let size = sizes.get(pos).copied().unwrap_or(0);
+        if let Some(s) = at.parent.and_then(|p| sizes.get_mut(p)) {
+            *s += size;
+        }
+    }
+    let tops = listing.iter().take_while(|at| at.parent.is_none()).count();
+    let share = listing.len().div_ceil(parts).max(1);
+    let mut runs = Vec::new();
+    let (mut start, mut nodes) = (0, 0);
+    for top in 0..tops {
+        nodes += sizes.get(top).copied().unwrap_or(1);
+        if nodes >= share {
+            runs.push(Run {
+                tops: start..top + 1,
+                nodes,
+            });
+            (start, nodes) = (top + 1, 0);
+        }
+    }
+    if start < tops {
+        runs.push(Run {
+            tops: start..tops,
+            nodes,
+        });
+    }
+    runs
+}
+
 /// One node of a tree: the position of its header, and where it sits.
 #[derive(Clone, Copy)]
 struct Node {
     header: u32,
-    depth: u32,
-    parent_missing: bool,
+    place: Placement,
 }
 
 /// A tree's nodes in breadth-first order with each node's children (a run of the listing).
@@ -181,22 +215,14 @@ struct Plan {
     nodes: Vec<Node>,
     /// Each node's children: the position of the first in the listing, and how many.
     kids: Vec<(usize, usize)>,
-    /// Each node's count of nodes in its subtree, itself included.
-    sizes: Vec<usize>,
-    /// How many top nodes (those without a parent) the listing starts with.
-    tops: usize,
 }
 
 impl Plan {
     fn new(forest: &Forest<'_>, listing: &[Listed], missing: &MissingParents<'_, '_>) -> Self {
         let nodes = (listing.iter())
-            .map(|at| {
-                let s = forest.items.get(at.item);
-                Node {
-                    header: forest.positions.get(at.item).copied().unwrap_or(usize::MAX) as u32,
-                    depth: at.depth,
-                    parent_missing: at.parent.is_none() && s.is_some_and(|s| missing.of(s)),
-                }
+            .map(|at| Node {
+                header: forest.positions.get(at.item).copied().unwrap_or(usize::MAX) as u32,
+                place: missing.placement(at),
             })
             .collect();
         let mut kids = vec![(0, 0); listing.len()];
@@ -208,48 +234,7 @@ impl Plan {
                 k.1 += 1;
             }
         }
-        // A child comes after its parent: from the end, every subtree is complete when its size
-        // is added to its parent's.
-        let mut sizes = vec![1; listing.len()];
-        for (pos, at) in listing.iter().enumerate().rev() {
-            let size = sizes.get(pos).copied().unwrap_or(0);
-            if let Some(s) = at.parent.and_then(|p| sizes.get_mut(p)) {
-                *s += size;
-            }
-        }
-        let tops = listing.iter().take_while(|at| at.parent.is_none()).count();
-        Plan {
-            nodes,
-            kids,
-            sizes,
-            tops,
-        }
-    }
-
-    /// The top nodes (the listing's first nodes, those without a parent) in at most `parts` runs
-    /// of consecutive ones, each of about the same number of nodes.
-    fn runs(&self, parts: usize) -> Vec<Run> {
-        let tops = self.tops;
-        let share = self.nodes.len().div_ceil(parts).max(1);
-        let mut runs = Vec::new();
-        let (mut start, mut nodes) = (0, 0);
-        for top in 0..tops {
-            nodes += self.sizes.get(top).copied().unwrap_or(1);
-            if nodes >= share {
-                runs.push(Run {
-                    tops: start..top + 1,
-                    nodes,
-                });
-                (start, nodes) = (top + 1, 0);
-            }
-        }
-        if start < tops {
-            runs.push(Run {
-                tops: start..tops,
-                nodes,
-            });
-        }
-        runs
+        Plan { nodes, kids }
     }
 
     /// The run of each of `headers` headers ([`NOT_SHOWN`] for one the tree leaves out).
@@ -294,14 +279,8 @@ impl Plan {
         };
         let node = |pos: usize| -> serde_json::Result<(&ConversationSkeleton, Placement)> {
             let at = self.nodes.get(pos);
-            match at.and_then(|at| Some((skeletons.get(at.header as usize)?, at))) {
-                Some((s, at)) => Ok((
-                    s,
-                    Placement {
-                        depth: at.depth,
-                        parent_missing: at.parent_missing,
-                    },
-                )),
+            match at.and_then(|at| Some((skeletons.get(at.header as usize)?, at.place))) {
+                Some(node) => Ok(node),
                 None => Err(serde::ser::Error::custom("a tree node outside its headers")),
             }
         };
