@@ -455,17 +455,18 @@ impl TaskStore {
             .into_iter()
             .filter(|&(i, _)| !parsed_ids.contains(self.skeletons[i].task_id.as_str()))
             .collect();
+        let parent_moved = relinked.iter().any(|&(_, moved)| moved);
+        let relinked: Vec<usize> = relinked.into_iter().map(|(i, _)| i).collect();
         // A tree kept from before is patched where nothing moved in it, else written anew.
         let moved = !in_place
-            || relinked.iter().any(|&(_, moved)| moved)
+            || parent_moved
             || (in_tree.iter()).any(|(i, place)| *place != TreePlace::of(&self.skeletons[*i]));
         if moved {
             self.views.clear();
         } else {
             let changed = in_tree.iter().map(|&(i, _)| i);
-            (self.views).changed_in_place(changed.chain(relinked.iter().map(|&(i, _)| i)));
+            (self.views).changed_in_place(changed.chain(relinked.iter().copied()));
         }
-        let relinked: Vec<usize> = relinked.into_iter().map(|(i, _)| i).collect();
         report.relinked = relinked.len() as u32;
         self.diagnostics = self
             .failed
