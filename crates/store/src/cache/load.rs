@@ -424,7 +424,7 @@ fn differing(
     entries: &[Entry],
     every_file: bool,
 ) -> usize {
-    let entry_of = entries_of(&dirs, entries);
+    let entry_of = entry_of_folders(&dirs, entries);
     let prior = |i: usize, _: &str| {
         let e = entries.get((*entry_of.get(i)?)?)?;
         Some((e.sig, e.folder?))
@@ -447,7 +447,7 @@ fn differing(
 /// are in the listing's order save for changes (a journal appends new tasks), so each folder is
 /// looked for first just after the last one found; the entries are mapped by id only when one
 /// is not there.
-fn entries_of(dirs: &[(String, PathBuf)], entries: &[Entry]) -> Vec<Option<usize>> {
+fn entry_of_folders(dirs: &[(String, PathBuf)], entries: &[Entry]) -> Vec<Option<usize>> {
     let mut by_id: Option<HashMap<&str, usize>> = None;
     let mut next = 0;
     (dirs.iter())
