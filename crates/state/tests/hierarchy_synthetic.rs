@@ -240,15 +240,15 @@ fn the_borrowed_tree_and_the_written_one_serialise_as_the_owned_one() {
     }
 }
 
-#[test]
-fn a_patched_tree_is_the_tree_written_again() {
-    use roo_state::hierarchy::{JsonText, TreeOptions, TreeText};
-    let g = gen::generate(400, 37);
-    let (mut linked, _) = reconstruct_hierarchy(g.skeletons.clone(), &opts(true));
+/// The trees a view asks for: whole, one level deep, and one workspace's.
+fn tree_options(
+    linked: &[roo_state::ConversationSkeleton],
+) -> [roo_state::hierarchy::TreeOptions; 3] {
+    use roo_state::hierarchy::TreeOptions;
     let workspace = (linked.iter())
         .find_map(|s| s.metadata.workspace.clone())
         .expect("a workspace");
-    let options = [
+    [
         TreeOptions::default(),
         TreeOptions {
             max_depth: Some(1),
@@ -258,7 +258,15 @@ fn a_patched_tree_is_the_tree_written_again() {
             workspace: Some(workspace),
             ..TreeOptions::default()
         },
-    ];
+    ]
+}
+
+#[test]
+fn a_patched_tree_is_the_tree_written_again() {
+    use roo_state::hierarchy::{JsonText, TreeOptions, TreeText};
+    let g = gen::generate(400, 37);
+    let (mut linked, _) = reconstruct_hierarchy(g.skeletons.clone(), &opts(true));
+    let options = tree_options(&linked);
     let trees: Vec<(TreeText, &TreeOptions, JsonText, usize)> = (options.iter())
         .flat_map(|o| {
             [(o, JsonText::Utf8, 1), (o, JsonText::Latin1, 7)]
@@ -301,5 +309,122 @@ fn a_patched_tree_is_the_tree_written_again() {
         assert!(std::sync::Arc::ptr_eq(again.json(), &kept));
         // Headers that are not the tree's are refused.
         assert!(again.patch(&linked[1..], &changed).is_err());
+    }
+}
+
+/// What a refresh may do to a tree: a task added on top (the newest), a child added, a task with
+/// children removed (they become top nodes whose parent is missing), a task moved under another
+/// parent, titles changed. Returns the headers after, and the identities of the tasks whose
+/// header changed.
+fn restructured(
+    linked: &[roo_state::ConversationSkeleton],
+) -> (Vec<roo_state::ConversationSkeleton>, Vec<u64>) {
+    use roo_state::hierarchy::task_identity;
+    let mut after = linked.to_vec();
+    let mut dirty = Vec::new();
+    let is_parent = |id: &str| {
+        linked
+            .iter()
+            .any(|c| c.parent_task_id.as_deref() == Some(id))
+    };
+    let parents: Vec<String> = (linked.iter())
+        .filter(|s| is_parent(&s.task_id))
+        .map(|s| s.task_id.clone())
+        .collect();
+    assert!(parents.len() >= 3, "the generated store has parents");
+    let mut top = linked[5].clone();
+    top.task_id = "ffffffff-0000-4000-8000-00000000000a".into();
+    top.parent_task_id = None;
+    top.parent_evidence = None;
+    top.metadata.created_at = "2099-01-01T00:00:00.000Z".into();
+    let mut child = linked[9].clone();
+    child.task_id = "ffffffff-0000-4000-8000-00000000000b".into();
+    child.parent_task_id = Some(parents[0].clone());
+    child.metadata.created_at = "2099-01-02T00:00:00.000Z".into();
+    after.retain(|s| s.task_id != parents[1]);
+    let moved = (after.iter_mut())
+        .find(|s| s.parent_task_id.as_deref() == Some(parents[2].as_str()))
+        .expect("a child");
+    moved.parent_task_id = Some(parents[0].clone());
+    dirty.push(task_identity(&moved.task_id));
+    for s in after.iter_mut().step_by(53) {
+        s.metadata.title = Some(format!("retitled \"{}\"", s.task_id));
+        dirty.push(task_identity(&s.task_id));
+    }
+    after.extend([top, child]);
+    dirty.extend(
+        after
+            .iter()
+            .rev()
+            .take(2)
+            .map(|s| task_identity(&s.task_id)),
+    );
+    (after, dirty)
+}
+
+#[test]
+fn a_rebuilt_tree_is_the_tree_written_again() {
+    use roo_state::hierarchy::{JsonText, TreeText};
+    let g = gen::generate(400, 41);
+    let (linked, _) = reconstruct_hierarchy(g.skeletons.clone(), &opts(true));
+    let options = tree_options(&linked);
+    let (after, dirty) = restructured(&linked);
+    for o in &options {
+        for (text, parts) in [
+            (JsonText::Utf8, 1),
+            (JsonText::Latin1, 7),
+            (JsonText::Utf8, 64),
+        ] {
+            let before = TreeText::new(&linked, o, text, parts).expect("written");
+            let rebuilt =
+                (before.rebuild(&after, o, |i| dirty.contains(&i), parts)).expect("rebuilt");
+            let fresh = TreeText::new(&after, o, text, parts).expect("written");
+            assert!(rebuilt.json() == fresh.json(), "{o:?} {text:?} {parts}");
+            // Rebuilt again with nothing changed: the same text.
+            let again = rebuilt
+                .rebuild(&after, o, |_| false, parts)
+                .expect("rebuilt");
+            assert!(again.json() == fresh.json(), "{o:?} {text:?} {parts}");
+        }
+    }
+}
+
+#[test]
+fn a_rebuild_copies_the_runs_it_is_told_did_not_change() {
+    use roo_state::hierarchy::{JsonText, TreeOptions, TreeText};
+    let g = gen::generate(400, 43);
+    let (linked, _) = reconstruct_hierarchy(g.skeletons.clone(), &opts(true));
+    let o = TreeOptions::default();
+    // The oldest task retitled, a newest task added on top: told that nothing changed, a rebuild
+    // in many runs keeps the old title (it copied the oldest task's run); in one run, the run
+    // that holds the new task is written again, old title and all.
+    let oldest = (linked.iter())
+        .min_by(|a, b| {
+            (&a.metadata.created_at, &a.task_id).cmp(&(&b.metadata.created_at, &b.task_id))
+        })
+        .map(|s| s.task_id.clone())
+        .expect("a task");
+    let mut after = linked.clone();
+    for s in after.iter_mut().filter(|s| s.task_id == oldest) {
+        s.metadata.title = Some("a title written after".into());
+    }
+    let mut top = linked[0].clone();
+    top.task_id = "ffffffff-0000-4000-8000-00000000000c".into();
+    top.parent_task_id = None;
+    top.parent_evidence = None;
+    top.metadata.created_at = "2099-01-01T00:00:00.000Z".into();
+    after.push(top);
+    let has_new_title = |t: &TreeText| {
+        let json = t.json();
+        json.windows(21).any(|w| w == b"a title written after")
+    };
+    for parts in [1, 16] {
+        let before = TreeText::new(&linked, &o, JsonText::Utf8, parts).expect("written");
+        let told_nothing = before
+            .rebuild(&after, &o, |_| false, parts)
+            .expect("rebuilt");
+        assert_eq!(has_new_title(&told_nothing), parts == 1, "{parts}");
+        let top_id = b"ffffffff-0000-4000-8000-00000000000c";
+        assert!(told_nothing.json().windows(36).any(|w| w == top_id));
     }
 }

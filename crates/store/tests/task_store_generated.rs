@@ -331,6 +331,76 @@ fn a_change_that_moves_no_task_patches_the_kept_tree_like_a_fresh_build() {
 }
 
 #[test]
+fn tasks_that_come_go_or_move_rebuild_the_kept_tree_like_a_fresh_build() {
+    let (dir, tasks) = generated(300, 47, true);
+    let mut store = open(&tasks, &dir.path().join("cache"));
+    let shallow = TreeOptions {
+        max_depth: Some(1),
+        ..TreeOptions::default()
+    };
+    let has_children =
+        |id: &str| (store.skeletons().iter()).any(|c| c.parent_task_id.as_deref() == Some(id));
+    let ui = |id: &str| tasks.join(id).join("ui_messages.json").exists();
+    let tops: Vec<String> = (store.skeletons().iter())
+        .filter(|s| s.parent_task_id.is_none() && ui(&s.task_id))
+        .map(|s| s.task_id.clone())
+        .collect();
+    let lone = tops
+        .iter()
+        .find(|id| !has_children(id))
+        .expect("a lone top")
+        .clone();
+    let parent = tops
+        .iter()
+        .find(|id| has_children(id))
+        .expect("a parent")
+        .clone();
+    let other = tops
+        .iter()
+        .rev()
+        .find(|id| **id != lone)
+        .expect("a top")
+        .clone();
+    let mut round = 0;
+    for opts in [TreeOptions::default(), shallow] {
+        let copy = format!("ffffffff-0000-4000-8000-{:012}", round);
+        // Each step changes the store, then the kept tree is asked for again.
+        let steps: [&dyn Fn(); 4] = [
+            // A task added (a copy of a top task: its instruction now names two tasks).
+            &|| common::copy_dir(&tasks.join(&lone), &tasks.join(&copy)),
+            // A task changed in place and a task with children removed, in one refresh.
+            &|| {
+                append_a_message(&tasks, &other);
+                fs::remove_dir_all(tasks.join(&parent)).expect("remove");
+            },
+            // The removed task back, the copy gone.
+            &|| {
+                let backup = dir.path().join("removed");
+                common::copy_dir(&backup, &tasks.join(&parent));
+                fs::remove_dir_all(tasks.join(&copy)).expect("remove");
+            },
+            // Nothing changed.
+            &|| {},
+        ];
+        common::copy_dir(&tasks.join(&parent), &dir.path().join("removed"));
+        for step in steps {
+            round += 1;
+            store.tree_json(&opts).expect("tree");
+            step();
+            store.refresh().expect("refresh");
+            let tree = store.tree_json(&opts).expect("tree");
+            let fresh = open(&tasks, &dir.path().join(format!("cache-{round}")));
+            assert!(
+                tree == fresh.tree_json(&opts).expect("tree"),
+                "{opts:?} {round}"
+            );
+            assert_eq!(whole_links(&store), whole_links(&fresh), "{round}");
+        }
+        fs::remove_dir_all(dir.path().join("removed")).expect("remove");
+    }
+}
+
+#[test]
 fn a_new_parent_of_a_task_with_children_reaches_the_cache_of_its_descendants() {
     let (dir, tasks) = generated(300, 31, true);
     let cache_root = dir.path().join("cache");

@@ -11,15 +11,18 @@
 //! parent evidence, a nested object on the linked nodes, goes through serde_json. The tests hold
 //! the bytes equal to serde_json's.
 //!
-//! [`TreeText`] keeps the text with its plan (each node's header position and place) and where
-//! each run's text lies, so that after headers changed in place only the runs that show them are
-//! written again, and the others copied.
+//! [`TreeText`] keeps the text with its plan (each node's header position and place), where
+//! each run's text lies and each run's print (its tasks and their places), so that after headers
+//! changed in place only the runs that show them are written again, and the others copied; and
+//! after tasks came, went or moved, a tree built anew copies the text of each run whose print is
+//! unchanged and none of whose tasks changed.
 
 use super::tree::{list_nodes, parent_id, top_nodes, Forest, Listed, MissingParents};
 use super::tree::{Placement, SiblingOrder};
 use super::*;
 use roo_js::latin1::Latin1Formatter;
 use serde_json::ser::CompactFormatter;
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -58,6 +61,44 @@ pub struct TreeText {
     /// The run of each header (by its position in the headers given), [`NOT_SHOWN`] for a header
     /// the tree leaves out.
     run_of: Vec<u32>,
+    /// Each run's [`Mark`], for [`TreeText::rebuild`].
+    marks: Vec<Mark>,
+}
+
+/// What a rebuild knows of a run of a tree written before: the identity ([`task_identity`]) of
+/// its first top node, and its print: the identities and places of its nodes, depth first, with
+/// where each node's children end.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Mark {
+    first: u64,
+    print: u64,
+}
+
+/// What stands for a task across rebuilds of a tree: a hash of its id. A rebuild reuses runs
+/// only where the tasks of the tree have distinct ids (a handle's do).
+pub fn task_identity(task_id: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(task_id.as_bytes())
+}
+
+/// A running hash of a sequence of numbers (FxHasher's step).
+#[derive(Default)]
+struct Print(u64);
+
+impl Print {
+    fn add(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    /// A node entered: its identity and place.
+    fn enter(&mut self, s: &ConversationSkeleton, at: Placement) {
+        self.add(task_identity(&s.task_id));
+        self.add(u64::from(at.depth) << 1 | u64::from(at.parent_missing));
+    }
+
+    /// The end of a node's children.
+    fn leave(&mut self) {
+        self.add(u64::MAX);
+    }
 }
 
 /// In [`TreeText::run_of`]: a header the tree leaves out (another workspace, deeper than asked).
@@ -71,28 +112,89 @@ impl TreeText {
         text: JsonText,
         parts: usize,
     ) -> serde_json::Result<Self> {
-        let (plan, runs) = {
-            let order = SiblingOrder::CreatedAtText;
-            let forest = Forest::new(skeletons, opts.workspace.as_deref(), order);
-            let tops = top_nodes(&forest, opts);
-            let listing = list_nodes(&forest, tops, opts.max_depth);
-            let missing = MissingParents::new(&forest, skeletons);
-            let plan = Plan::new(&forest, &listing, &missing);
-            (plan, runs(&listing, parts.max(1)))
-        };
+        let (plan, listing, _) = Plan::of(skeletons, opts);
+        let runs = runs(&listing, parts.max(1), |_| false);
+        drop(listing);
         let written = (runs.par_iter())
             .map(|run| plan.write(skeletons, run, text))
-            .collect::<serde_json::Result<Vec<Vec<u8>>>>()?;
-        let (json, spans) = join(written.iter().map(Vec::as_slice));
+            .collect::<serde_json::Result<Vec<_>>>()?;
+        let written = written
+            .into_iter()
+            .map(|(t, m)| (Cow::Owned(t), m))
+            .collect();
+        Ok(Self::assemble(skeletons, text, plan, runs, written))
+    }
+
+    /// The tree of `opts` over `skeletons` after tasks came, went, moved or changed since `self`
+    /// was written (with the same options): built anew, but the text of each run whose tasks
+    /// are the same in the same places, none of them in `dirty` (the [`task_identity`] of every
+    /// task whose header changed since), is copied rather than written. A run is cut where one
+    /// of `self` began, so that a task added or removed leaves the other runs as they were.
+    pub fn rebuild(
+        self,
+        skeletons: &[ConversationSkeleton],
+        opts: &TreeOptions,
+        dirty: impl Fn(u64) -> bool + Sync,
+        parts: usize,
+    ) -> serde_json::Result<Self> {
+        let (plan, listing, distinct) = Plan::of(skeletons, opts);
+        // Each top node's identity, when the ids are distinct (else nothing is reused).
+        let tops = listing.iter().take_while(|at| at.parent.is_none()).count();
+        let firsts: FxMap<u64, ()> = self.marks.iter().map(|m| (m.first, ())).collect();
+        let identity = |pos: usize| {
+            let node = plan.node(skeletons, pos).ok();
+            node.map(|(s, _)| task_identity(&s.task_id))
+        };
+        let top_ids: Vec<Option<u64>> = match distinct {
+            true => (0..tops).into_par_iter().map(identity).collect(),
+            false => Vec::new(),
+        };
+        let starts = |top: usize| {
+            distinct && matches!(top_ids.get(top), Some(Some(id)) if firsts.contains_key(id))
+        };
+        let runs = runs(&listing, parts.max(1), starts);
+        drop(listing);
+        let old: FxMap<Mark, usize> = (self.marks.iter().enumerate())
+            .map(|(r, &m)| (m, r))
+            .collect();
+        // Each run's text: the old one where its mark is found and no task of it changed.
+        let written = (runs.par_iter())
+            .map(|run| {
+                let (mark, changed) = plan.mark(skeletons, run, &dirty)?;
+                match old.get(&mark).filter(|_| distinct && !changed) {
+                    Some(&r) => {
+                        let span = self.spans.get(r).cloned().unwrap_or_default();
+                        Ok((Cow::Borrowed(self.json.get(span).unwrap_or_default()), mark))
+                    }
+                    None => {
+                        (plan.write(skeletons, run, self.text)).map(|(t, m)| (Cow::Owned(t), m))
+                    }
+                }
+            })
+            .collect::<serde_json::Result<Vec<_>>>()?;
+        Ok(Self::assemble(skeletons, self.text, plan, runs, written))
+    }
+
+    /// A tree of `runs` from the runs' texts and marks.
+    fn assemble(
+        skeletons: &[ConversationSkeleton],
+        text: JsonText,
+        plan: Plan,
+        runs: Vec<Run>,
+        written: Vec<(Cow<'_, [u8]>, Mark)>,
+    ) -> Self {
+        let (json, spans) = join(written.iter().map(|(t, _)| t.as_ref()));
+        let marks = written.iter().map(|&(_, m)| m).collect();
         let run_of = plan.run_of(&runs, skeletons.len());
-        Ok(TreeText {
+        TreeText {
             json: Arc::new(json),
             text,
             plan,
             runs,
             spans,
             run_of,
-        })
+            marks,
+        }
     }
 
     /// The text: a JSON array.
@@ -127,17 +229,27 @@ impl TreeText {
                 Some(run) => self.plan.write(skeletons, run, self.text),
                 None => Err(serde::ser::Error::custom("a run outside the tree")),
             })
-            .collect::<serde_json::Result<Vec<Vec<u8>>>>()?;
+            .collect::<serde_json::Result<Vec<_>>>()?;
         let pieces = (0..self.runs.len()).map(|r| match dirty.binary_search(&r) {
-            Ok(k) => written.get(k).map(Vec::as_slice).unwrap_or_default(),
+            Ok(k) => written
+                .get(k)
+                .map(|(t, _)| t.as_slice())
+                .unwrap_or_default(),
             Err(_) => (self.spans.get(r).cloned())
                 .and_then(|span| self.json.get(span))
                 .unwrap_or_default(),
         });
         let (json, spans) = join(pieces);
+        let mut marks = self.marks;
+        for (&r, &(_, mark)) in dirty.iter().zip(&written) {
+            if let Some(m) = marks.get_mut(r) {
+                *m = mark;
+            }
+        }
         Ok(TreeText {
             json: Arc::new(json),
             spans,
+            marks,
             ..self
         })
     }
@@ -168,9 +280,11 @@ struct Run {
     nodes: usize,
 }
 
-/// The top nodes of `listing` (its first nodes, those without a parent) in at most `parts` runs
-/// of consecutive ones, each of about the same number of nodes.
-fn runs(listing: &[Listed], parts: usize) -> Vec<Run> {
+/// The top nodes of `listing` (its first nodes, those without a parent) in runs of consecutive
+/// ones: at most `parts` runs of about the same number of nodes; or, where `starts` names tops
+/// (where the runs of an earlier tree began), a run begins at each of them, and a run grown
+/// past twice its share is cut too.
+fn runs(listing: &[Listed], parts: usize, starts: impl Fn(usize) -> bool) -> Vec<Run> {
     // Each node's count of nodes in its subtree, itself included. A child comes after its parent:
     // from the end, every subtree is complete when its size is added to its parent's.
     let mut sizes = vec![1; listing.len()];
@@ -181,12 +295,21 @@ fn runs(listing: &[Listed], parts: usize) -> Vec<Run> {
         }
     }
     let tops = listing.iter().take_while(|at| at.parent.is_none()).count();
+    let hinted = (1..tops).any(&starts);
     let share = listing.len().div_ceil(parts).max(1);
+    let close_at = if hinted { 2 * share } else { share };
     let mut runs = Vec::new();
     let (mut start, mut nodes) = (0, 0);
     for top in 0..tops {
+        if top > start && starts(top) {
+            runs.push(Run {
+                tops: start..top,
+                nodes,
+            });
+            (start, nodes) = (top, 0);
+        }
         nodes += sizes.get(top).copied().unwrap_or(1);
-        if nodes >= share {
+        if nodes >= close_at {
             runs.push(Run {
                 tops: start..top + 1,
                 nodes,
@@ -217,7 +340,100 @@ struct Plan {
     kids: Vec<(usize, usize)>,
 }
 
+/// One step of [`Plan::walk`].
+enum Step {
+    /// Down to a node (`first`: the first of its siblings in the run).
+    Enter(usize, bool),
+    /// Back up from a node, after its children.
+    Leave(usize),
+}
+
 impl Plan {
+    /// The plan of the tree of `opts` over `skeletons`, with its breadth-first listing, and
+    /// whether the tasks it draws from have distinct ids.
+    fn of(skeletons: &[ConversationSkeleton], opts: &TreeOptions) -> (Self, Vec<Listed>, bool) {
+        let order = SiblingOrder::CreatedAtText;
+        let forest = Forest::new(skeletons, opts.workspace.as_deref(), order);
+        let distinct = forest.index.len() == forest.items.len();
+        let tops = top_nodes(&forest, opts);
+        let listing = list_nodes(&forest, tops, opts.max_depth);
+        let missing = MissingParents::new(&forest, skeletons);
+        (Plan::new(&forest, &listing, &missing), listing, distinct)
+    }
+
+    /// The top nodes of `run` and their subtrees, depth first, as [`Step`]s (no recursion,
+    /// whatever the depth).
+    fn walk<E>(&self, run: &Run, mut step: impl FnMut(Step) -> Result<(), E>) -> Result<(), E> {
+        // The nodes open on the way down: each with the position of its next child.
+        let mut open: Vec<(usize, usize)> = Vec::new();
+        for top in run.tops.clone() {
+            step(Step::Enter(top, top == run.tops.start))?;
+            open.push((top, 0));
+            while let Some((pos, next)) = open.last_mut() {
+                let (first, count) = self.kids.get(*pos).copied().unwrap_or((0, 0));
+                if *next < count {
+                    let child = first + *next;
+                    *next += 1;
+                    let first_child = *next == 1;
+                    open.push((child, 0));
+                    step(Step::Enter(child, first_child))?;
+                } else {
+                    let pos = *pos;
+                    open.pop();
+                    step(Step::Leave(pos))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `run`'s [`Mark`], and whether any of its tasks is `dirty`.
+    fn mark(
+        &self,
+        skeletons: &[ConversationSkeleton],
+        run: &Run,
+        dirty: impl Fn(u64) -> bool,
+    ) -> serde_json::Result<(Mark, bool)> {
+        let mut print = Print::default();
+        let mut changed = false;
+        self.walk(run, |step| {
+            match step {
+                Step::Enter(pos, _) => {
+                    let (s, at) = self.node(skeletons, pos)?;
+                    changed = changed || dirty(task_identity(&s.task_id));
+                    print.enter(s, at);
+                }
+                Step::Leave(_) => print.leave(),
+            }
+            Ok(())
+        })?;
+        Ok((self.mark_of(skeletons, run, print), changed))
+    }
+
+    fn mark_of(&self, skeletons: &[ConversationSkeleton], run: &Run, print: Print) -> Mark {
+        let first = self.node(skeletons, run.tops.start).ok();
+        Mark {
+            first: first
+                .map(|(s, _)| task_identity(&s.task_id))
+                .unwrap_or_default(),
+            print: print.0,
+        }
+    }
+
+    /// The header and place of the node at `pos`; an error where the plan is not of
+    /// `skeletons`.
+    fn node<'s>(
+        &self,
+        skeletons: &'s [ConversationSkeleton],
+        pos: usize,
+    ) -> serde_json::Result<(&'s ConversationSkeleton, Placement)> {
+        let at = self.nodes.get(pos);
+        match at.and_then(|at| Some((skeletons.get(at.header as usize)?, at.place))) {
+            Some(node) => Ok(node),
+            None => Err(serde::ser::Error::custom("a tree node outside its headers")),
+        }
+    }
+
     fn new(forest: &Forest<'_>, listing: &[Listed], missing: &MissingParents<'_, '_>) -> Self {
         let nodes = (listing.iter())
             .map(|at| Node {
@@ -262,14 +478,14 @@ impl Plan {
         of_header
     }
 
-    /// The top nodes of `run` with their subtrees: the elements of a JSON array, without
-    /// brackets.
+    /// The top nodes of `run` with their subtrees (the elements of a JSON array, without
+    /// brackets), and the run's [`Mark`].
     fn write(
         &self,
         skeletons: &[ConversationSkeleton],
         run: &Run,
         text: JsonText,
-    ) -> serde_json::Result<Vec<u8>> {
+    ) -> serde_json::Result<(Vec<u8>, Mark)> {
         // What a node takes, about (its dates, ids and counts, and room for a title): untouched
         // capacity is never faulted in, so room to spare costs no memory, and a vector that does
         // not grow is not copied.
@@ -277,39 +493,23 @@ impl Plan {
             out: Vec::with_capacity(run.nodes.saturating_mul(640)),
             text,
         };
-        let node = |pos: usize| -> serde_json::Result<(&ConversationSkeleton, Placement)> {
-            let at = self.nodes.get(pos);
-            match at.and_then(|at| Some((skeletons.get(at.header as usize)?, at.place))) {
-                Some(node) => Ok(node),
-                None => Err(serde::ser::Error::custom("a tree node outside its headers")),
-            }
-        };
-        // The nodes open on the way down: each with the position of its next child.
-        let mut open: Vec<(usize, usize)> = Vec::new();
-        for top in run.tops.clone() {
-            if !w.out.is_empty() {
-                w.out.push(b',');
-            }
-            w.head(node(top)?)?;
-            open.push((top, 0));
-            while let Some((pos, next)) = open.last_mut() {
-                let (first, count) = self.kids.get(*pos).copied().unwrap_or((0, 0));
-                if *next < count {
-                    if *next > 0 {
-                        w.out.push(b',');
-                    }
-                    let child = first + *next;
-                    *next += 1;
-                    w.head(node(child)?)?;
-                    open.push((child, 0));
-                } else {
-                    let pos = *pos;
-                    open.pop();
-                    w.tail(node(pos)?);
+        let mut print = Print::default();
+        self.walk(run, |step| match step {
+            Step::Enter(pos, first) => {
+                if !first {
+                    w.out.push(b',');
                 }
+                let (s, at) = self.node(skeletons, pos)?;
+                print.enter(s, at);
+                w.head((s, at))
             }
-        }
-        Ok(w.out)
+            Step::Leave(pos) => {
+                print.leave();
+                w.tail(self.node(skeletons, pos)?);
+                Ok(())
+            }
+        })?;
+        Ok((w.out, self.mark_of(skeletons, run, print)))
     }
 }
 

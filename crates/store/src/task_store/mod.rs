@@ -457,15 +457,22 @@ impl TaskStore {
             .collect();
         let parent_moved = relinked.iter().any(|&(_, moved)| moved);
         let relinked: Vec<usize> = relinked.into_iter().map(|(i, _)| i).collect();
-        // A tree kept from before is patched where nothing moved in it, else written anew.
+        // A tree kept from before is patched where nothing moved in it, else rebuilt.
         let moved = !in_place
             || parent_moved
             || (in_tree.iter()).any(|(i, place)| *place != TreePlace::of(&self.skeletons[*i]));
+        let identity = |i: usize| hierarchy::task_identity(&self.skeletons[i].task_id);
         if moved {
-            self.views.clear();
+            let parsed = fresh.iter().map(|f| hierarchy::task_identity(&f.1));
+            let changed = parsed.chain(relinked.iter().map(|&i| identity(i)));
+            self.views.moved(changed.collect::<Vec<_>>());
         } else {
-            let changed = in_tree.iter().map(|&(i, _)| i);
-            (self.views).changed_in_place(changed.chain(relinked.iter().copied()));
+            let changed = in_tree
+                .iter()
+                .map(|&(i, _)| i)
+                .chain(relinked.iter().copied());
+            let changed: Vec<_> = changed.map(|i| (i, identity(i))).collect();
+            self.views.changed_in_place(changed);
         }
         report.relinked = relinked.len() as u32;
         self.diagnostics = self

@@ -1,7 +1,8 @@
 //! What the handle keeps between refreshes so that its queries do not redo work: the task order
 //! of each sort a list asked for, and the JSON of the last whole tree. A refresh that changed
-//! anything drops the orders. It drops the tree too, unless it changed headers in place without
-//! moving any task in it: then the tree's next query writes again only the parts that show them.
+//! anything drops the orders. It keeps the tree: after headers changed in place, its next query
+//! writes again only the parts that show them; after tasks came, went or moved, it builds the
+//! tree anew but copies the parts whose tasks are the same, in the same places, and unchanged.
 
 use super::list::SortKey;
 use super::TaskStore;
@@ -12,6 +13,7 @@ use roo_state::ConversationSkeleton;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 /// A sort order: positions of the handle's headers, sorted.
@@ -24,36 +26,64 @@ pub(super) struct Views {
     tree: Mutex<Option<KeptTree>>,
 }
 
-/// The most changes in place a kept tree notes before it is dropped.
+/// The most changes a kept tree notes before it is dropped.
 const MOST_CHANGES: usize = 1 << 16;
 
 /// The options a whole tree is kept for.
 pub(super) type TreeKey = (Option<String>, Option<u32>);
 
-/// The last whole tree: its options (workspace, depth), its text (Latin-1), and the positions of
-/// the headers changed in place since it was written.
+/// The last whole tree: its options (workspace, depth), its text (Latin-1), and what changed
+/// since it was written.
 struct KeptTree {
     key: TreeKey,
     text: TreeText,
-    changed: Vec<usize>,
+    /// The positions of the headers changed in place; `None` once tasks came, went or moved in
+    /// the tree (positions then no longer name the same tasks).
+    changed: Option<Vec<usize>>,
+    /// The [`hierarchy::task_identity`] of every task whose header changed.
+    dirty: HashSet<u64>,
+}
+
+impl KeptTree {
+    fn noted(&self) -> usize {
+        (self.changed.as_ref())
+            .map_or(0, Vec::len)
+            .max(self.dirty.len())
+    }
 }
 
 impl Views {
-    /// Forget every kept view (tasks came, went or moved in the tree).
-    pub(super) fn clear(&mut self) {
-        *self.orders.get_mut().unwrap_or_else(|e| e.into_inner()) = Vec::new();
-        *self.tree.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
+    /// The headers at `positions` (with their tasks' identities) changed in place, and no task
+    /// moved in the tree: forget the orders, and note them for the kept tree (a tree nobody asks
+    /// for again is dropped once it has noted [`MOST_CHANGES`], rather than noting changes for
+    /// the life of a server).
+    pub(super) fn changed_in_place(&mut self, changes: impl IntoIterator<Item = (usize, u64)>) {
+        self.note(|kept| {
+            for (pos, identity) in changes {
+                if let Some(c) = kept.changed.as_mut() {
+                    c.push(pos);
+                }
+                kept.dirty.insert(identity);
+            }
+        });
     }
 
-    /// The headers at `positions` changed in place, and no task moved in the tree: forget the
-    /// orders, and note the positions for the kept tree (a tree nobody asks for again is dropped
-    /// once it has noted [`MOST_CHANGES`], rather than noting changes for the life of a server).
-    pub(super) fn changed_in_place(&mut self, positions: impl IntoIterator<Item = usize>) {
+    /// Tasks came, went or moved in the tree; `changed`: the identities of those whose header
+    /// changed (new, parsed again or linked anew). Forget the orders; the kept tree's next query
+    /// builds it anew, copying the runs of it that show none of them.
+    pub(super) fn moved(&mut self, changed: impl IntoIterator<Item = u64>) {
+        self.note(|kept| {
+            kept.changed = None;
+            kept.dirty.extend(changed);
+        });
+    }
+
+    fn note(&mut self, note: impl FnOnce(&mut KeptTree)) {
         *self.orders.get_mut().unwrap_or_else(|e| e.into_inner()) = Vec::new();
         let tree = self.tree.get_mut().unwrap_or_else(|e| e.into_inner());
         if let Some(kept) = tree {
-            kept.changed.extend(positions);
-            if kept.changed.len() > MOST_CHANGES {
+            note(kept);
+            if kept.noted() > MOST_CHANGES {
                 *tree = None;
             }
         }
@@ -76,20 +106,22 @@ impl Views {
         o
     }
 
-    /// The JSON of the tree of `key`: built once and kept, patched after changes in place.
+    /// The JSON of the tree of `key`: built once and kept; patched after changes in place,
+    /// rebuilt with the runs that did not change copied after tasks came, went or moved.
     pub(super) fn tree(
         &self,
         key: TreeKey,
         build: impl FnOnce() -> serde_json::Result<TreeText>,
         patch: impl FnOnce(TreeText, &[usize]) -> serde_json::Result<TreeText>,
+        rebuild: impl FnOnce(TreeText, &HashSet<u64>) -> serde_json::Result<TreeText>,
     ) -> serde_json::Result<Arc<Vec<u8>>> {
         let mut tree = self.tree.lock().unwrap_or_else(|e| e.into_inner());
+        // A patch or rebuild that fails (it never should) leaves the tree to be built anew.
         let text = match tree.take() {
-            Some(kept) if kept.key == key && kept.changed.is_empty() => kept.text,
-            // A patch that fails (it never should) leaves the tree to be built anew.
-            Some(kept) if kept.key == key => match patch(kept.text, &kept.changed) {
-                Ok(text) => text,
-                Err(_) => build()?,
+            Some(kept) if kept.key == key => match kept.changed {
+                Some(changed) if changed.is_empty() => kept.text,
+                Some(changed) => patch(kept.text, &changed).or_else(|_| build())?,
+                None => rebuild(kept.text, &kept.dirty).or_else(|_| build())?,
             },
             _ => build()?,
         };
@@ -97,7 +129,8 @@ impl Views {
         *tree = Some(KeptTree {
             key,
             text,
-            changed: Vec::new(),
+            changed: Some(Vec::new()),
+            dirty: HashSet::new(),
         });
         Ok(json)
     }
@@ -158,6 +191,10 @@ impl TaskStore {
                 (opts.workspace.clone(), opts.max_depth),
                 build,
                 |kept, changed| kept.patch(&self.skeletons, changed),
+                |kept, dirty| {
+                    let dirty = |identity| dirty.contains(&identity);
+                    kept.rebuild(&self.skeletons, opts, dirty, TREE_PARTS)
+                },
             ),
             Some(_) => build().map(|t| t.json().clone()),
         };
@@ -336,14 +373,33 @@ mod tests {
         let key: TreeKey = (None, None);
         let text = || TreeText::new(&[], &TreeOptions::default(), hierarchy::JsonText::Utf8, 1);
         let patched = |kept: TreeText, _: &[usize]| Ok(kept);
-        let json = views.tree(key.clone(), text, patched).expect("built");
+        let refused = || Err(serde::ser::Error::custom("built again"));
+        let not_rebuilt = |_: TreeText, _: &HashSet<u64>| refused();
+        let json = views
+            .tree(key.clone(), text, patched, not_rebuilt)
+            .expect("built");
         assert_eq!(json.as_slice(), b"[]");
         // Changes noted: the next tree patches the kept one.
-        views.changed_in_place(0..MOST_CHANGES);
-        let refused = || Err(serde::ser::Error::custom("built again"));
-        assert!(views.tree(key.clone(), refused, patched).is_ok());
+        views.changed_in_place((0..MOST_CHANGES).map(|i| (i, i as u64)));
+        assert!(views
+            .tree(key.clone(), refused, patched, not_rebuilt)
+            .is_ok());
         // One change more than the bound: the kept tree is gone, the next one is built.
-        views.changed_in_place(0..=MOST_CHANGES);
-        assert!(views.tree(key, refused, patched).is_err());
+        views.changed_in_place((0..=MOST_CHANGES).map(|i| (i, i as u64)));
+        assert!(views
+            .tree(key.clone(), refused, patched, not_rebuilt)
+            .is_err());
+        // Tasks moved: the next tree is rebuilt from the kept one, with what changed.
+        assert!(views.tree(key.clone(), text, patched, not_rebuilt).is_ok());
+        views.changed_in_place([(3, 30)]);
+        views.moved([40, 50]);
+        let rebuilt = |kept: TreeText, dirty: &HashSet<u64>| {
+            assert_eq!(dirty, &HashSet::from([30, 40, 50]));
+            Ok(kept)
+        };
+        assert!(views.tree(key.clone(), refused, patched, rebuilt).is_ok());
+        // And past the bound, built anew.
+        views.moved(0..=MOST_CHANGES as u64);
+        assert!(views.tree(key, refused, patched, rebuilt).is_err());
     }
 }
