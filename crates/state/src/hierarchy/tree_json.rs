@@ -162,10 +162,10 @@ impl TreeText {
             .map(|run| {
                 let (mark, changed) = plan.mark(skeletons, run, &dirty)?;
                 match old.get(&mark).filter(|_| distinct && !changed) {
-                    Some(&r) => {
-                        let span = self.spans.get(r).cloned().unwrap_or_default();
-                        Ok((Cow::Borrowed(self.json.get(span).unwrap_or_default()), mark))
-                    }
+                    Some(&r) => match self.spans.get(r).and_then(|s| self.json.get(s.clone())) {
+                        Some(text) => Ok((Cow::Borrowed(text), mark)),
+                        None => Err(serde::ser::Error::custom("a run outside the tree")),
+                    },
                     None => {
                         (plan.write(skeletons, run, self.text)).map(|(t, m)| (Cow::Owned(t), m))
                     }
