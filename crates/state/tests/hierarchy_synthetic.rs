@@ -428,3 +428,57 @@ fn a_rebuild_copies_the_runs_it_is_told_did_not_change() {
         assert!(told_nothing.json().windows(36).any(|w| w == top_id));
     }
 }
+
+#[test]
+fn rebuilds_chained_over_random_changes_stay_the_tree_written_again() {
+    use roo_state::hierarchy::{task_identity, JsonText, TreeText};
+    let g = gen::generate(300, 47);
+    let (mut tasks, _) = reconstruct_hierarchy(g.skeletons.clone(), &opts(true));
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    };
+    for o in tree_options(&tasks) {
+        let mut tree = TreeText::new(&tasks, &o, JsonText::Latin1, 16).expect("written");
+        for round in 0..40 {
+            let mut dirty = Vec::new();
+            for _ in 0..1 + next(4) {
+                let n = tasks.len();
+                match next(4) {
+                    // A task added: on top, or under any task.
+                    0 => {
+                        let mut s = tasks[next(n)].clone();
+                        s.task_id = format!("ffffffff-{round:04}-4000-8000-{:012}", next(1 << 30));
+                        s.parent_task_id = (next(2) == 0).then(|| tasks[next(n)].task_id.clone());
+                        s.metadata.created_at = format!("2099-01-01T00:00:{:02}.000Z", next(60));
+                        dirty.push(task_identity(&s.task_id));
+                        tasks.push(s);
+                    }
+                    // A task removed (its children's parent goes missing).
+                    1 if n > 50 => {
+                        tasks.swap_remove(next(n));
+                    }
+                    // A task moved under another (a cycle leaves its tasks out of both trees).
+                    2 => {
+                        let parent = tasks[next(n)].task_id.clone();
+                        let s = &mut tasks[next(n)];
+                        s.parent_task_id = Some(parent);
+                        dirty.push(task_identity(&s.task_id));
+                    }
+                    // A title changed.
+                    _ => {
+                        let s = &mut tasks[next(n)];
+                        s.metadata.title = Some(format!("round {round}"));
+                        dirty.push(task_identity(&s.task_id));
+                    }
+                }
+            }
+            tree = (tree.rebuild(&tasks, &o, |i| dirty.contains(&i), 16)).expect("rebuilt");
+            let fresh = TreeText::new(&tasks, &o, JsonText::Latin1, 16).expect("written");
+            assert!(tree.json() == fresh.json(), "{o:?} round {round}");
+        }
+    }
+}
