@@ -1,9 +1,10 @@
 // The TaskStore handle through the binding: open (cold in a fresh process, cache built; then
 // warm from the cache), a warm refresh with nothing changed, one changed task, the hierarchy
 // pass, the tree (after a change in place: patched; asked again: kept; after a task was added:
-// rebuilt, its unchanged runs copied; the first of a fresh process: built), a list page, the bulk transfer of every header
-// (full, and the fields a list view shows), and peak RSS of a fresh process holding the handle
-// and one tree. Ratios against the warm refresh measured in the same run.
+// rebuilt, its unchanged runs copied; the first of a fresh process: built), a list page, the
+// bulk transfer of every header (full, and the fields a list view shows), and peak RSS of a
+// fresh process holding the handle and one tree. Ratios against the warm refresh measured in
+// the same run.
 //
 // Goals on a generated store of 50 000 tasks (issue 31): cold open <= 4 000 ms with peak
 // <= 400 MiB, warm open <= 300 ms, warm refresh <= 120 ms, tree() <= 100 ms, list({ limit: 50 })

@@ -160,16 +160,16 @@ impl TreeText {
         // Each run's text: the old one where its mark is found and no task of it changed.
         let written = (runs.par_iter())
             .map(|run| {
-                let (mark, changed) = plan.mark(skeletons, run, &dirty)?;
-                match old.get(&mark).filter(|_| distinct && !changed) {
-                    Some(&r) => match self.spans.get(r).and_then(|s| self.json.get(s.clone())) {
-                        Some(text) => Ok((Cow::Borrowed(text), mark)),
-                        None => Err(serde::ser::Error::custom("a run outside the tree")),
-                    },
-                    None => {
-                        (plan.write(skeletons, run, self.text)).map(|(t, m)| (Cow::Owned(t), m))
+                if distinct {
+                    let (mark, changed) = plan.mark(skeletons, run, &dirty)?;
+                    if let Some(&r) = old.get(&mark).filter(|_| !changed) {
+                        return match self.spans.get(r).and_then(|s| self.json.get(s.clone())) {
+                            Some(text) => Ok((Cow::Borrowed(text), mark)),
+                            None => Err(serde::ser::Error::custom("a run outside the tree")),
+                        };
                     }
                 }
+                (plan.write(skeletons, run, self.text)).map(|(t, m)| (Cow::Owned(t), m))
             })
             .collect::<serde_json::Result<Vec<_>>>()?;
         Ok(Self::assemble(skeletons, self.text, plan, runs, written))
