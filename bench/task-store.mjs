@@ -1,10 +1,10 @@
 // The TaskStore handle through the binding: open (cold in a fresh process, cache built; then
 // warm from the cache), a warm refresh with nothing changed, one changed task, the hierarchy
 // pass, the tree (after a change in place: patched; asked again: kept; after a task was added:
-// rebuilt, its unchanged runs copied; the first of a fresh process: built), a list page, the
-// bulk transfer of every header (full, and the fields a list view shows), and peak RSS of a
-// fresh process holding the handle and one tree. Ratios against the warm refresh measured in
-// the same run.
+// rebuilt, its unchanged runs copied; the first of a fresh process: built, beside V8's parse
+// of the same text alone, its floor), a list page, the bulk transfer of every header (full, and
+// the fields a list view shows), and peak RSS of a fresh process holding the handle and one
+// tree. Ratios against the warm refresh measured in the same run.
 //
 // Goals on a generated store of 50 000 tasks (issue 31): cold open <= 4 000 ms with peak
 // <= 400 MiB, warm open <= 300 ms, warm refresh <= 120 ms, tree() <= 100 ms, list({ limit: 50 })
@@ -57,6 +57,22 @@ c.TaskStore.open({ tasksDir: ${JSON.stringify(tasks)}, cacheDir: ${JSON.stringif
 });`
   const [open, tree, peak, size] = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim().split(' ').map(Number)
   return { open, tree, peak, size }
+}
+
+// What V8 alone spends on a tree's text: `JSON.parse` of the same text, one-byte as the handle
+// hands it over (characters above U+00FF escaped), in a fresh process without the addon (the
+// median of 3). No tree() can take less in a fresh process: this is its floor on this machine.
+function v8ParseAlone(tree) {
+  const file = path.join(work, 'tree.json')
+  const text = JSON.stringify(tree).replace(/[\u0100-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  fs.writeFileSync(file, text, 'latin1')
+  const script = `const text = require('fs').readFileSync(${JSON.stringify(file)}, 'latin1');
+const t = process.hrtime.bigint();
+if (JSON.parse(text).length !== ${tree.length}) throw new Error('another tree');
+console.log(Number(process.hrtime.bigint() - t) / 1e6);`
+  const times = [0, 1, 2].map(() => Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })))
+  fs.rmSync(file)
+  return times.sort((x, y) => x - y)[1]
 }
 
 // A fresh process that opens the handle with every file stat'ed on each refresh (`everyFile`):
@@ -159,6 +175,7 @@ try {
   const fresh = [probe(true), probe(true), probe(true)]
   const firstTree = mid(fresh.map((p) => p.tree))
   const openTreePeak = Math.max(...fresh.map((p) => p.peak))
+  const parseAlone = v8ParseAlone(store.tree())
 
   const r = (x) => `${(x / warm).toFixed(2)}x`
   const row = (name, value, note = '') => console.log(`  ${name.padEnd(30)}${value.padStart(10)}   ${note}`)
@@ -174,6 +191,7 @@ try {
   row('  the same tree asked again', `${treeKept.toFixed(1)} ms`, `${r(treeKept)} (kept: parsed by V8 only)`)
   row('  after a task was added', `${treeAdded.toFixed(1)} ms`, `${r(treeAdded)} (rebuilt: unchanged runs copied)`)
   row('  the first of a fresh process', `${firstTree.toFixed(1)} ms`, `${r(firstTree)} (built, median of 3 processes)`)
+  row('  V8 parsing that text alone', `${parseAlone.toFixed(1)} ms`, `(a fresh process without the addon; the first tree is ${(firstTree / parseAlone).toFixed(2)}x it)`)
   row('list({ limit: 50 })', `${list.toFixed(2)} ms`, r(list))
   row('headers() into JS', `${headers.toFixed(1)} ms`, r(headers))
   row('headers({ fields }) (list view)', `${lean.toFixed(1)} ms`, r(lean))
