@@ -39,6 +39,8 @@ const { work, tasks, cacheDir, ids } = given
   ? generatedStore(given, 'roo-task-store-bench-')
   : copyStore(root, Number(process.argv[2] ?? 5000), 'roo-task-store-bench-')
 const N = ids.length
+// The median of timings taken apart (sorted in place).
+const mid = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)]
 
 // A fresh process that opens the handle (and builds the tree when asked): its open time, the
 // time of its first tree, its own peak (VmHWM: a forked child's maxRSS starts from the parent's
@@ -72,7 +74,7 @@ if (JSON.parse(text).length !== ${tree.length}) throw new Error('another tree');
 console.log(Number(process.hrtime.bigint() - t) / 1e6);`
   const times = [0, 1, 2].map(() => Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })))
   fs.rmSync(file)
-  return times.sort((x, y) => x - y)[1]
+  return mid(times)
 }
 
 // A fresh process that opens the handle with every file stat'ed on each refresh (`everyFile`):
@@ -126,7 +128,6 @@ try {
     await changeOneTask(store, tasks, ids, round)
     passes.push(store.metrics().elapsedMs)
   })
-  const mid = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)]
   // The pass each of those refreshes ran (the median).
   const hierarchyRust = mid(passes)
   // The tree after a refresh that changed a task in place (the kept tree patched: what a view
