@@ -356,6 +356,11 @@ export type ExtensionIndexReport = {
    */
   historyItemsKept: number,
   /**
+   * Why no `_index.json` was (or would be) written, when none was: the store's extension does
+   * not keep one.
+   */
+  indexNotWritten?: string,
+  /**
    * Backups made (paths).
    */
   backups: Array<string>,

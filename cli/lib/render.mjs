@@ -303,7 +303,9 @@ export function renderRebuild(r, cwd) {
   if (r.cache) out.push(`  cache ${r.cacheRebuilt ? 'rebuilt' : 'kept'}: ${r.cache.cacheFile}`)
   const x = r.extensionIndex
   if (x) {
-    out.push(`  extension index ${x.indexFile}: ${x.entries} entries, ${x.historyItemsCreated.length} history items created, ${x.historyItemsReplaced.length} replaced`)
+    const items = `${x.historyItemsCreated.length} history items created, ${x.historyItemsReplaced.length} replaced`
+    if (x.indexNotWritten) out.push(`  extension history: ${x.entries} tasks, ${items}; no index (${x.indexNotWritten})`)
+    else out.push(`  extension index ${x.indexFile}: ${x.entries} entries, ${items}`)
     for (const b of x.backups) out.push(`    backup ${b}`)
   }
   return out.join('\n')

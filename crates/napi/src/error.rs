@@ -99,8 +99,15 @@ error_codes! {
     StoreFailed = "STORE_FAILED",
     /// Another indexing run holds the index.
     IndexBusy = "INDEX_BUSY",
-    /// Another process is writing the same task store (rebuild, cleanup, migrate).
+    /// Another process is writing the same task store (rebuild, cleanup, migrate), or holds the
+    /// lock of the task file being written.
     StoreBusy = "STORE_BUSY",
+    /// A task status change the task state machine does not allow.
+    InvalidTransition = "INVALID_TRANSITION",
+    /// A `history_item.json` change refused: the record on disk reached a status the change may
+    /// not move it from; nothing was written. `details` has `taskId`, `diskStatus`,
+    /// `attemptedStatus`.
+    DeltaRejected = "DELTA_REJECTED",
 }
 
 /// An error for JavaScript: `err.code` is its [`ErrorCode`], `err.message` says what to do about

@@ -100,6 +100,7 @@ pub mod error;
 pub mod export;
 pub mod grep;
 pub mod hierarchy;
+pub mod history_file;
 pub mod job;
 mod js_value;
 pub mod rules;

@@ -20,6 +20,7 @@ pub mod discover;
 pub mod env;
 pub mod find;
 pub mod fsutil;
+pub mod history_file;
 pub mod history_gen;
 pub mod lock;
 pub mod migrate;
@@ -68,6 +69,17 @@ pub enum StoreError {
     /// A failure injected by a test at a named step of a maintenance operation.
     #[error("failure injected at step {0}")]
     Injected(String),
+    /// A task status change the task state machine does not allow.
+    #[error("Invalid task status transition: {from} → {to}")]
+    InvalidTransition { from: String, to: String },
+    /// A change refused because the record on disk has moved to a status it cannot leave that way
+    /// (another writer got there first); nothing was written.
+    #[error("Delta rejected for task {task_id}: disk status {disk_status} rejects transition to {attempted_status}")]
+    DeltaRejected {
+        task_id: String,
+        disk_status: String,
+        attempted_status: String,
+    },
 }
 
 impl StoreError {
@@ -85,6 +97,8 @@ impl StoreError {
             StoreError::VerifyFailed { .. } => "VERIFY_FAILED",
             StoreError::Sqlite(_) => "STATE_DB_ERROR",
             StoreError::Injected(_) => "INJECTED_FAILURE",
+            StoreError::InvalidTransition { .. } => "INVALID_TRANSITION",
+            StoreError::DeltaRejected { .. } => "DELTA_REJECTED",
         }
     }
 

@@ -1,15 +1,21 @@
 //! Rebuilding state from the task folders alone: our cache always, and on request the
-//! extension's own history (`tasks/_index.json` and missing `history_item.json` files), so that
-//! after a `state.vscdb` loss the extension lists the tasks again.
+//! extension's own history (missing `history_item.json` files, and `tasks/_index.json` for the
+//! releases that keep one), so that after a `state.vscdb` loss the extension lists the tasks again.
 //!
 //! Writes into the extension's folder happen only with `regenerate_extension_index` and without
 //! `dry_run`. Every file replaced is first copied beside itself as `<name>.bak-<stamp>` (for
 //! `_index.json` that name starts with `_`, which the extension never takes for a task); every
-//! write goes through a temporary file and a rename. Existing, readable `history_item.json` files
-//! are never rewritten: their content goes into the index as it is.
+//! write goes through a temporary file and a rename. Each `history_item.json` is written under its
+//! `proper-lockfile` lock, as the extension writes it ([`crate::history_file`]), and only when the
+//! file still holds no usable record once the lock is held: existing, readable ones (a window of
+//! the editor may have written one meanwhile) are never rewritten, their content goes into the
+//! index as it is. Zoo Code (3.80+) neither reads nor writes `_index.json`: for its stores none is
+//! written.
 
 use crate::cache::{self, BuildOptions, StoreBuild};
+use crate::discover::host_of_path;
 use crate::fsutil;
+use crate::history_file;
 use crate::history_gen;
 use crate::task_store::{OpenOptions, TaskStore, Watch};
 use crate::{HostEnv, Result, StoreError};
@@ -57,6 +63,11 @@ pub struct ExtensionIndexReport {
     pub history_items_replaced: Vec<String>,
     /// Tasks whose `history_item.json` was kept as it is.
     pub history_items_kept: u32,
+    /// Why no `_index.json` was (or would be) written, when none was: the store's extension does
+    /// not keep one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub index_not_written: Option<String>,
     /// Backups made (paths).
     pub backups: Vec<String>,
     /// Files written (paths); empty in a dry run.
@@ -91,6 +102,12 @@ pub struct RebuildReport {
 /// How long the extension's write lock (`<file>.lock/`) stays fresh (proper-lockfile's 31 s).
 const EXTENSION_LOCK_FRESH_MS: i64 = 31_000;
 
+/// Whether the extension owning `tasks_dir` keeps `tasks/_index.json`: every host but Zoo Code,
+/// whose task list is the `history_item.json` files alone (3.80+).
+fn keeps_history_index(tasks_dir: &Path) -> bool {
+    host_of_path(tasks_dir).is_none_or(|h| h.source != "zoo-code")
+}
+
 fn extension_busy(file: &Path, now_ms: i64) -> bool {
     let lock = file.with_file_name(format!(
         "{}.lock",
@@ -124,7 +141,10 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
     } else {
         Some(crate::lock::store_writer(tasks_dir, "rebuild")?)
     };
-    if opts.regenerate_extension_index && !opts.dry_run && extension_busy(&index_file, opts.now_ms)
+    if opts.regenerate_extension_index
+        && !opts.dry_run
+        && keeps_history_index(tasks_dir)
+        && extension_busy(&index_file, opts.now_ms)
     {
         return Err(StoreError::InvalidArgument(format!(
             "the extension is writing {} right now (its lock is fresh); close the editor and run the rebuild again",
@@ -225,6 +245,27 @@ fn remove_killed_runs_temps(tasks_dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The object a task's `history_item.json` holds, keys and numbers as they are, when the typed
+/// reader takes it without an error and it has an id; else `None` (no file, or one to replace).
+fn usable_record(hi_path: &Path) -> Option<serde_json::Value> {
+    if !hi_path.exists() {
+        return None;
+    }
+    let read = roo_formats::read_history_item(hi_path);
+    let usable = read.value.as_ref().is_some_and(|v| !v.id.is_empty())
+        && !read
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error);
+    if !usable {
+        return None;
+    }
+    history_file::read_record(hi_path)
+        .ok()
+        .flatten()
+        .filter(|v| v.is_object())
+}
+
 fn regenerate_index(
     tasks_dir: &Path,
     skeletons: &[ConversationSkeleton],
@@ -268,32 +309,7 @@ fn regenerate_index(
     for s in sorted {
         let task_dir = tasks_dir.join(&s.task_id);
         let hi_path = task_dir.join(names::HISTORY_ITEM);
-        let existing = if hi_path.exists() {
-            let read = roo_formats::read_history_item(&hi_path);
-            let usable = read.value.as_ref().is_some_and(|v| !v.id.is_empty())
-                && !read
-                    .diagnostics
-                    .iter()
-                    .any(|d| d.severity == Severity::Error);
-            if usable {
-                // The file's own object, keys and numbers as they are.
-                roo_formats::read::read_task_file(&hi_path)
-                    .ok()
-                    .flatten()
-                    .map(|b| {
-                        roo_formats::decode::decode_json_bytes(
-                            b,
-                            &mut roo_formats::Diags::for_file(""),
-                        )
-                    })
-                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-                    .filter(|v| v.is_object())
-            } else {
-                None
-            }
-        } else {
-            None
-        };
+        let existing = usable_record(&hi_path);
         if let Some(v) = existing {
             let ts = v.get("ts").and_then(|t| t.as_i64()).unwrap_or(0);
             rep.history_items_kept += 1;
@@ -310,24 +326,38 @@ fn regenerate_index(
         let value: serde_json::Value = serde_json::from_slice(&bytes)
             .map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
         let replacing = hi_path.exists();
-        if replacing {
-            rep.history_items_replaced.push(s.task_id.clone());
-        } else {
-            rep.history_items_created.push(s.task_id.clone());
-        }
         if !opts.dry_run {
             if replacing {
                 let b = fsutil::backup_file(&hi_path, &stamp)
                     .map_err(|e| StoreError::io("backing up", &hi_path, e))?;
                 rep.backups.push(b.display().to_string());
             }
-            fsutil::write_atomic(&hi_path, &bytes)
-                .map_err(|e| StoreError::io("writing", &hi_path, e))?;
+            let record = value.as_object().cloned().unwrap_or_default();
+            if !history_file::create_if_missing(&hi_path, &record)? {
+                // The extension wrote a record while we were not holding the lock: it stays.
+                let theirs = history_file::read_record(&hi_path)?.unwrap_or(value);
+                let ts = theirs.get("ts").and_then(|t| t.as_i64()).unwrap_or(0);
+                rep.history_items_kept += 1;
+                entries.push((ts, s.task_id.clone(), theirs));
+                continue;
+            }
             rep.written.push(hi_path.display().to_string());
+        }
+        if replacing {
+            rep.history_items_replaced.push(s.task_id.clone());
+        } else {
+            rep.history_items_created.push(s.task_id.clone());
         }
         entries.push((item.ts.unwrap_or(0), s.task_id.clone(), value));
     }
     rep.entries = entries.len() as u32;
+    if !keeps_history_index(tasks_dir) {
+        rep.index_not_written = Some(
+            "Zoo Code keeps no tasks/_index.json: it lists the tasks from their history_item.json files"
+                .into(),
+        );
+        return Ok(rep);
+    }
     let bytes = history_gen::index_bytes(entries, opts.now_ms)
         .map_err(|e| StoreError::InvalidArgument(e.to_string()))?;
     if !opts.dry_run {

@@ -219,3 +219,70 @@ fn refuses_while_the_extension_holds_its_lock() {
     assert_eq!(err.code(), "INVALID_ARGUMENT");
     assert!(err.to_string().contains("close the editor"));
 }
+
+#[test]
+fn a_zoo_store_gets_history_items_under_their_locks_and_no_index() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let tasks = tmp
+        .path()
+        .join("globalStorage")
+        .join("zoocodeorganization.zoo-code")
+        .join("tasks");
+    for s in common::FIXTURE_STORES {
+        common::copy_dir(&common::fixture_tasks(s), &tasks);
+    }
+    // An upgraded machine keeps the index Roo Code wrote; Zoo Code reads it no more.
+    let stale = r#"{"version":1,"updatedAt":1,"entries":[]}"#;
+    fs::write(tasks.join("_index.json"), stale).expect("stale index");
+    let cache = tmp.path().join("cache");
+    // A writer that is gone left a lock on one task's file: it is taken over.
+    let (dirs, _) = roo_state::scan::list_task_dirs(&tasks).expect("list");
+    let missing: Vec<&PathBuf> = dirs
+        .iter()
+        .map(|(_, p)| p)
+        .filter(|p| !p.join("history_item.json").exists())
+        .collect();
+    assert!(missing.len() > 2, "fixtures without history items");
+    let left = missing[0].join("history_item.json.lock");
+    fs::create_dir(&left).expect("lock");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(120);
+    fs::File::open(&left)
+        .and_then(|f| f.set_modified(old))
+        .expect("age");
+
+    let r = rebuild_from_tasks(&opts(&tasks, &cache, false)).expect("rebuild");
+    let ix = r.extension_index.expect("report");
+    let locked_id = missing[0]
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    assert!(ix.history_items_created.contains(&locked_id));
+    assert!(ix.history_items_created.len() > 2);
+    for id in &ix.history_items_created {
+        assert!(missing.iter().any(|p| p.ends_with(id)), "{id} had a record");
+    }
+    assert!(ix
+        .index_not_written
+        .as_deref()
+        .is_some_and(|w| w.contains("Zoo Code")));
+    assert!(ix.written.iter().all(|w| w.ends_with("history_item.json")));
+    // Only the damaged records the fixtures hold are backed up; the index is not touched.
+    assert_eq!(ix.backups.len(), ix.history_items_replaced.len());
+    assert!(ix
+        .backups
+        .iter()
+        .all(|b| b.contains("history_item.json.bak-")));
+    assert_eq!(
+        fs::read_to_string(tasks.join("_index.json")).expect("index"),
+        stale
+    );
+    for id in &ix.history_items_created {
+        let file = tasks.join(id).join("history_item.json");
+        check_extension_format(&fs::read(&file).expect("written"));
+        assert!(!tasks.join(id).join("history_item.json.lock").exists());
+    }
+    // Run again: every record now exists and is kept as it is.
+    let again = rebuild_from_tasks(&opts(&tasks, &cache, false)).expect("again");
+    let ix2 = again.extension_index.expect("report");
+    assert!(ix2.history_items_created.is_empty() && ix2.written.is_empty());
+}
