@@ -61,7 +61,7 @@ export interface ApiMessage {
 /** Errors thrown or rejected by this library carry one of these codes (asynchronous calls as
  *  `err.code`, synchronous ones at the start of `err.message`); some also carry `err.details`
  *  (`AMBIGUOUS_TASK_ID`: `{ candidates: string[] }`). */
-export type ErrorCode = 'TASK_NOT_FOUND' | 'TASK_AMBIGUOUS' | 'AMBIGUOUS_TASK_ID' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED' | 'INVALID_ARGUMENT' | 'INTERNAL' | 'INVALID_CACHE_DIR' | 'IO_ERROR' | 'CACHE_LOCKED' | 'DESTINATION_NOT_EMPTY' | 'VERIFY_FAILED' | 'STATE_DB_ERROR' | 'INJECTED_FAILURE' | 'INVALID_CONFIG' | 'XML_GENERATION' | 'MODEL_MISSING' | 'MODEL_LOAD_FAILED' | 'MODEL_FETCH_FAILED' | 'UNSUPPORTED' | 'EMBEDDING_FAILED' | 'DIMENSION_MISMATCH' | 'EMBEDDER_MISMATCH' | 'SEMANTIC_UNAVAILABLE' | 'NOT_INDEXED' | 'STORE_FAILED' | 'INDEX_BUSY' | 'STORE_BUSY'
+export type ErrorCode = 'TASK_NOT_FOUND' | 'TASK_AMBIGUOUS' | 'AMBIGUOUS_TASK_ID' | 'INVALID_PATH' | 'CORRUPT_FILE' | 'ABORTED' | 'INVALID_ARGUMENT' | 'INTERNAL' | 'INVALID_CACHE_DIR' | 'IO_ERROR' | 'CACHE_LOCKED' | 'DESTINATION_NOT_EMPTY' | 'VERIFY_FAILED' | 'STATE_DB_ERROR' | 'INJECTED_FAILURE' | 'INVALID_CONFIG' | 'XML_GENERATION' | 'MODEL_MISSING' | 'MODEL_LOAD_FAILED' | 'MODEL_FETCH_FAILED' | 'UNSUPPORTED' | 'EMBEDDING_FAILED' | 'DIMENSION_MISMATCH' | 'EMBEDDER_MISMATCH' | 'SEMANTIC_UNAVAILABLE' | 'NOT_INDEXED' | 'STORE_FAILED' | 'INDEX_BUSY' | 'STORE_BUSY' | 'INVALID_TRANSITION' | 'DELTA_REJECTED'
 /* Hierarchy types. */
 
 export interface HierarchyResult {
@@ -78,6 +78,22 @@ export interface CleanupSummary {
   /** Bytes freed, or that would be in a dry run. */
   bytes: number
   stores: CleanupReport[]
+}
+
+/** A task's `history_item.json` as it stands in the file: `HistoryItem`'s fields and any others. */
+export interface HistoryItemRecord {
+  id: string
+  status?: 'active' | 'delegated' | 'completed' | 'interrupted' | string
+  childIds?: string[]
+  [field: string]: unknown
+}
+
+/** What a writer changes in a `history_item.json`: fields to set and fields to remove. */
+export interface HistoryItemChange {
+  set?: Record<string, unknown>
+  unset?: string[]
+  /** Check a status change against the state machine (default true; false: the rules before 3.80). */
+  checkStatus?: boolean
 }
 /* Condensation, context management, cost and token types. */
 
@@ -99,8 +115,10 @@ export interface ModelPricing {
 }
 
 /**
- * Which release's rules to follow: `"3.52.1"` (default, today's), or an older one such as `"3.20.0"`
- * (keep the last 3 messages, "context grew" check), `"3.30.0"` (destructive), `"3.40.0"` (tagged).
+ * Which release's rules to follow, on the one release line Roo Code (up to 3.52.x) and Zoo Code
+ * (3.53 and later) share: `"3.80.0"` (default, today's Zoo Code), `"3.52.1"` (Roo Code's last:
+ * a `maxTokens` of -1 is reserved as it is), or an older one such as `"3.20.0"` (keep the last 3
+ * messages, "context grew" check), `"3.30.0"` (destructive), `"3.40.0"` (tagged).
  */
 export interface EraOptions {
   era?: string
@@ -115,6 +133,12 @@ export interface WillManageContextOptions {
   profileThresholds: Record<string, number>
   currentProfileId: string
   lastMessageTokens: number
+  /**
+   * Measure the percentage against the window less the output reserve (`maxTokens` when above
+   * zero), 100 when that leaves no room; what VS Code's language-model provider asks for (3.66+).
+   */
+  useAvailableInputForContextPercent?: boolean
+  era?: string
 }
 
 /** One chunk of an API handler's stream (the kinds a summary uses). */
@@ -209,6 +233,8 @@ export interface ManageContextOptions extends CondenseProviderOptions {
   environmentDetails?: string
   /** Skip counting the newest message (as `willManageContext` takes it). */
   lastMessageTokens?: number
+  /** As in `WillManageContextOptions`. */
+  useAvailableInputForContextPercent?: boolean
 }
 /* Export types. */
 
@@ -1113,6 +1139,11 @@ export type ExtensionIndexReport = {
    * Tasks whose `history_item.json` was kept as it is.
    */
   historyItemsKept: number,
+  /**
+   * Why no `_index.json` was (or would be) written, when none was: the store's extension does
+   * not keep one.
+   */
+  indexNotWritten?: string,
   /**
    * Backups made (paths).
    */
@@ -2509,6 +2540,13 @@ export declare function calculateApiCostForProtocol(protocol: string, modelInfo:
  */
 export declare function calculateApiCostOpenAI(modelInfo: ModelPricing, inputTokens: number, outputTokens: number, cacheCreationInputTokens?: number | null, cacheReadInputTokens?: number | null, serviceTier?: 'default' | 'flex' | 'priority' | string | null): ApiCostResult
 
+/**
+ * Throws `INVALID_TRANSITION` ("Invalid task status transition: a → b") unless a task may go
+ * from status `from` (none: `active`) to `to`: active → delegated | completed | interrupted,
+ * delegated → active, interrupted → completed. Staying is not a transition and throws too.
+ */
+export declare function checkStatusTransition(from: string | null | undefined, to: string): void
+
 /** `cleanupAfterTruncation(messages)`: drops tags whose summary or marker is gone. */
 export declare function cleanupAfterTruncation(messages: ApiMessage[]): ApiMessage[]
 
@@ -2854,8 +2892,11 @@ export interface FetchModelOptions {
  */
 export declare function findTask(tasksDirs: Array<string>, idOrPrefix: string): Promise<TaskLocation>
 
-/** `allowedTokens = contextWindow × (1 − 0.1) − (maxTokens || 8192)`. */
-export declare function getAllowedTokens(contextWindow: number, maxTokens?: number | undefined | null): number
+/**
+ * `allowedTokens = contextWindow × (1 − 0.1) − reserve`: `maxTokens` when above zero, else 8 192
+ * (`options.era` below 3.66: any non-zero `maxTokens`, as `maxTokens || 8192`).
+ */
+export declare function getAllowedTokens(contextWindow: number, maxTokens?: number | null, options?: EraOptions): number
 
 /** Ancestors of a task, nearest first. */
 export declare function getAncestors(skeletons: ConversationSkeleton[], taskId: string): Array<string>
@@ -3053,6 +3094,14 @@ export declare function manageContext(options: ManageContextOptions): Promise<Co
 
 /** `mergeConsecutiveApiMessages(messages, {roles})` (default roles: `["user"]`). */
 export declare function mergeConsecutiveApiMessages(messages: ApiMessage[], options?: { roles?: Array<'user' | 'assistant'> }): ApiMessage[]
+
+/**
+ * The record `history_item.json` would hold after `change` is applied to what the file holds
+ * now (`disk`, as parsed; anything but an object with an `id` means no usable record, and then
+ * `incoming` is the whole record). Throws `DELTA_REJECTED` (with `details`) when the change
+ * moves the status in a way the state machine does not allow from the status on disk.
+ */
+export declare function mergeHistoryItem(disk: unknown, incoming: HistoryItemRecord, change?: HistoryItemChange | null): HistoryItemRecord
 
 /**
  * Move a tasks folder: rename on the same device, else copy, verify (size + hash), swap, remove.
@@ -3313,6 +3362,15 @@ export declare function transformMessagesForCondensing(messages: ApiMessage[]): 
 
 /** `truncateConversation(messages, fracToRemove, taskId)`: hides messages behind a marker. */
 export declare function truncateConversation(messages: ApiMessage[], fracToRemove: number, taskId?: string, options?: EraOptions): TruncationResult
+
+/**
+ * Write into the `history_item.json` at `file` under its `proper-lockfile` lock
+ * (`<file>.lock`): `change` merged into what the file holds by then (`incoming` whole when it
+ * holds no usable record), or without a change `incoming` whole. Resolves with what was written. Rejects with `DELTA_REJECTED` (nothing
+ * written) when the record on disk reached a status the change may not move it from, with
+ * `STORE_BUSY` when another writer keeps the lock.
+ */
+export declare function updateHistoryItem(file: string, incoming: HistoryItemRecord, change?: HistoryItemChange | null): Promise<HistoryItemRecord>
 
 export interface UsageReportOptions {
   /** The rows (default `daily`; a week is keyed by its Monday). */

@@ -18,8 +18,10 @@ export interface ModelPricing {
 }
 
 /**
- * Which release's rules to follow: `"3.52.1"` (default, today's), or an older one such as `"3.20.0"`
- * (keep the last 3 messages, "context grew" check), `"3.30.0"` (destructive), `"3.40.0"` (tagged).
+ * Which release's rules to follow, on the one release line Roo Code (up to 3.52.x) and Zoo Code
+ * (3.53 and later) share: `"3.80.0"` (default, today's Zoo Code), `"3.52.1"` (Roo Code's last:
+ * a `maxTokens` of -1 is reserved as it is), or an older one such as `"3.20.0"` (keep the last 3
+ * messages, "context grew" check), `"3.30.0"` (destructive), `"3.40.0"` (tagged).
  */
 export interface EraOptions {
   era?: string
@@ -34,6 +36,12 @@ export interface WillManageContextOptions {
   profileThresholds: Record<string, number>
   currentProfileId: string
   lastMessageTokens: number
+  /**
+   * Measure the percentage against the window less the output reserve (`maxTokens` when above
+   * zero), 100 when that leaves no room; what VS Code's language-model provider asks for (3.66+).
+   */
+  useAvailableInputForContextPercent?: boolean
+  era?: string
 }
 
 /** One chunk of an API handler's stream (the kinds a summary uses). */
@@ -128,4 +136,6 @@ export interface ManageContextOptions extends CondenseProviderOptions {
   environmentDetails?: string
   /** Skip counting the newest message (as `willManageContext` takes it). */
   lastMessageTokens?: number
+  /** As in `WillManageContextOptions`. */
+  useAvailableInputForContextPercent?: boolean
 }

@@ -15,6 +15,10 @@ import {
   N_MESSAGES_TO_KEEP,
   TOKEN_BUFFER_PERCENTAGE,
   TaskHistoryStore,
+  DeltaRejectedError,
+  assertValidTransition,
+  setExtensionRelease,
+  extensionRelease,
   calculateApiCostAnthropic,
   calculateApiCostOpenAI,
   cleanupAfterTruncation,
@@ -278,9 +282,18 @@ export async function typecheck(): Promise<void> {
   await store.delete('a')
   await store.deleteMany(['b'])
   await store.reconcile()
+  await store.reconcile({ forceRefresh: true })
   await store.invalidate('a')
-  store.invalidateAll()
+  await store.invalidateAll()
   await store.flushIndex()
+  await store.atomicReadAndUpdate('a', (current) => ({ ...current, status: 'completed' }))
+  await store.atomicUpdatePair('c', 'p', (c) => ({ ...c, parentTaskId: undefined }), (p) => ({ ...p, status: 'active', awaitingChildId: undefined }))
+  assertValidTransition(one?.status, 'interrupted')
+  const rejected: Error = new DeltaRejectedError('a', 'completed', 'active')
+  const diskStatus: string = new DeltaRejectedError('a', 'completed', 'active').diskStatus
+  setExtensionRelease('3.52.1')
+  const release: string | null = extensionRelease()
+  setExtensionRelease(null)
   store.dispose()
 
   const constants: number[] = [
@@ -293,5 +306,5 @@ export async function typecheck(): Promise<void> {
     DEFAULT_HYBRID_REASONING_MODEL_THINKING_TOKENS,
   ]
   const strings: readonly string[] = [COMMAND_OUTPUT_STRING, ...CONTEXT_MANAGEMENT_EVENTS]
-  void [costSum, n1, n2, n3, kept, will, s, since, cleaned, injected, commands, use, result, converted, transformed, merged, changed, maxTokens, one, inWorkspace, constants, strings]
+  void [costSum, n1, n2, n3, kept, will, s, since, cleaned, injected, commands, use, result, converted, transformed, merged, changed, maxTokens, one, inWorkspace, constants, strings, rejected, diskStatus, release]
 }

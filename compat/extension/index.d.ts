@@ -163,6 +163,11 @@ export interface WillManageContextOptions {
   profileThresholds: Record<string, number>
   currentProfileId: string
   lastMessageTokens: number
+  /**
+   * Measure the percentage against the window less the output reserve (`maxTokens` when above
+   * zero), 100 when that leaves no room (3.66+; what VS Code's language-model provider asks for).
+   */
+  useAvailableInputForContextPercent?: boolean
 }
 
 export declare function willManageContext(options: WillManageContextOptions): boolean
@@ -180,6 +185,8 @@ export interface ContextManagementOptions<M extends ApiMessage = ApiMessage> {
   customCondensingPrompt?: string
   profileThresholds: Record<string, number>
   currentProfileId: string
+  /** As in `WillManageContextOptions`. */
+  useAvailableInputForContextPercent?: boolean
   metadata?: ApiHandlerCreateMessageMetadata
   environmentDetails?: string
   /** Folded by the caller's `generateFoldedFileContext` beside its condense module when one is known (docs/compat-extension.md); otherwise not folded (see `foldedFileContext`). */
@@ -357,20 +364,42 @@ export interface HistoryItem {
   tokensOut?: number
   totalCost?: number
   workspace?: string
+  /** `active` (also when absent), `delegated`, `completed` or `interrupted`. */
   status?: string
   parentTaskId?: string
   rootTaskId?: string
   delegatedToId?: string
   awaitingChildId?: string
+  completedByChildId?: string
+  completionResultSummary?: string
   childIds?: string[]
 }
 
 export interface TaskHistoryStoreOptions<T extends HistoryItem = HistoryItem> {
-  /** Called inside the write lock after each upsert/delete with every item. */
+  /** Called inside the store lock after each write with every item. */
   onWrite?: (items: T[]) => Promise<void>
 }
 
-/** The per-task history store (`tasks/<id>/history_item.json` + `tasks/_index.json`). */
+/** A status change refused because the record on disk reached a status it may not leave that way. */
+export declare class DeltaRejectedError extends Error {
+  constructor(taskId: string, diskStatus: string, attemptedStatus: string)
+  readonly taskId: string
+  readonly diskStatus: string
+  readonly attemptedStatus: string
+}
+
+/**
+ * Throws `Invalid task status transition: <from> → <to>` unless the task state machine allows it:
+ * active (also `undefined`) → delegated | completed | interrupted, delegated → active,
+ * interrupted → completed.
+ */
+export declare function assertValidTransition(from: string | undefined, to: string): void
+
+/**
+ * The task store: one `tasks/<id>/history_item.json` per task, each write merged into the file
+ * under its `proper-lockfile` lock (Zoo Code 3.80+; before 3.80, `setExtensionRelease`, also
+ * `tasks/_index.json`).
+ */
 export declare class TaskHistoryStore<T extends HistoryItem = HistoryItem> {
   constructor(globalStoragePath: string, options?: TaskHistoryStoreOptions<T>)
   readonly initialized: Promise<void>
@@ -382,9 +411,24 @@ export declare class TaskHistoryStore<T extends HistoryItem = HistoryItem> {
   upsert(item: T): Promise<T[]>
   delete(taskId: string): Promise<void>
   deleteMany(taskIds: string[]): Promise<void>
-  reconcile(): Promise<void>
+  atomicReadAndUpdate(taskId: string, updater: (current: T) => T): Promise<T[]>
+  atomicUpdatePair(firstId: string, secondId: string, firstUpdater: (current: T) => T, secondUpdater: (current: T) => T): Promise<T[]>
+  reconcile(options?: { forceRefresh?: boolean }): Promise<void>
   invalidate(taskId: string): Promise<void>
-  invalidateAll(): void
+  invalidateAll(): Promise<void>
   migrateFromGlobalState(taskHistoryEntries: T[]): Promise<void>
+  /** Releases before 3.80: writes `tasks/_index.json`; today's rules keep no index. */
   flushIndex(): Promise<void>
 }
+
+// ------------------------------------------------------------------ the release whose rules apply
+
+/** The release named with `setExtensionRelease` or `ROO_STATE_EXTENSION_RELEASE`; `null`: today's rules (3.80+). */
+export declare function extensionRelease(): string | null
+
+/**
+ * Follow the rules of release `release` (`"3.52.1"`: Roo Code's last) instead of today's; `null`
+ * returns to `ROO_STATE_EXTENSION_RELEASE`, else today's. Throws `INVALID_ARGUMENT` for a text that
+ * is not a release number.
+ */
+export declare function setExtensionRelease(release: string | null): void

@@ -27,12 +27,12 @@
  * values on malformed records (legacy.js).
  */
 
-const fs = require('node:fs/promises')
-const path = require('node:path')
 const core = require('../../index.js')
 const { getMode } = require('../mode.js')
 const host = require('./host.js')
 const legacy = require('./legacy.js')
+const { extensionRelease, setExtensionRelease, releaseAtLeast, withRelease } = require('./release.js')
+const { TaskHistoryStore, DeltaRejectedError, assertValidTransition } = require('./task-history-store.js')
 
 /** The extension's module whose collaborators compat/extension calls through the caller's copy. */
 const CONDENSE_MODULE = 'core/condense/index'
@@ -166,9 +166,10 @@ function truncateConversation(messages, fracToRemove, taskId) {
  */
 function willManageContext(options) {
   if (getMode() === 'legacy' && !legacy.wellFormedWillManage(options)) {
-    return legacy.willManageContext(options, { TOKEN_BUFFER_PERCENTAGE, ANTHROPIC_DEFAULT_MAX_TOKENS, MIN_CONDENSE_THRESHOLD, MAX_CONDENSE_THRESHOLD })
+    const limits = { TOKEN_BUFFER_PERCENTAGE, ANTHROPIC_DEFAULT_MAX_TOKENS, MIN_CONDENSE_THRESHOLD, MAX_CONDENSE_THRESHOLD }
+    return legacy.willManageContext(options, limits, releaseAtLeast(3, 66))
   }
-  return core.willManageContext(options)
+  return core.willManageContext(withRelease(options))
 }
 
 /**
@@ -196,7 +197,7 @@ async function manageContext(options) {
 
 /** The native `manageContext`, its result in the extension's shape and with the caller's objects. */
 async function manageNatively(options, warn) {
-  const r = await core.manageContext(options)
+  const r = await core.manageContext(withRelease(options))
   if (warn && r.thresholdWarning) console.warn(r.thresholdWarning)
   if (!Array.isArray(options.messages)) return extensionShape(r)
   const input = options.messages
@@ -218,7 +219,7 @@ async function manageThrough(summarize, options) {
   const { messages, apiHandler } = options
   const content = messages[messages.length - 1] ? messages[messages.length - 1].content : undefined
   const lastMessageTokens = await estimateTokenCount(Array.isArray(content) ? content : [{ type: 'text', text: content }], apiHandler)
-  const decision = core.decideContext({ ...options, lastMessageTokens })
+  const decision = core.decideContext(withRelease({ ...options, lastMessageTokens }))
   const warning = decision.effectiveThreshold && decision.effectiveThreshold.warning
   if (warning) console.warn(warning)
   const prevContextTokens = decision.prevContextTokens
@@ -488,230 +489,6 @@ function mergeConsecutiveApiMessages(messages, options) {
   return core.mergeConsecutiveApiMessages(array('messages', messages), options)
 }
 
-// ------------------------------------------------------------------ TaskHistoryStore
-
-const INDEX_FILE = '_index.json'
-const ITEM_FILE = 'history_item.json'
-const INDEX_WRITE_DEBOUNCE_MS = 2000
-
-function stripBom(text) {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
-}
-
-/** Compact JSON through a temporary file and a rename, as the extension writes its files. */
-async function writeJsonAtomic(file, value) {
-  await fs.mkdir(path.dirname(file), { recursive: true })
-  const tmp = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.new_${Date.now()}_${Math.random().toString(36).slice(2)}.tmp`,
-  )
-  await fs.writeFile(tmp, JSON.stringify(value), 'utf8')
-  try {
-    await fs.rename(tmp, file)
-  } catch (e) {
-    await fs.rm(tmp, { force: true })
-    throw e
-  }
-}
-
-/**
- * The per-task history store of releases 3.49+ (`tasks/<id>/history_item.json` as the source of
- * truth, `tasks/_index.json` as a cache, index writes debounced by 2 s). `globalStoragePath` is the
- * folder that holds `tasks/`. Files are read and written through `fs/promises`; there is no
- * `fs.watch` and no periodic reconciliation (call `reconcile()`).
- */
-class TaskHistoryStore {
-  constructor(globalStoragePath, options) {
-    this.globalStoragePath = globalStoragePath
-    this._onWrite = options && typeof options.onWrite === 'function' ? options.onWrite : undefined
-    this._cache = new Map()
-    this._lock = Promise.resolve()
-    this._timer = null
-    this._disposed = false
-    this.initialized = new Promise((resolve) => {
-      this._resolveInitialized = resolve
-    })
-  }
-
-  get _tasksDir() {
-    return path.join(this.globalStoragePath, 'tasks')
-  }
-
-  async initialize() {
-    try {
-      await fs.mkdir(this._tasksDir, { recursive: true })
-      await this._loadIndex()
-      await this.reconcile()
-    } finally {
-      this._resolveInitialized()
-    }
-  }
-
-  dispose() {
-    this._disposed = true
-    if (this._timer) {
-      clearTimeout(this._timer)
-      this._timer = null
-    }
-    this.flushIndex().catch((err) => console.error('[TaskHistoryStore] index flush on dispose failed:', err))
-  }
-
-  get(taskId) {
-    return this._cache.get(taskId)
-  }
-
-  getAll() {
-    return Array.from(this._cache.values()).sort((a, b) => b.ts - a.ts)
-  }
-
-  getByWorkspace(workspace) {
-    return this.getAll().filter((item) => item.workspace === workspace)
-  }
-
-  upsert(item) {
-    return this._withLock(async () => {
-      const existing = this._cache.get(item.id)
-      const merged = existing ? { ...existing, ...item } : item
-      await writeJsonAtomic(this._itemPath(merged.id), merged)
-      this._cache.set(merged.id, merged)
-      this._scheduleIndexWrite()
-      const all = this.getAll()
-      if (this._onWrite) await this._onWrite(all)
-      return all
-    })
-  }
-
-  delete(taskId) {
-    return this.deleteMany([taskId])
-  }
-
-  deleteMany(taskIds) {
-    return this._withLock(async () => {
-      for (const id of taskIds) {
-        this._cache.delete(id)
-        await fs.unlink(this._itemPath(id)).catch(() => {})
-      }
-      this._scheduleIndexWrite()
-      if (this._onWrite) await this._onWrite(this.getAll())
-    })
-  }
-
-  /** Reads items of task folders missing from the cache and drops entries whose folder is gone. */
-  reconcile() {
-    return this._withLock(async () => {
-      let names
-      try {
-        names = await fs.readdir(this._tasksDir)
-      } catch {
-        return
-      }
-      const onDisk = new Set(names.filter((n) => !n.startsWith('_') && !n.startsWith('.')))
-      let changed = false
-      for (const id of onDisk) {
-        if (this._cache.has(id)) continue
-        const item = await this._readItem(id)
-        if (item) {
-          this._cache.set(id, item)
-          changed = true
-        }
-      }
-      for (const id of Array.from(this._cache.keys())) {
-        if (!onDisk.has(id)) {
-          this._cache.delete(id)
-          changed = true
-        }
-      }
-      if (changed) this._scheduleIndexWrite()
-    })
-  }
-
-  async invalidate(taskId) {
-    const item = await this._readItem(taskId)
-    if (item) this._cache.set(taskId, item)
-    else this._cache.delete(taskId)
-  }
-
-  invalidateAll() {
-    this._cache.clear()
-  }
-
-  /** Writes `history_item.json` for legacy entries whose folder exists and has none; never overwrites. */
-  async migrateFromGlobalState(taskHistoryEntries) {
-    if (!taskHistoryEntries || taskHistoryEntries.length === 0) return
-    for (const item of taskHistoryEntries) {
-      if (!item || !item.id) continue
-      const dir = path.join(this._tasksDir, item.id)
-      const dirExists = await fs.access(dir).then(() => true, () => false)
-      if (!dirExists) continue
-      const file = path.join(dir, ITEM_FILE)
-      const fileExists = await fs.access(file).then(() => true, () => false)
-      if (fileExists) continue
-      await writeJsonAtomic(file, item)
-      this._cache.set(item.id, item)
-    }
-    await this._writeIndex()
-  }
-
-  async flushIndex() {
-    if (this._timer) {
-      clearTimeout(this._timer)
-      this._timer = null
-    }
-    await this._writeIndex()
-  }
-
-  _itemPath(taskId) {
-    return path.join(this._tasksDir, taskId, ITEM_FILE)
-  }
-
-  async _readItem(taskId) {
-    try {
-      const item = JSON.parse(stripBom(await fs.readFile(this._itemPath(taskId), 'utf8')))
-      return item && typeof item === 'object' && item.id ? item : null
-    } catch {
-      return null
-    }
-  }
-
-  async _loadIndex() {
-    try {
-      const doc = JSON.parse(stripBom(await fs.readFile(path.join(this._tasksDir, INDEX_FILE), 'utf8')))
-      if (doc && doc.version === 1 && Array.isArray(doc.entries)) {
-        for (const entry of doc.entries) if (entry && entry.id) this._cache.set(entry.id, entry)
-      }
-    } catch {
-      // No index or an unreadable one: reconcile() rebuilds the cache from the task folders.
-    }
-  }
-
-  async _writeIndex() {
-    await writeJsonAtomic(path.join(this._tasksDir, INDEX_FILE), {
-      version: 1,
-      updatedAt: Date.now(),
-      entries: this.getAll(),
-    })
-  }
-
-  _scheduleIndexWrite() {
-    if (this._disposed) return
-    if (this._timer) clearTimeout(this._timer)
-    this._timer = setTimeout(() => {
-      this._timer = null
-      this._writeIndex().catch((err) => console.error('[TaskHistoryStore] index write failed:', err))
-    }, INDEX_WRITE_DEBOUNCE_MS)
-    if (typeof this._timer.unref === 'function') this._timer.unref()
-  }
-
-  _withLock(fn) {
-    const run = this._lock.then(fn, fn)
-    this._lock = run.then(
-      () => undefined,
-      () => undefined,
-    )
-    return run
-  }
-}
-
 module.exports = {
   // context-management
   TOKEN_BUFFER_PERCENTAGE,
@@ -758,4 +535,9 @@ module.exports = {
   // task
   mergeConsecutiveApiMessages,
   TaskHistoryStore,
+  DeltaRejectedError,
+  assertValidTransition,
+  // the release whose rules apply
+  extensionRelease,
+  setExtensionRelease,
 }

@@ -50,4 +50,8 @@ export const {
   getModelMaxOutputTokens,
   mergeConsecutiveApiMessages,
   TaskHistoryStore,
+  DeltaRejectedError,
+  assertValidTransition,
+  extensionRelease,
+  setExtensionRelease,
 } = ext

@@ -82,6 +82,7 @@ function wellFormedWillManage(o) {
   if (!number(o.totalTokens) || !number(o.lastMessageTokens) || !number(o.contextWindow)) return false
   if (o.maxTokens !== undefined && o.maxTokens !== null && !number(o.maxTokens)) return false
   if (typeof o.autoCondenseContext !== 'boolean') return false
+  if (o.useAvailableInputForContextPercent !== undefined && typeof o.useAvailableInputForContextPercent !== 'boolean') return false
   if (!o.autoCondenseContext) return true
   return number(o.autoCondenseContextPercent) && Boolean(o.profileThresholds) && typeof o.profileThresholds === 'object' && typeof o.currentProfileId === 'string'
 }
@@ -89,19 +90,26 @@ function wellFormedWillManage(o) {
 /**
  * `willManageContext` as the extension computes it, for options the native rule reads otherwise:
  * JavaScript arithmetic (a missing count makes `NaN` and so `false`), a missing switch is off, and a
- * missing profile map throws the extension's `TypeError`. `limits` are the module's constants.
+ * missing profile map throws the extension's `TypeError`. `limits` are the module's constants;
+ * `positiveReserve`: the rule of 3.66+, where only a `maxTokens` above zero is reserved.
  */
-function willManageContext(o, limits) {
+function willManageContext(o, limits, positiveReserve) {
   const { totalTokens, contextWindow, maxTokens, autoCondenseContext, autoCondenseContextPercent, profileThresholds, currentProfileId, lastMessageTokens } = o
   const prevContextTokens = totalTokens + lastMessageTokens
-  const allowedTokens = contextWindow * (1 - limits.TOKEN_BUFFER_PERCENTAGE) - (maxTokens || limits.ANTHROPIC_DEFAULT_MAX_TOKENS)
+  const stated = positiveReserve ? maxTokens && maxTokens > 0 && maxTokens : maxTokens
+  const allowedTokens = contextWindow * (1 - limits.TOKEN_BUFFER_PERCENTAGE) - (stated || limits.ANTHROPIC_DEFAULT_MAX_TOKENS)
   if (!autoCondenseContext) return prevContextTokens > allowedTokens
   let threshold = autoCondenseContextPercent
   const profile = profileThresholds[currentProfileId]
   if (profile !== undefined && profile !== -1 && profile >= limits.MIN_CONDENSE_THRESHOLD && profile <= limits.MAX_CONDENSE_THRESHOLD) {
     threshold = profile
   }
-  return (100 * prevContextTokens) / contextWindow >= threshold || prevContextTokens > allowedTokens
+  let percent = (100 * prevContextTokens) / contextWindow
+  if (o.useAvailableInputForContextPercent) {
+    const available = contextWindow - (maxTokens && maxTokens > 0 ? maxTokens : 0)
+    percent = available > 0 ? (100 * prevContextTokens) / available : 100
+  }
+  return percent >= threshold || prevContextTokens > allowedTokens
 }
 
 module.exports = { contextTokens, combineApiRequestsSpreading, wellFormedWillManage, willManageContext }

@@ -83,13 +83,43 @@ pub fn effective_threshold(
     }
 }
 
-/// `contextWindow × (1 − 0.1) − (maxTokens || 8192)`.
+/// `contextWindow × (1 − 0.1) − reserve`, by today's rule ([`allowed_tokens_in`]).
 pub fn allowed_tokens(context_window: f64, max_tokens: Option<f64>) -> f64 {
+    allowed_tokens_in(context_window, max_tokens, Era::HEAD)
+}
+
+/// `contextWindow × (1 − 0.1) − reserve`: the reserve is `maxTokens` when above zero, else 8 192
+/// (3.66+); before 3.66 any non-zero `maxTokens` was reserved as it is (`maxTokens || 8192`), so
+/// a reported -1 gave one token more than the window.
+pub fn allowed_tokens_in(context_window: f64, max_tokens: Option<f64>, era: Era) -> f64 {
+    let positive_only = era.reserves_default_for_non_positive_max_tokens();
     let reserved = match max_tokens {
-        Some(m) if m != 0.0 && !m.is_nan() => m,
+        Some(m) if m > 0.0 || (!positive_only && m != 0.0 && !m.is_nan()) => m,
         _ => ANTHROPIC_DEFAULT_MAX_TOKENS,
     };
     context_window * (1.0 - TOKEN_BUFFER_PERCENTAGE) - reserved
+}
+
+/// The share of the context budget the prior context takes, in percent. By default against the
+/// whole window; with `against_available_input` (the option VS Code's language-model provider
+/// sets) against the window less the output reserve (`maxTokens` when above zero, else nothing),
+/// and 100 when that leaves no room.
+pub fn context_percent(
+    prev_context_tokens: f64,
+    context_window: f64,
+    max_tokens: Option<f64>,
+    against_available_input: bool,
+) -> f64 {
+    if !against_available_input {
+        return (100.0 * prev_context_tokens) / context_window;
+    }
+    let reserved = max_tokens.filter(|m| *m > 0.0).unwrap_or(0.0);
+    let available = context_window - reserved;
+    if available > 0.0 {
+        (100.0 * prev_context_tokens) / available
+    } else {
+        100.0
+    }
 }
 
 /// Inputs of `willManageContext`.
@@ -107,6 +137,10 @@ pub struct WillManageContextOptions {
     #[serde(default = "default_profile")]
     pub current_profile_id: String,
     pub last_message_tokens: f64,
+    /// Measure the percentage against the window less the output reserve ([`context_percent`]).
+    pub use_available_input_for_context_percent: bool,
+    /// Whose rules decide (default: today's).
+    pub era: Era,
 }
 
 fn yes() -> bool {
@@ -122,7 +156,7 @@ fn default_profile() -> String {
 /// `willManageContext`: whether `manageContext` would condense or truncate.
 pub fn will_manage_context(o: &WillManageContextOptions) -> bool {
     let prev = o.total_tokens + o.last_message_tokens;
-    let allowed = allowed_tokens(o.context_window, o.max_tokens);
+    let allowed = allowed_tokens_in(o.context_window, o.max_tokens, o.era);
     if !o.auto_condense_context {
         return prev > allowed;
     }
@@ -131,7 +165,12 @@ pub fn will_manage_context(o: &WillManageContextOptions) -> bool {
         &o.profile_thresholds,
         &o.current_profile_id,
     );
-    let pct = (100.0 * prev) / o.context_window;
+    let pct = context_percent(
+        prev,
+        o.context_window,
+        o.max_tokens,
+        o.use_available_input_for_context_percent,
+    );
     pct >= thr.threshold || prev > allowed
 }
 
@@ -158,6 +197,8 @@ pub struct ManageContextOptions {
     pub summary_prompt: Option<String>,
     /// Tokens of the newest message when already known (otherwise the provider counts them).
     pub last_message_tokens: Option<f64>,
+    /// Measure the percentage against the window less the output reserve ([`context_percent`]).
+    pub use_available_input_for_context_percent: bool,
     pub era: Era,
 }
 
@@ -180,6 +221,7 @@ impl Default for ManageContextOptions {
             folded_file_context: Vec::new(),
             summary_prompt: None,
             last_message_tokens: None,
+            use_available_input_for_context_percent: false,
             era: Era::HEAD,
         }
     }
@@ -276,8 +318,13 @@ fn numbers(o: &ManageContextOptions, last: f64) -> Numbers {
     Numbers {
         prev,
         last,
-        allowed: allowed_tokens(o.context_window, o.max_tokens),
-        pct: (100.0 * prev) / o.context_window,
+        allowed: allowed_tokens_in(o.context_window, o.max_tokens, o.era),
+        pct: context_percent(
+            prev,
+            o.context_window,
+            o.max_tokens,
+            o.use_available_input_for_context_percent,
+        ),
         threshold: effective_threshold(
             o.auto_condense_context_percent,
             &o.profile_thresholds,

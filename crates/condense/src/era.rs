@@ -34,8 +34,11 @@ pub enum EffectiveHistory {
 }
 
 impl Era {
-    /// The release the rules of this crate follow by default (3.52.1).
-    pub const HEAD: Era = Era(3, 52, 1);
+    /// The release the rules of this crate follow by default: Zoo Code 3.80.0, which continues
+    /// Roo Code's release line (Roo Code stopped at 3.52.x; Zoo Code's releases are 3.53 and later).
+    pub const HEAD: Era = Era(3, 80, 0);
+    /// Roo Code's last release line (3.52.1), whose rules a caller may still ask for.
+    pub const ROO_LAST: Era = Era(3, 52, 1);
 
     /// Parse `"3.28.1"`, `"v3.36"` or `"3"` (missing parts are 0).
     pub fn parse(s: &str) -> Option<Era> {
@@ -123,6 +126,12 @@ impl Era {
     /// for the Anthropic protocol (and for records without a protocol, older than v3.23.7).
     pub fn context_adds_cache(self, api_protocol: Option<&str>) -> bool {
         !self.at_least(3, 29, 5) && api_protocol != Some("openai")
+    }
+
+    /// A `maxTokens` of zero or below reserves the default 8 192 output tokens (v3.66+, where VS
+    /// Code's language-model API reports -1); before, any non-zero value was reserved as it is.
+    pub fn reserves_default_for_non_positive_max_tokens(self) -> bool {
+        self.at_least(3, 66, 0)
     }
 
     /// Truncation tags and inserts a marker (v3.36+) instead of deleting.

@@ -28,9 +28,9 @@ pub use condense::{
     summarize_conversation, Cancelled, CondenseErrorKey, SummarizeOptions, SummarizeResponse,
 };
 pub use context::{
-    allowed_tokens, decide_context, effective_threshold, manage_context, will_manage_context,
-    ContextAction, ContextDecision, ContextManagementResult, EffectiveThreshold,
-    ManageContextOptions, WillManageContextOptions,
+    allowed_tokens, allowed_tokens_in, context_percent, decide_context, effective_threshold,
+    manage_context, will_manage_context, ContextAction, ContextDecision, ContextManagementResult,
+    EffectiveThreshold, ManageContextOptions, WillManageContextOptions,
 };
 pub use cost::{
     calculate_api_cost_anthropic, calculate_api_cost_openai, get_api_metrics, ApiCostResult,

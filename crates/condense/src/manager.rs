@@ -49,6 +49,9 @@ pub struct ContextInput {
     pub metadata: Option<Value>,
     pub environment_details: Option<String>,
     pub folded_file_context: Vec<String>,
+    /// The provider measures the context against the window less the output reserve (VS Code's
+    /// language-model API).
+    pub use_available_input_for_context_percent: bool,
 }
 
 /// Configuration and decisions; the provider does the model calls.
@@ -114,6 +117,7 @@ impl CondensationManager {
             folded_file_context: input.folded_file_context.clone(),
             summary_prompt: None,
             last_message_tokens: None,
+            use_available_input_for_context_percent: input.use_available_input_for_context_percent,
             era: self.settings.era,
         }
     }
@@ -129,6 +133,8 @@ impl CondensationManager {
             profile_thresholds: self.settings.profile_thresholds.clone(),
             current_profile_id: input.profile_id.clone(),
             last_message_tokens,
+            use_available_input_for_context_percent: input.use_available_input_for_context_percent,
+            era: self.settings.era,
         })
     }
 

@@ -388,6 +388,7 @@ fn case_21_will_manage_context() {
             profile_thresholds: profiles.as_object().cloned().unwrap_or_default(),
             current_profile_id: "p1".into(),
             last_message_tokens: last,
+            ..WillManageContextOptions::default()
         })
     };
     assert!(w(60000.0, true, 50.0, json!({}), 0.0));

@@ -517,10 +517,19 @@ pub fn get_effective_threshold<'env>(
     )
 }
 
-/// `allowedTokens = contextWindow × (1 − 0.1) − (maxTokens || 8192)`.
-#[napi]
-pub fn get_allowed_tokens(context_window: f64, max_tokens: Option<f64>) -> f64 {
-    roo_condense::allowed_tokens(context_window, max_tokens)
+/// `allowedTokens = contextWindow × (1 − 0.1) − reserve`: `maxTokens` when above zero, else 8 192
+/// (`options.era` below 3.66: any non-zero `maxTokens`, as `maxTokens || 8192`).
+#[napi(ts_args_type = "contextWindow: number, maxTokens?: number | null, options?: EraOptions")]
+pub fn get_allowed_tokens(
+    context_window: f64,
+    max_tokens: Option<f64>,
+    options: Option<Value>,
+) -> napi::Result<f64> {
+    Ok(roo_condense::allowed_tokens_in(
+        context_window,
+        max_tokens,
+        era_of(options)?,
+    ))
 }
 
 /// `willManageContext(options)`.
