@@ -130,7 +130,10 @@ pub struct StoredLinks {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub child_ids: Vec<String>,
-    /// `history_item.json` `status` (`active`, `completed`, `delegated`).
+    /// `history_item.json` `status`: `active`, `completed`, `delegated` (Roo 3.35+), or
+    /// `interrupted` (Zoo Code 3.80+: a task cancelled or cut short by a restart; Zoo's startup
+    /// repair marks such children so, and a parent whose child had finished gets
+    /// `completionResultSummary: "Task completed (recovered after interruption)"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
 }
