@@ -283,10 +283,11 @@ pub fn source_from_path(path: &Path) -> &'static str {
     source_in_path(path).unwrap_or("roo")
 }
 
-/// The storage family named by an extension id in the path, if any.
+/// The storage family named by an extension id in the path, if any (Zoo Code's nightly build
+/// and its JetBrains plugin, `wecode-ai.zoo-code`, are Zoo Code's).
 pub fn source_in_path(path: &Path) -> Option<&'static str> {
     let p = path.to_string_lossy().to_lowercase().replace('\\', "/");
-    if p.contains("zoocodeorganization.zoo-code") {
+    if p.contains("zoocodeorganization.zoo-code") || p.contains("wecode-ai.zoo-code") {
         Some("zoo-code")
     } else if p.contains("saoudrizwan.claude-dev") {
         Some("cline")
