@@ -320,6 +320,11 @@ export type LocationHealth = {
    * `tasks/_index.json`: entries, or `None` when absent or unreadable.
    */
   historyIndexEntries: number | null,
+  /**
+   * `tasks/_index.json` is there but its host no longer reads it: Zoo Code 3.80+ lists the
+   * tasks whose `history_item.json` parses, and leaves the index of earlier releases as it was.
+   */
+  historyIndexStale: boolean,
   stateDb: StateDbReport | null,
   cache: CacheStatus,
   status: HealthStatus,
