@@ -524,6 +524,42 @@ export type TaskStoreRefresh = {
 };
 
 /**
+ * Another place a task is: a copy of it in another tasks folder, not the one shown.
+ */
+export type AlsoIn = {
+  /**
+   * The tasks folder holding the copy.
+   */
+  tasksDir: string,
+  /**
+   * Its host family (`roo`, `zoo-code`, `cline`, `kilo-code`), from the path.
+   */
+  host?: string,
+  /**
+   * The copy's own folder.
+   */
+  path: string,
+  /**
+   * What the copy holds differs from the copy shown, which is the newer (a conversation
+   * continued after the import, or a copy that gave no header).
+   */
+  differs: boolean,
+};
+
+/**
+ * A task several stores hold: where the copy shown is, and the others.
+ */
+export type SharedTask = {
+  taskId: string,
+  /**
+   * The tasks folder of the copy shown (the newer).
+   */
+  tasksDir: string,
+  host?: string,
+  alsoIn: Array<AlsoIn>,
+};
+
+/**
  * A task folder: the task's id, the tasks folder holding it, and its own folder.
  */
 export type TaskLocation = {
