@@ -8,8 +8,11 @@
 //! same conversation copied later), then the store named first. Two copies differ when the facts
 //! a list or a report shows of them do ([`content_print`]).
 
-use super::{Parsed, Stamp, TaskStore};
+use super::stamps::Compared;
+use super::{header_options, Fresh, OnDisk, Parsed, Stamp, TaskStore};
 use crate::cache::{FolderMark, TaskSig};
+use rayon::prelude::*;
+use roo_state::skeleton::analyze_task;
 use roo_state::ConversationSkeleton;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
@@ -230,6 +233,38 @@ impl TaskStore {
     pub(super) fn sort_copies(&mut self) {
         self.copies
             .sort_unstable_by(|a, b| a.id.cmp(&b.id).then(a.store.cmp(&b.store)));
+    }
+
+    /// Parse the tasks a refresh found changed or new, and the changed copies of tasks several
+    /// stores hold, and settle which copy each of those shows ([`TaskStore::settle_copies`]).
+    /// Returns the tasks to take in, the copies parsed (for their own stores' caches) and the
+    /// copies gone.
+    pub(super) fn parse_changed(
+        &mut self,
+        c: Compared<'_>,
+    ) -> (Vec<Parsed>, Vec<Fresh>, Vec<(usize, String)>) {
+        let opts = header_options();
+        let parse = |list: &[&OnDisk]| -> Vec<Parsed> {
+            if list.is_empty() {
+                // A refresh that found nothing changed, the usual case: not a pass on the pool.
+                return Vec::new();
+            }
+            list.par_iter()
+                .map(|(n, id, d, sig)| (*n, id.clone(), *sig, analyze_task(id, d, &opts)))
+                .collect()
+        };
+        let mut parsed = parse(&c.to_parse);
+        let gone = c.copies_gone;
+        self.copies
+            .retain(|k| !gone.iter().any(|g| g.0 == k.store && g.1 == k.id));
+        let copies = self.settle_copies(&mut parsed, parse(&c.copies), &c.replaced);
+        let copies = (copies.into_iter())
+            .map(|(n, id, sig, r)| match r {
+                Ok(s) => (n, id, sig, Some(s), Vec::new()),
+                Err(d) => (n, id, sig, None, d),
+            })
+            .collect();
+        (parsed, copies, gone)
     }
 
     /// A refresh parsed `candidates`, folders of tasks the handle shows from another store (or

@@ -412,38 +412,15 @@ impl TaskStore {
         let mut report = RefreshReport::default();
         // What is on disk now, per store.
         let on_disk = self.stamp_stores(&mut report)?;
-        let stamps::Compared {
-            to_parse,
-            gone,
-            copies,
-            copies_gone,
-            replaced,
-        } = self.compare(&on_disk, &mut report);
-        if to_parse.is_empty() && gone.is_empty() && copies.is_empty() && copies_gone.is_empty() {
-            report.cache = "none".into();
-            report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
-            return Ok(report);
-        }
-        // Parse the changed and new tasks, and the changed copies of tasks several stores hold.
-        let opts = header_options();
-        let parse = |list: &[&OnDisk]| -> Vec<Parsed> {
-            list.par_iter()
-                .map(|(n, id, d, sig)| (*n, id.clone(), *sig, analyze_task(id, d, &opts)))
-                .collect()
-        };
-        let mut parsed = parse(&to_parse);
-        self.copies
-            .retain(|c| !copies_gone.iter().any(|g| g.0 == c.store && g.1 == c.id));
-        let copies_parsed = self.settle_copies(&mut parsed, parse(&copies), &replaced);
-        let copies_parsed: Vec<Fresh> = (copies_parsed.into_iter())
-            .map(|(n, id, sig, r)| match r {
-                Ok(s) => (n, id, sig, Some(s), Vec::new()),
-                Err(d) => (n, id, sig, None, d),
-            })
-            .collect();
+        let compared = self.compare(&on_disk, &mut report);
+        let (unchanged, gone) = (compared.is_empty(), compared.gone.clone());
+        let (parsed, copies_parsed, copies_gone) = self.parse_changed(compared);
         if parsed.is_empty() && gone.is_empty() {
-            // Only copies not shown changed: their stores' caches take them, nothing else moves.
-            report.cache = self.record(&copies_parsed, &[], &copies_gone)?;
+            // Nothing, or only copies not shown, changed: their own stores' caches take them.
+            report.cache = match unchanged {
+                true => "none".into(),
+                false => self.record(&copies_parsed, &[], &copies_gone)?,
+            };
             report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
             return Ok(report);
         }

@@ -22,6 +22,16 @@ pub(super) struct Compared<'d> {
     pub(super) replaced: Vec<String>,
 }
 
+impl Compared<'_> {
+    /// Nothing changed on disk.
+    pub(super) fn is_empty(&self) -> bool {
+        self.to_parse.is_empty()
+            && self.gone.is_empty()
+            && self.copies.is_empty()
+            && self.copies_gone.is_empty()
+    }
+}
+
 /// The copies a pass met.
 struct CopiesSeen<'d> {
     seen: Vec<bool>,
@@ -84,22 +94,7 @@ impl TaskStore {
             let unchanged = match self.position(next, &t.1) {
                 Some(i) if self.tasks.get(i).is_some_and(|k| k.store != t.0) => {
                     // Another store's folder of a task shown from elsewhere: a copy.
-                    copies.on_disk.push(t);
-                    match self.copy_index(&t.1, t.0) {
-                        Some(c) if self.copies[c].sig == t.3.sig => {
-                            copies.seen[c] = true;
-                            self.copies[c].folder = t.3.folder;
-                        }
-                        Some(c) => {
-                            copies.seen[c] = true;
-                            report.changed += 1;
-                            copies.to_parse.push(t);
-                        }
-                        None => {
-                            report.added += 1;
-                            copies.to_parse.push(t);
-                        }
-                    }
+                    self.meet_copy(t, &mut copies, report);
                     continue;
                 }
                 Some(i) => {
@@ -184,6 +179,32 @@ impl TaskStore {
             copies: copies.to_parse,
             copies_gone,
             replaced,
+        }
+    }
+
+    /// A copy met by a pass: unchanged, it takes its folder's new mark; changed or new, it is
+    /// to be parsed.
+    fn meet_copy<'d>(
+        &mut self,
+        t: &'d OnDisk,
+        copies: &mut CopiesSeen<'d>,
+        report: &mut RefreshReport,
+    ) {
+        copies.on_disk.push(t);
+        match self.copy_index(&t.1, t.0) {
+            Some(c) if self.copies[c].sig == t.3.sig => {
+                copies.seen[c] = true;
+                self.copies[c].folder = t.3.folder;
+            }
+            Some(c) => {
+                copies.seen[c] = true;
+                report.changed += 1;
+                copies.to_parse.push(t);
+            }
+            None => {
+                report.added += 1;
+                copies.to_parse.push(t);
+            }
         }
     }
 
