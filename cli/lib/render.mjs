@@ -167,6 +167,8 @@ export function renderShow(data, cwd) {
       : `  tokens     unknown (no request recorded in the UI messages)${s.isCompleted ? '   completed' : ''}`,
   )
   if (s.parentTaskId) out.push(`  parent     ${s.parentTaskId}${s.parentEvidence ? ` (${evidenceText(s.parentEvidence)})` : ''}`)
+  // history_item.json's status: active, completed, delegated, or interrupted (Zoo Code 3.80+).
+  if (s.storedLinks?.status) out.push(`  status     ${s.storedLinks.status} (history_item.json)`)
   for (const c of s.childTasks) {
     out.push(`  subtask    ${c.ts ? shortDate(c.ts) : '?'} [${c.mode ?? '?'}] ${oneLine(c.message, 80)}${c.childTaskId ? ` → ${c.childTaskId}` : ''}`)
   }

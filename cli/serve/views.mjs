@@ -198,6 +198,7 @@ export function taskPage(base, { store, tasksDir, header, skeleton, ancestors, c
 <dt>Tokens</dt><dd id="tokens">${count(t.tokensIn)} in · ${count(t.tokensOut)} out · ${count(t.cacheWrites)} cache writes · ${count(t.cacheReads)} cache reads · ${count(t.requests)} requests</dd>
 <dt>Parent</dt><dd>${header.parentTaskId ? html`<a href="${base}task/${encodeURIComponent(header.parentTaskId)}">${header.parentTaskId}</a> <span class="link" title="${evidenceText(ev)}">${ev ? evidenceText(ev) : ''}</span>` : 'none'}</dd>
 <dt>Completed</dt><dd>${skeleton.isCompleted ? 'yes' : 'no'}</dd>
+${skeleton.storedLinks?.status ? html`<dt>Status</dt><dd id="status" title="history_item.json: active, completed, delegated, or interrupted (Zoo Code 3.80+)">${skeleton.storedLinks.status}</dd>` : ''}
 ${alsoIn.length ? html`<dt>Also in</dt><dd id="also-in">${alsoIn.map((a) => html`<code>${a.path}</code> (${a.host ?? 'another store'}; ${a.differs ? 'an older copy that differs' : 'the same conversation'}) `)}</dd>` : ''}
 </dl>${subtasks}
 <section class="conversation"><h2>Conversation (<span id="message-count">${messages}</span> messages, ${count(seq.length - messages)} tool calls)</h2>${items}</section>
