@@ -75,6 +75,10 @@ describe('a Zoo Code 3.80 store', () => {
     const scan = json(['scan', '--tasks-dir', zoo])
     expect(scan.stores[0].skeletons).toHaveLength(7)
     expect(scan.stores[0].diagnostics).toEqual([])
+    const built = json(['cache', 'build', '--tasks-dir', zoo])
+    expect([built.built + built.reused, built.failed, built.diagnostics]).toEqual([7, 0, []])
+    const cleanup = json(['cleanup', '--tasks-dir', zoo])
+    expect(cleanup.stores[0]).toMatchObject({ tasksScanned: 7, files: 0 })
   })
 
   it('leaves the abandoned subtask without a parent and says its parent abandoned it', () => {
