@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { readJson, repoRoot, tempDir } from './helpers'
@@ -66,6 +67,11 @@ afterAll(() => {
 })
 
 const walk = (nodes: any[]): any[] => nodes.flatMap((n) => [n, ...walk(n.children ?? [])])
+
+/** A module of the CLI (plain JavaScript, no declarations), loaded by its file URL. */
+function cliModule(rel: string): Promise<any> {
+  return import(pathToFileURL(path.join(repoRoot, 'cli', rel)).href)
+}
 
 describe('a Zoo Code 3.80 store', () => {
   it('is found under its extension folder, its own files and folders not taken for tasks', () => {
@@ -199,7 +205,7 @@ describe('tasks imported from Roo Code, in both folders', () => {
   })
 
   it("the web view's pages mark the copy and name the other", async () => {
-    const { ServeData } = await import('../cli/serve/data.mjs')
+    const { ServeData } = await cliModule('serve/data.mjs')
     const data = await ServeData.open({ tasksDirs: [roo, zoo], cacheDir: path.join(work, 'serve-cache') })
     const stores = data.stores()
     const at = (dir: string) => stores.findIndex((s: any) => s.tasksDir === dir)
@@ -217,7 +223,7 @@ describe('tasks imported from Roo Code, in both folders', () => {
     const page = await data.task(CONTINUED)
     expect(page.tasksDir).toBe(zoo)
     expect(page.alsoIn).toHaveLength(1)
-    const { taskPage } = await import('../cli/serve/views.mjs')
+    const { taskPage } = await cliModule('serve/views.mjs')
     const html = String(taskPage('/t/', await data.task(ABANDONED)))
     expect(html).toContain('<dd id="status"')
     expect(html).toContain('>interrupted</dd>')
