@@ -392,7 +392,7 @@ export type HistoryItem = {
   mode?: string,
   apiConfigName?: string,
   /**
-   * `active`, `completed` or `delegated` (v3.35+).
+   * `active`, `completed` or `delegated` (v3.35+), or `interrupted` (Zoo Code 3.80+).
    */
   status?: string,
   delegatedToId?: string,
@@ -548,7 +548,10 @@ export type StoredLinks = {
   rootTaskId?: string,
   childIds?: Array<string>,
   /**
-   * `history_item.json` `status` (`active`, `completed`, `delegated`).
+   * `history_item.json` `status`: `active`, `completed`, `delegated` (Roo 3.35+), or
+   * `interrupted` (Zoo Code 3.80+: a task cancelled or cut short by a restart; Zoo's startup
+   * repair marks such children so, and a parent whose child had finished gets
+   * `completionResultSummary: "Task completed (recovered after interruption)"`).
    */
   status?: string,
 };
@@ -680,13 +683,14 @@ export type ScanResult = {
  */
 export type HierarchyIssue = {
   /**
-   * `conflict`, `ambiguous`, `cycle`, `orphan` or `self_link`.
+   * `conflict`, `ambiguous`, `cycle`, `orphan`, `self_link` or `abandoned`.
    */
-  kind: "conflict" | "ambiguous" | "cycle" | "orphan" | "self_link",
+  kind: "conflict" | "ambiguous" | "cycle" | "orphan" | "self_link" | "abandoned",
   taskId: string,
   detail: string,
   /**
-   * The parent ids in play (conflict, ambiguous, orphan) or the members of the cycle.
+   * The parent ids in play (conflict, ambiguous, orphan; for abandoned, the parents that still
+   * list the task) or the members of the cycle.
    */
   candidates: Array<string>,
 };
@@ -724,6 +728,11 @@ export type HierarchyMetrics = {
    * Tasks whose stored sources name different parents.
    */
   conflicts: number,
+  /**
+   * Subtasks a parent still lists while their own `history_item.json` names no parent (Zoo
+   * Code's "Abandon subtask"): left without a parent.
+   */
+  abandoned: number,
   maxDepth: number,
   elapsedMs: number,
   issues: Array<HierarchyIssue>,
@@ -1104,6 +1113,11 @@ export type LocationHealth = {
    * `tasks/_index.json`: entries, or `None` when absent or unreadable.
    */
   historyIndexEntries: number | null,
+  /**
+   * `tasks/_index.json` is there but its host no longer reads it: Zoo Code 3.80+ lists the
+   * tasks whose `history_item.json` parses, and leaves the index of earlier releases as it was.
+   */
+  historyIndexStale: boolean,
   stateDb: StateDbReport | null,
   cache: CacheStatus,
   status: HealthStatus,
@@ -1305,6 +1319,42 @@ export type TaskStoreRefresh = {
    */
   cache: "none" | "appended" | "rewritten" | "disabled",
   elapsedMs: number,
+};
+
+/**
+ * Another place a task is: a copy of it in another tasks folder, not the one shown.
+ */
+export type AlsoIn = {
+  /**
+   * The tasks folder holding the copy.
+   */
+  tasksDir: string,
+  /**
+   * Its host family (`roo`, `zoo-code`, `cline`, `kilo-code`), from the path.
+   */
+  host?: string,
+  /**
+   * The copy's own folder.
+   */
+  path: string,
+  /**
+   * What the copy holds differs from the copy shown, which is the newer (a conversation
+   * continued after the import, or a copy that gave no header).
+   */
+  differs: boolean,
+};
+
+/**
+ * A task several stores hold: where the copy shown is, and the others.
+ */
+export type SharedTask = {
+  taskId: string,
+  /**
+   * The tasks folder of the copy shown (the newer).
+   */
+  tasksDir: string,
+  host?: string,
+  alsoIn: Array<AlsoIn>,
 };
 
 /**
@@ -1700,6 +1750,11 @@ export type TaskSearchResult = {
   source?: string,
   host: string,
   snippets: Array<SearchSnippet>,
+  /**
+   * The task's other copies, when several stores hold it (Zoo Code's import of Roo Code's
+   * history): the task is found once, in the newer copy, and these are named.
+   */
+  alsoIn?: Array<AlsoIn>,
 };
 
 /**
@@ -2455,6 +2510,19 @@ export declare class TaskStore {
    * `tree({ rootId, maxDepth })` gives it; an unknown id is left out.
    */
   trees(rootIds: Array<string>, maxDepth?: number | undefined | null): TaskTreeNode[]
+  /**
+   * The tasks that two or more of the handle's stores hold (Zoo Code's import of Roo Code's
+   * history copies each task folder): the copy shown (the newer) and the others, in id order.
+   */
+  sharedTasks(): SharedTask[]
+  /** The other copies of a task (full id): none unless two of the handle's stores hold it. */
+  alsoIn(taskId: string): AlsoIn[]
+  /**
+   * The tasks that several handles hold (each over its own stores): for each, the handle
+   * whose copy is shown (the newer: later last activity, then later files, then the handle
+   * given first) and the other copies, in id order.
+   */
+  static sharedAcross(handles: TaskStore[]): SharedTask[]
   /** Ancestors of a task, nearest first. */
   ancestors(taskId: string): Array<string>
   /** Descendants of a task, breadth-first. */

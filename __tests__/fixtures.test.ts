@@ -39,9 +39,11 @@ describe('the project fixtures, one store per format era, against their expected
         'history-item-v3.50',
         'kilo-code-v4',
         'native-tools-v3.45',
+        'roo-code-3.52',
         'stack-era-v3.20',
         'v2-wrapper',
         'zoo-code-2026',
+        'zoo-code-3.80',
       ].sort(),
     )
   })

@@ -116,9 +116,12 @@ const INFERRED_LINKS: Record<string, number> = {
   'history-item-v3.50': 3,
   'kilo-code-v4': 0,
   'native-tools-v3.45': 1,
+  'roo-code-3.52': 0,
   'stack-era-v3.20': 3,
   'v2-wrapper': 1,
   'zoo-code-2026': 0,
+  // With stored links ignored, the subtask abandoned in Zoo is linked again by its instruction.
+  'zoo-code-3.80': 3,
 }
 
 describe('legacy engine beside ours on the fixture trees', () => {
@@ -177,7 +180,8 @@ describe('inference alone against the links the fixture stores keep in their fil
         expect(inferred.get(s.taskId), `${name}: ${short(s.taskId)} (${s.parentEvidence.source})`).toBe(s.parentTaskId)
       }
     }
-    // history-item-v3.50 (two history items, one childIds) and v2-wrapper (a history item).
-    expect(stored).toBe(4)
+    // history-item-v3.50 (two history items, one childIds), v2-wrapper (a history item) and
+    // zoo-code-3.80 (two history items; the abandoned subtask has none).
+    expect(stored).toBe(6)
   })
 })

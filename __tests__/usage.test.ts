@@ -15,19 +15,28 @@ const fixtures = path.join(repoRoot, 'fixtures', 'stores')
 const STORES = fs.readdirSync(fixtures).filter((n) => fs.existsSync(path.join(fixtures, n, 'tasks'))).sort()
 const storeDir = (name: string) => path.join(fixtures, name, 'tasks')
 
-/** Sums of the hand-derived facts of some stores. */
+/**
+ * Sums of the hand-derived facts of some stores, each task once: a task two stores hold (Zoo's
+ * import of Roo's history) counts as its copy with the later last activity (the copies the
+ * fixtures hold are either the same conversation or one continued later).
+ */
 function expected(stores: string[]) {
   const t = { tokensIn: 0, tokensOut: 0, cacheWrites: 0, cacheReads: 0, cost: 0 }
+  const byId = new Map<string, any>()
   for (const s of stores) {
     const dir = path.join(fixtures, s, 'expected')
     for (const f of fs.readdirSync(dir)) {
       const e = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))
-      t.tokensIn += e.tokensIn ?? 0
-      t.tokensOut += e.tokensOut ?? 0
-      t.cacheWrites += e.cacheWrites ?? 0
-      t.cacheReads += e.cacheReads ?? 0
-      t.cost += e.totalCost ?? 0
+      const other = byId.get(e.taskId)
+      if (!other || (e.lastActivity ?? 0) > (other.lastActivity ?? 0)) byId.set(e.taskId, e)
     }
+  }
+  for (const e of byId.values()) {
+    t.tokensIn += e.tokensIn ?? 0
+    t.tokensOut += e.tokensOut ?? 0
+    t.cacheWrites += e.cacheWrites ?? 0
+    t.cacheReads += e.cacheReads ?? 0
+    t.cost += e.totalCost ?? 0
   }
   return t
 }

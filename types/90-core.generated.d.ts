@@ -96,7 +96,7 @@ export type HistoryItem = {
   mode?: string,
   apiConfigName?: string,
   /**
-   * `active`, `completed` or `delegated` (v3.35+).
+   * `active`, `completed` or `delegated` (v3.35+), or `interrupted` (Zoo Code 3.80+).
    */
   status?: string,
   delegatedToId?: string,
@@ -252,7 +252,10 @@ export type StoredLinks = {
   rootTaskId?: string,
   childIds?: Array<string>,
   /**
-   * `history_item.json` `status` (`active`, `completed`, `delegated`).
+   * `history_item.json` `status`: `active`, `completed`, `delegated` (Roo 3.35+), or
+   * `interrupted` (Zoo Code 3.80+: a task cancelled or cut short by a restart; Zoo's startup
+   * repair marks such children so, and a parent whose child had finished gets
+   * `completionResultSummary: "Task completed (recovered after interruption)"`).
    */
   status?: string,
 };
@@ -384,13 +387,14 @@ export type ScanResult = {
  */
 export type HierarchyIssue = {
   /**
-   * `conflict`, `ambiguous`, `cycle`, `orphan` or `self_link`.
+   * `conflict`, `ambiguous`, `cycle`, `orphan`, `self_link` or `abandoned`.
    */
-  kind: "conflict" | "ambiguous" | "cycle" | "orphan" | "self_link",
+  kind: "conflict" | "ambiguous" | "cycle" | "orphan" | "self_link" | "abandoned",
   taskId: string,
   detail: string,
   /**
-   * The parent ids in play (conflict, ambiguous, orphan) or the members of the cycle.
+   * The parent ids in play (conflict, ambiguous, orphan; for abandoned, the parents that still
+   * list the task) or the members of the cycle.
    */
   candidates: Array<string>,
 };
@@ -428,6 +432,11 @@ export type HierarchyMetrics = {
    * Tasks whose stored sources name different parents.
    */
   conflicts: number,
+  /**
+   * Subtasks a parent still lists while their own `history_item.json` names no parent (Zoo
+   * Code's "Abandon subtask"): left without a parent.
+   */
+  abandoned: number,
   maxDepth: number,
   elapsedMs: number,
   issues: Array<HierarchyIssue>,

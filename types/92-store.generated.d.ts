@@ -320,6 +320,11 @@ export type LocationHealth = {
    * `tasks/_index.json`: entries, or `None` when absent or unreadable.
    */
   historyIndexEntries: number | null,
+  /**
+   * `tasks/_index.json` is there but its host no longer reads it: Zoo Code 3.80+ lists the
+   * tasks whose `history_item.json` parses, and leaves the index of earlier releases as it was.
+   */
+  historyIndexStale: boolean,
   stateDb: StateDbReport | null,
   cache: CacheStatus,
   status: HealthStatus,
@@ -521,6 +526,42 @@ export type TaskStoreRefresh = {
    */
   cache: "none" | "appended" | "rewritten" | "disabled",
   elapsedMs: number,
+};
+
+/**
+ * Another place a task is: a copy of it in another tasks folder, not the one shown.
+ */
+export type AlsoIn = {
+  /**
+   * The tasks folder holding the copy.
+   */
+  tasksDir: string,
+  /**
+   * Its host family (`roo`, `zoo-code`, `cline`, `kilo-code`), from the path.
+   */
+  host?: string,
+  /**
+   * The copy's own folder.
+   */
+  path: string,
+  /**
+   * What the copy holds differs from the copy shown, which is the newer (a conversation
+   * continued after the import, or a copy that gave no header).
+   */
+  differs: boolean,
+};
+
+/**
+ * A task several stores hold: where the copy shown is, and the others.
+ */
+export type SharedTask = {
+  taskId: string,
+  /**
+   * The tasks folder of the copy shown (the newer).
+   */
+  tasksDir: string,
+  host?: string,
+  alsoIn: Array<AlsoIn>,
 };
 
 /**

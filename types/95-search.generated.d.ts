@@ -139,6 +139,11 @@ export type TaskSearchResult = {
   source?: string,
   host: string,
   snippets: Array<SearchSnippet>,
+  /**
+   * The task's other copies, when several stores hold it (Zoo Code's import of Roo Code's
+   * history): the task is found once, in the newer copy, and these are named.
+   */
+  alsoIn?: Array<AlsoIn>,
 };
 
 /**

@@ -9,6 +9,7 @@ import path from 'node:path'
 import { call, fn } from './binding.mjs'
 import { RooStateError } from './errors.mjs'
 import { findTask, inListOrder, resolveStores, storeSkeletons } from './stores.mjs'
+import { noteAbandoned, placeCopies, placeCopiesInRows, sharedTasks, shownElsewhere } from './copies.mjs'
 
 const noIo = {}
 
@@ -60,19 +61,32 @@ export async function taskTree(sel, opts = {}, io = noIo) {
   let focus
   if (opts.taskId) {
     focus = await findTask(sel, opts.taskId)
-    dirs = [focus.tasksDir]
+    // The stores of the selection holding a folder of that task (two when it was imported).
+    const byPath = !sel.idsOnly && /[\\/]/.test(String(opts.taskId))
+    const chosen = byPath ? [] : await resolveStores(sel)
+    const holding = chosen.filter((d) => d !== focus.tasksDir && fs.existsSync(path.join(d, focus.taskId)))
+    dirs = [focus.tasksDir, ...holding]
   } else {
     dirs = await resolveStores(sel)
   }
   const maxDepth = opts.maxDepth === undefined || opts.maxDepth === null ? undefined : Number(opts.maxDepth)
-  const stores = []
+  const all = []
   for (const tasksDir of dirs) {
-    const loaded = await storeSkeletons(tasksDir, {
-      cacheDir: sel.cacheDir,
-      noCache: opts.noCache,
-      onProgress: io.onProgress,
-      signal: io.signal,
-    })
+    all.push(
+      await storeSkeletons(tasksDir, {
+        cacheDir: sel.cacheDir,
+        noCache: opts.noCache,
+        onProgress: io.onProgress,
+        signal: io.signal,
+      }),
+    )
+  }
+  // A task two stores hold is shown once, from its newer copy (a focus task too).
+  const shared = sharedTasks(all)
+  if (focus) dirs = [shared.get(focus.taskId)?.tasksDir ?? focus.tasksDir]
+  const stores = []
+  for (const loaded of all.filter((l) => dirs.includes(l.tasksDir))) {
+    const { tasksDir } = loaded
     let rootId
     if (focus) {
       const known = loaded.handle ? loaded.handle.get(focus.taskId) !== null : loaded.skeletons.some((s) => s.taskId === focus.taskId)
@@ -86,14 +100,17 @@ export async function taskTree(sel, opts = {}, io = noIo) {
     const roots = loaded.handle
       ? loaded.handle.tree({ rootId, workspace: opts.workspace, maxDepth })
       : call('getTaskTree', loaded.skeletons, { rootId, workspace: opts.workspace, maxDepth })
-    stores.push({
+    const store = {
       tasksDir,
       source: loaded.source,
       tasks: loaded.handle ? loaded.handle.size : loaded.skeletons.length,
       metrics: loaded.metrics,
-      roots,
+      roots: noteAbandoned(placeCopies(roots, shared, tasksDir), loaded.metrics),
       diagnostics: loaded.diagnostics,
-    })
+    }
+    const elsewhere = shownElsewhere(shared, tasksDir)
+    if (elsewhere) store.shownElsewhere = elsewhere
+    stores.push(store)
   }
   const result = { stores }
   if (focus) result.focus = focus.taskId
@@ -464,6 +481,7 @@ export async function listTasks(sel, opts = {}, io = noIo) {
   const offset = opts.offset ?? 0
   const limit = opts.limit ?? 50
   const pages = []
+  const all = []
   for (const tasksDir of dirs) {
     const loaded = await storeSkeletons(tasksDir, { cacheDir: sel.cacheDir, noCache: opts.noCache, onProgress: io.onProgress, signal: io.signal })
     // Filtered and sorted by the task store; one store is also paged there.
@@ -472,14 +490,17 @@ export async function listTasks(sel, opts = {}, io = noIo) {
       ? loaded.handle.list(query)
       : fallbackPage(loaded.skeletons.filter((s) => !opts.workspace || sameWorkspace(s.metadata.workspace, opts.workspace)), query)
     pages.push({ tasksDir, page })
+    all.push(loaded)
   }
   if (pages.length === 1) {
     const [{ tasksDir, page }] = pages
     return { total: page.total, offset, tasks: page.items.map((s) => listRow(s, tasksDir)) }
   }
-  // Several stores: their sorted lists merged by the core's order, then paged.
+  // Several stores: their sorted lists merged by the core's order, each task once (its newer
+  // copy, the others named), then paged.
   const entries = pages.flatMap(({ tasksDir, page }) => page.items.map((s) => ({ s, tasksDir })))
-  const rows = inListOrder(entries, (e) => e.s, sort, order).map((e) => listRow(e.s, e.tasksDir))
+  const merged = inListOrder(entries, (e) => e.s, sort, order).map((e) => listRow(e.s, e.tasksDir))
+  const rows = placeCopiesInRows(merged, sharedTasks(all))
   return { total: rows.length, offset, tasks: rows.slice(offset, offset + limit) }
 }
 

@@ -29,6 +29,8 @@ export function renderTree(data, opts = {}) {
     if (links.length) head.push(`links: ${links.join(', ')}`)
     if (m && m.ambiguous) head.push(`${m.ambiguous} ambiguous`)
     if (m && m.orphans) head.push(`${plural(m.orphans, 'orphan')}`)
+    if (m && m.abandoned) head.push(`${m.abandoned} abandoned`)
+    if (store.shownElsewhere) head.push(`${store.shownElsewhere} shown from a newer copy in another store`)
     out.push(`${head.join(' · ')} · dates UTC`)
     if (!store.roots.length) out.push(store.tasks ? '  (no task)' : '  (no task folder here: a store holds one folder per task, each with ui_messages.json or api_conversation_history.json; `roo-state discover` lists the stores found on this machine)')
     for (const root of store.roots) {
@@ -62,13 +64,23 @@ function node(n, first, rest, isRoot, width, focus, out) {
   if (n.isCompleted) facts.push('completed')
   const pad = isRoot ? '  ' : '   '
   out.push(`${rest}${pad}${facts.join(' · ')}`)
-  if (n.parentEvidence) out.push(`${rest}${pad}link: ${evidenceText(n.parentEvidence)}`)
+  const shownIn = n.parentShownIn ? `; the parent ${n.parentTaskId} is shown under ${n.parentShownIn}` : ''
+  if (n.parentEvidence) out.push(`${rest}${pad}link: ${evidenceText(n.parentEvidence)}${shownIn}`)
+  else if (n.parentShownIn) out.push(`${rest}${pad}link: parent ${n.parentTaskId} is shown under ${n.parentShownIn}`)
   else if (n.parentMissing) out.push(`${rest}${pad}link: parent ${n.parentTaskId} is not in this store`)
+  if (n.abandonedBy) out.push(`${rest}${pad}abandoned by its parent ${n.abandonedBy.join(', ')} (Abandon subtask: its own record names no parent)`)
+  if (n.abandonedSubtasks) out.push(`${rest}${pad}abandoned ${plural(n.abandonedSubtasks.length, 'subtask')}: ${n.abandonedSubtasks.join(', ')}`)
+  for (const a of n.alsoIn ?? []) out.push(`${rest}${pad}also in ${copyText(a)}`)
   const kids = n.children ?? []
   kids.forEach((c, i) => {
     const last = i === kids.length - 1
     node(c, `${rest}${last ? '└─ ' : '├─ '}`, `${rest}${last ? '   ' : '│  '}`, false, width, focus, out)
   })
+}
+
+/** Another copy of a task, in words: where, and whether it holds the same conversation. */
+function copyText(a) {
+  return `${a.host ?? 'another store'} (${a.path}): ${a.differs ? 'an older copy that differs; this one is newer' : 'the same conversation'}`
 }
 
 /** The tree as Markdown nested lists (get_task_tree's markdown format). */
@@ -79,7 +91,13 @@ export function renderTreeMarkdown(data) {
     const walk = (n, depth) => {
       const ev = n.parentEvidence ? ` — ${evidenceText(n.parentEvidence)}` : ''
       const here = data.focus === n.taskId ? ' **(this task)**' : ''
-      out.push(`${'  '.repeat(depth)}- **${oneLine(n.title ?? '(no title)', 120)}**${here} \`${n.taskId}\` ${shortDate(n.createdAt)} UTC, ${n.mode ?? 'no mode'}${ev}`)
+      const notes = [
+        ...(n.abandonedBy ? [`abandoned by its parent ${n.abandonedBy.join(', ')}`] : []),
+        ...(n.abandonedSubtasks ? [`abandoned ${n.abandonedSubtasks.map((c) => `\`${c}\``).join(', ')}`] : []),
+        ...(n.alsoIn ?? []).map((a) => `also in ${copyText(a)}`),
+      ]
+      const extra = notes.length ? ` (${notes.join('; ')})` : ''
+      out.push(`${'  '.repeat(depth)}- **${oneLine(n.title ?? '(no title)', 120)}**${here} \`${n.taskId}\` ${shortDate(n.createdAt)} UTC, ${n.mode ?? 'no mode'}${ev}${extra}`)
       for (const c of n.children ?? []) walk(c, depth + 1)
     }
     for (const r of store.roots) walk(r, 0)
@@ -149,6 +167,8 @@ export function renderShow(data, cwd) {
       : `  tokens     unknown (no request recorded in the UI messages)${s.isCompleted ? '   completed' : ''}`,
   )
   if (s.parentTaskId) out.push(`  parent     ${s.parentTaskId}${s.parentEvidence ? ` (${evidenceText(s.parentEvidence)})` : ''}`)
+  // history_item.json's status: active, completed, delegated, or interrupted (Zoo Code 3.80+).
+  if (s.storedLinks?.status) out.push(`  status     ${s.storedLinks.status} (history_item.json)`)
   for (const c of s.childTasks) {
     out.push(`  subtask    ${c.ts ? shortDate(c.ts) : '?'} [${c.mode ?? '?'}] ${oneLine(c.message, 80)}${c.childTaskId ? ` → ${c.childTaskId}` : ''}`)
   }
@@ -227,6 +247,7 @@ export function renderSearch(r) {
     out.push('')
     out.push(`${i + 1}. ${oneLine(t.title ?? '(no title)', 90)}  [${t.score.toFixed(3)}]`)
     out.push(`   ${t.taskId} · ${shortDate(t.createdAt)} UTC${t.workspace ? ` · ${t.workspace}` : ''}`)
+    for (const a of t.alsoIn ?? []) out.push(`   also in ${copyText(a)}`)
     for (const s of t.snippets.slice(0, 2)) out.push(`   ${shortDate(s.timestamp)}  ${oneLine(s.text, 140)}`)
   })
   for (const n of r.notes ?? []) out.push(`note: ${n}`)

@@ -5,6 +5,7 @@ import { call } from '../lib/binding.mjs'
 import { RooStateError } from '../lib/errors.mjs'
 import * as ops from '../lib/ops.mjs'
 import { resolveStores, storeHandle } from '../lib/stores.mjs'
+import { markCopies, noteAbandoned, sharedTasks } from '../lib/copies.mjs'
 
 /** An error with the HTTP status it is answered with. */
 export class HttpError extends Error {
@@ -48,6 +49,8 @@ export class ServeData {
     this.refreshMs = opts.refreshMs ?? 2000
     this.refreshedAt = Date.now()
     this.refreshing = null
+    /** The tasks several stores hold (see `shared`), until the next refresh. */
+    this.copies = null
   }
 
   /** Bring the handles up to date when the last refresh is older than `refreshMs` (one at a time). */
@@ -57,6 +60,7 @@ export class ServeData {
     this.refreshing = (async () => {
       try {
         for (const e of this.entries) await e.handle.refresh()
+        this.copies = null
       } finally {
         this.refreshedAt = Date.now()
         this.refreshing = null
@@ -81,8 +85,27 @@ export class ServeData {
     return n
   }
 
-  /** One page of the store's conversations (top tasks), as `TaskStore.list` gives it. */
+  /**
+   * The tasks several served stores hold (Zoo Code's import of Roo Code's history): each shown
+   * from its newer copy, by id (TaskStore.sharedAcross); worked out again after a refresh.
+   */
+  shared() {
+    this.copies ??= sharedTasks(this.entries)
+    return this.copies
+  }
+
+  /**
+   * One page of the store's conversations (top tasks), as `TaskStore.list` gives it; a task
+   * shown from a newer copy in another store says where (`shownIn`), one shown here names its
+   * other copies (`alsoIn`).
+   */
   list(store, q) {
+    const page = this.listPage(store, q)
+    markCopies(page.items, this.shared(), this.entries[store].tasksDir)
+    return page
+  }
+
+  listPage(store, q) {
     return this.entries[store].handle.list({
       workspace: q.workspace,
       host: q.host,
@@ -98,18 +121,22 @@ export class ServeData {
 
   /** The tree page: a page of conversations, each with its whole tree (`TaskStore.tree`). */
   treePage(store, q) {
-    const { handle } = this.entries[store]
-    const page = this.list(store, q)
+    const { handle, tasksDir } = this.entries[store]
+    const page = this.listPage(store, q)
     const ids = page.items.map((s) => s.taskId)
     // One pass over the forest for the whole page (`trees`), else one per conversation.
     const roots = typeof handle.trees === 'function' ? handle.trees(ids) : ids.map((id) => handle.tree({ rootId: id })[0]).filter(Boolean)
+    markCopies(noteAbandoned(roots, handle.metrics()), this.shared(), tasksDir)
     return { total: page.total, offset: page.offset, roots, tasks: handle.size }
   }
 
   /** Where task `id` is: the store and its header; 404 for an id no store holds. */
   locate(id) {
     if (typeof id !== 'string' || !TASK_ID.test(id)) throw new HttpError(404, 'There is no task with this id.')
-    for (let i = 0; i < this.entries.length; i++) {
+    // A task two stores hold: the store showing its newer copy first.
+    const shownIn = this.shared().get(id)?.tasksDir
+    const order = [...this.entries.keys()].sort((a, b) => (this.entries[b].tasksDir === shownIn) - (this.entries[a].tasksDir === shownIn))
+    for (const i of order) {
       let header = null
       try {
         header = this.entries[i].handle.get(id)
@@ -137,7 +164,9 @@ export class ServeData {
       .reverse()
       .map((a) => ({ taskId: a, title: handle.get(a)?.metadata.title }))
     const [node] = handle.tree({ rootId: id, maxDepth: 1 })
-    return { store, tasksDir: this.entries[store].tasksDir, header, skeleton, ancestors, children: node?.children ?? [] }
+    const children = markCopies(node?.children ?? [], this.shared(), this.entries[store].tasksDir)
+    const alsoIn = this.shared().get(id)?.alsoIn ?? []
+    return { store, tasksDir: this.entries[store].tasksDir, header, skeleton, ancestors, children, alsoIn }
   }
 
   /** The usage report of one store (`TaskStore.usageReport`; the handle keeps its records between calls). */

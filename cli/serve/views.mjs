@@ -77,8 +77,18 @@ function nodeRow(base, n) {
   const ev = n.parentEvidence
   return html`<span class="row"><a class="title" href="${base}task/${encodeURIComponent(n.taskId)}">${cut(n.title || '(untitled)', 140)}</a>
 <span class="meta">${date(n.createdAt)}${n.mode ? html` · <span class="mode">${n.mode}</span>` : ''} · ${count(n.messageCount)} msgs · ${count(n.actionCount)} actions${n.isCompleted ? ' · done' : ''}</span>
-${ev ? html`<span class="link ${ev.source}" title="${evidenceText(ev)}">${ev.source === 'instruction_prefix' ? 'inferred' : 'stored'} link</span>` : ''}${n.parentMissing ? html`<span class="link missing" title="its parent ${n.parentTaskId ?? ''} is not in this store">parent missing</span>` : ''}
+${ev ? html`<span class="link ${ev.source}" title="${evidenceText(ev)}">${ev.source === 'instruction_prefix' ? 'inferred' : 'stored'} link</span>` : ''}${n.parentMissing ? html`<span class="link missing" title="its parent ${n.parentTaskId ?? ''} is not in this store">parent missing</span>` : ''}${notes(n)}
 <code class="id">${n.taskId}</code></span>`
+}
+
+/** What a node says beyond its own task: an abandoned subtask, and the task's other copies. */
+function notes(n) {
+  const out = []
+  if (n.abandonedBy) out.push(html`<span class="link abandoned" title="its own history_item.json names no parent while ${n.abandonedBy.join(', ')} still lists it (Abandon subtask)">abandoned by its parent</span>`)
+  if (n.abandonedSubtasks) out.push(html`<span class="link abandoned" title="${n.abandonedSubtasks.join(', ')}">abandoned ${n.abandonedSubtasks.length} subtask${n.abandonedSubtasks.length === 1 ? '' : 's'}</span>`)
+  if (n.shownIn) out.push(html`<span class="link copy" title="a newer copy of this task is in ${n.shownIn}">older copy</span>`)
+  for (const a of n.alsoIn ?? []) out.push(html`<span class="link copy" title="${a.path}">also in ${a.host ?? 'another store'}${a.differs ? ' (older, differs)' : ''}</span>`)
+  return out
 }
 
 function treeNode(base, n) {
@@ -154,7 +164,7 @@ function hitIndex(sequence, at) {
 }
 
 /** One task: where it sits, its figures, its messages (tool calls folded), its subtasks. */
-export function taskPage(base, { store, tasksDir, header, skeleton, ancestors, children, at }) {
+export function taskPage(base, { store, tasksDir, header, skeleton, ancestors, children, at, alsoIn = [] }) {
   const m = skeleton.metadata
   const t = skeleton.apiTotals
   const seq = skeleton.sequence ?? []
@@ -188,6 +198,8 @@ export function taskPage(base, { store, tasksDir, header, skeleton, ancestors, c
 <dt>Tokens</dt><dd id="tokens">${count(t.tokensIn)} in · ${count(t.tokensOut)} out · ${count(t.cacheWrites)} cache writes · ${count(t.cacheReads)} cache reads · ${count(t.requests)} requests</dd>
 <dt>Parent</dt><dd>${header.parentTaskId ? html`<a href="${base}task/${encodeURIComponent(header.parentTaskId)}">${header.parentTaskId}</a> <span class="link" title="${evidenceText(ev)}">${ev ? evidenceText(ev) : ''}</span>` : 'none'}</dd>
 <dt>Completed</dt><dd>${skeleton.isCompleted ? 'yes' : 'no'}</dd>
+${skeleton.storedLinks?.status ? html`<dt>Status</dt><dd id="status" title="history_item.json: active, completed, delegated, or interrupted (Zoo Code 3.80+)">${skeleton.storedLinks.status}</dd>` : ''}
+${alsoIn.length ? html`<dt>Also in</dt><dd id="also-in">${alsoIn.map((a) => html`<code>${a.path}</code> (${a.host ?? 'another store'}; ${a.differs ? 'an older copy that differs' : 'the same conversation'}) `)}</dd>` : ''}
 </dl>${subtasks}
 <section class="conversation"><h2>Conversation (<span id="message-count">${messages}</span> messages, ${count(seq.length - messages)} tool calls)</h2>${items}</section>
 ${skeleton.diagnostics.length ? html`<section class="diagnostics"><h2>Problems reading it</h2><ul>${skeleton.diagnostics.map((d) => html`<li>${d.severity}: ${d.file} ${d.message}</li>`)}</ul></section>` : ''}`

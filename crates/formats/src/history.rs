@@ -82,7 +82,7 @@ pub struct HistoryItem {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[garde(skip)]
     pub api_config_name: Option<String>,
-    /// `active`, `completed` or `delegated` (v3.35+).
+    /// `active`, `completed` or `delegated` (v3.35+), or `interrupted` (Zoo Code 3.80+).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[garde(skip)]
     pub status: Option<String>,

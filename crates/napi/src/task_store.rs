@@ -6,7 +6,7 @@ use crate::error::{CodedError, ErrorCode};
 use crate::hierarchy::DEFAULT_TREE_DEPTH;
 use crate::job::{cancel_flag, Job, Signal};
 use crate::{progress_fn, ProgressFn};
-use napi::bindgen_prelude::{AsyncTask, Unknown};
+use napi::bindgen_prelude::{AsyncTask, ClassInstance, Unknown};
 use napi::{Env, ScopedTask};
 use napi_derive::napi;
 use roo_state::hierarchy::TreeOptions;
@@ -354,6 +354,47 @@ impl TaskStore {
         crate::to_js_parsed(
             env,
             &store.trees_view(&root_ids, Some(max_depth.unwrap_or(DEFAULT_TREE_DEPTH))),
+        )
+    }
+
+    /// The tasks that two or more of the handle's stores hold (Zoo Code's import of Roo Code's
+    /// history copies each task folder): the copy shown (the newer) and the others, in id order.
+    #[napi(ts_return_type = "SharedTask[]")]
+    pub fn shared_tasks<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        crate::to_js(env, &store.shared_tasks())
+    }
+
+    /// The other copies of a task (full id): none unless two of the handle's stores hold it.
+    #[napi(ts_return_type = "AlsoIn[]")]
+    pub fn also_in<'e>(&self, env: &'e Env, task_id: String) -> napi::Result<Unknown<'e>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        crate::to_js(env, &store.also_in(&task_id))
+    }
+
+    /// The tasks that several handles hold (each over its own stores): for each, the handle
+    /// whose copy is shown (the newer: later last activity, then later files, then the handle
+    /// given first) and the other copies, in id order.
+    #[napi(ts_return_type = "SharedTask[]")]
+    pub fn shared_across<'e>(
+        env: &'e Env,
+        #[napi(ts_arg_type = "TaskStore[]")] handles: Vec<ClassInstance<'e, TaskStore>>,
+    ) -> napi::Result<Unknown<'e>> {
+        // A handle given twice is read once (one read lock per handle).
+        let mut shared: Vec<&Shared> = Vec::with_capacity(handles.len());
+        for h in &handles {
+            if !shared.iter().any(|s| Arc::ptr_eq(s, &h.inner)) {
+                shared.push(&h.inner);
+            }
+        }
+        let guards = shared
+            .iter()
+            .map(|h| h.read().map_err(|_| poisoned()))
+            .collect::<napi::Result<Vec<_>>>()?;
+        let stores: Vec<&roo_store::task_store::TaskStore> = guards.iter().map(|g| &**g).collect();
+        crate::to_js(
+            env,
+            &roo_store::task_store::TaskStore::shared_across(&stores),
         )
     }
 

@@ -90,6 +90,7 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
     let tasks_dirs = tasks_dirs_to_index(opts)?;
     let (listing, dir_names) = list_tasks(&tasks_dirs)?;
     let (tasks, cache_note) = open_task_store(&tasks_dirs, opts.cancel)?;
+    let listing = one_per_task(listing, tasks.as_ref());
 
     let _lock = WriteLock::acquire(&t.index_dir)?;
     let mut notes: Vec<String> = cache_note.into_iter().collect();
@@ -138,6 +139,9 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
     run.index_changed(&changes.todo, &mut progress)?;
 
     progress.report(run.report.chunks_embedded, "finishing");
+    if let Some(t) = tasks.as_ref() {
+        run.st.name_copies(t.shared_tasks());
+    }
     let bulk = run.report.chunks_embedded >= 5_000;
     run.save(bulk)?;
     let mut report = run.report;
@@ -613,14 +617,12 @@ impl IndexRun<'_, '_> {
     }
 }
 
-/// Every task folder of the stores, with its store (the same task id in two stores, a migrated
-/// copy, is indexed once), and the stores' names.
+/// Every task folder of the stores, with its store, and the stores' names.
 #[allow(clippy::type_complexity)]
 fn list_tasks(
     tasks_dirs: &[PathBuf],
 ) -> Result<(Vec<(String, PathBuf, String)>, BTreeSet<String>)> {
     let mut listing: Vec<(String, PathBuf, String)> = Vec::new();
-    let mut seen_ids: HashSet<String> = HashSet::new();
     let mut dir_names: BTreeSet<String> = BTreeSet::new();
     for dir in tasks_dirs {
         let (dirs, _diags) = roo_state::scan::list_task_dirs(dir)
@@ -628,12 +630,35 @@ fn list_tasks(
         let dir_name = dir.display().to_string();
         dir_names.insert(dir_name.clone());
         for (id, path) in dirs {
-            if seen_ids.insert(id.clone()) {
-                listing.push((id, path, dir_name.clone()));
-            }
+            listing.push((id, path, dir_name.clone()));
         }
     }
     Ok((listing, dir_names))
+}
+
+/// One folder per task id: a task two stores hold (Zoo Code's import of Roo Code's history) is
+/// indexed once, from the copy the task store shows (the newer), else from the first store.
+fn one_per_task(
+    listing: Vec<(String, PathBuf, String)>,
+    tasks: Option<&TaskStore>,
+) -> Vec<(String, PathBuf, String)> {
+    let mut at: HashMap<String, usize> = HashMap::with_capacity(listing.len());
+    let mut out: Vec<(String, PathBuf, String)> = Vec::with_capacity(listing.len());
+    for entry in listing {
+        match at.get(&entry.0) {
+            None => {
+                at.insert(entry.0.clone(), out.len());
+                out.push(entry);
+            }
+            Some(&k) => {
+                let shown = tasks.and_then(|t| t.task_dir(&entry.0));
+                if shown.as_deref() == Some(entry.1.as_path()) {
+                    out[k] = entry;
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Embed `points` in batches and write them. Returns `true` when cancelled part way.

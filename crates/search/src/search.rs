@@ -124,6 +124,11 @@ pub struct TaskResult {
     pub source: Option<String>,
     pub host: String,
     pub snippets: Vec<Snippet>,
+    /// The task's other copies, when several stores hold it (Zoo Code's import of Roo Code's
+    /// history): the task is found once, in the newer copy, and these are named.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub also_in: Vec<roo_store::task_store::AlsoIn>,
 }
 
 /// What a search found.
@@ -513,6 +518,7 @@ fn group(
                     .or_else(|| p.source.clone()),
                 host: p.host.clone(),
                 snippets,
+                also_in: fact.map(|f| f.also_in.clone()).unwrap_or_default(),
                 task_id: id,
             })
         })

@@ -81,6 +81,9 @@ pub struct TaskRecord {
     #[serde(default)]
     pub source: Option<String>,
     pub indexed_at_ms: i64,
+    /// The other copies of the task, when several stores hold it (the one indexed is the newer).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_in: Vec<roo_store::task_store::AlsoIn>,
 }
 
 /// The whole state of one index (one store and collection).
@@ -104,6 +107,19 @@ pub struct IndexState {
 }
 
 impl IndexState {
+    /// Name the other copies of each task several stores hold (from the task store's
+    /// `shared_tasks`), and no copy for the others.
+    pub(crate) fn name_copies(&mut self, shared: Vec<roo_store::task_store::SharedTask>) {
+        for r in self.tasks.values_mut() {
+            r.also_in.clear();
+        }
+        for s in shared {
+            if let Some(r) = self.tasks.get_mut(&s.task_id) {
+                r.also_in = s.also_in;
+            }
+        }
+    }
+
     /// What the state keeps of the embedder so that a search can make the same one: an HTTP
     /// service's settings (never its key), or the local model's folder.
     pub(crate) fn remember_embedder(&mut self, config: &EmbedderConfig, eid: &EmbedderId) {

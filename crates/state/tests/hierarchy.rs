@@ -505,6 +505,77 @@ fn stored_link_claims_its_slot() {
 }
 
 #[test]
+fn an_abandoned_subtask_keeps_no_parent() {
+    // Zoo Code's "Abandon subtask": the child's own history_item.json lost its parentTaskId; the
+    // parent still lists it in childIds and its delegation record still names it. Neither may
+    // link it, and inference (the same instruction, in the parent's window) must not either.
+    let text = "Migrate the invoices table to the new schema";
+    let mut p = with_calls(
+        skel("p", Some(WS), Some(T0), "root"),
+        vec![
+            call(text, Some(T0 + 1_000), None),
+            call("Write the migration as two steps", Some(T0 + 60_000), None),
+        ],
+    );
+    p.stored_links.child_ids = vec!["b".into(), "d".into()];
+    if let Some(c) = p.child_tasks.first_mut() {
+        c.child_task_id = Some("b".into());
+    }
+    let mut b = skel("b", Some(WS), Some(T0 + 1_500), text);
+    b.files.history_item = true;
+    b.stored_links.status = Some("interrupted".into());
+    // A look-alike created in the same window must not take the abandoned child's call.
+    let z = skel("z", Some(WS), Some(T0 + 1_800), text);
+    let mut d = skel(
+        "d",
+        Some(WS),
+        Some(T0 + 61_000),
+        "Write the migration as two steps",
+    );
+    d.files.history_item = true;
+    d.stored_links.history_item_parent = Some("p".into());
+    let (r, m) = run(vec![p.clone(), b.clone(), z.clone(), d.clone()], true);
+    assert_eq!(parent_of(&r, "b"), None);
+    assert_eq!(parent_of(&r, "z"), None);
+    assert_eq!(parent_of(&r, "d"), Some("p"));
+    assert_eq!(m.abandoned, 1);
+    let issue = m
+        .issues
+        .iter()
+        .find(|i| i.kind == "abandoned")
+        .expect("an abandoned issue");
+    assert_eq!(issue.task_id, "b");
+    assert_eq!(issue.candidates, vec!["p".to_owned()]);
+    assert!(issue.detail.contains("abandoned by p"), "{}", issue.detail);
+    assert_eq!(m.roots, 3);
+    let tree = get_task_tree(&r, &TreeOptions::default());
+    let top: Vec<&str> = tree.iter().map(|n| n.task_id.as_str()).collect();
+    assert_eq!(top, vec!["p", "b", "z"]);
+
+    // Listed in childIds only (no delegation record): the same.
+    let mut p_ids = p.clone();
+    if let Some(c) = p_ids.child_tasks.first_mut() {
+        c.child_task_id = None;
+    }
+    let (r, m) = run(vec![p_ids, b.clone(), z.clone(), d.clone()], true);
+    assert_eq!((parent_of(&r, "b"), parent_of(&r, "z")), (None, None));
+    assert_eq!(m.abandoned, 1);
+
+    // Without its own history_item.json (a v3.50 child whose file is missing), the parent's
+    // records still link it: only the child's own record can say "no parent".
+    let mut b2 = b.clone();
+    b2.files.history_item = false;
+    let (r, m) = run(vec![p.clone(), b2, z.clone(), d.clone()], true);
+    assert_eq!(parent_of(&r, "b"), Some("p"));
+    assert_eq!(m.abandoned, 0);
+
+    // With stored links ignored, the rule does not apply (every link is inferred).
+    let (r, m) = run(vec![p, b, z, d], false);
+    assert_eq!(m.abandoned, 0);
+    assert!(parent_of(&r, "b").is_some() || parent_of(&r, "z").is_some());
+}
+
+#[test]
 fn use_stored_links_false_ignores_them() {
     let mut c = skel("c", Some(WS), Some(T0 + 1_000), "C");
     c.stored_links.history_item_parent = Some("p".into());

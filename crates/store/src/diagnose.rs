@@ -94,6 +94,9 @@ pub struct LocationReport {
     pub sizes: SizeSplit,
     /// `tasks/_index.json`: entries, or `None` when absent or unreadable.
     pub history_index_entries: Option<u32>,
+    /// `tasks/_index.json` is there but its host no longer reads it: Zoo Code 3.80+ lists the
+    /// tasks whose `history_item.json` parses, and leaves the index of earlier releases as it was.
+    pub history_index_stale: bool,
     pub state_db: Option<StateDbReport>,
     pub cache: CacheStatus,
     pub status: Status,
@@ -256,26 +259,43 @@ fn diagnose_one(t: &Target, opts: &DiagnoseOptions) -> LocationReport {
             .filter(|r| !r.ok)
             .map(broken_recent_task_reason),
     );
-    let history_index_entries = history_index_entries(&t.tasks_dir, dirs.len(), &mut reasons);
-    let disk_ids: HashSet<String> = dirs.iter().map(|(id, _)| id.clone()).collect();
     let host = t.host.or_else(|| discover::host_of_path(&t.tasks_dir));
+    // Zoo Code 3.80+ lists the tasks whose history_item.json parses: neither `_index.json` nor
+    // the task history in state.vscdb (kept there for a downgrade) decides what it shows.
+    let lists_history_items = host.is_some_and(|h| h.source == "zoo-code");
+    let (history_index_entries, history_index_stale) = if lists_history_items {
+        let present = t.tasks_dir.join(names::HISTORY_INDEX).is_file();
+        let entries = present
+            .then(|| stale_history_index(&t.tasks_dir, &mut reasons))
+            .flatten();
+        reasons.extend(unlisted_by_zoo(&dirs));
+        (entries, present)
+    } else {
+        let n = history_index_entries(&t.tasks_dir, dirs.len(), &mut reasons);
+        (n, false)
+    };
+    let disk_ids: HashSet<String> = dirs.iter().map(|(id, _)| id.clone()).collect();
     let state_db = match (&t.state_db, host) {
         (Some(db), Some(h)) => Some(vscdb::read_state_db(db, h, &disk_ids)),
         _ => None,
     };
     if let Some(db) = &state_db {
-        let index_read = history_index_entries.is_some();
-        reasons.extend(state_db_reasons(db, opts, index_read));
+        // A readable index makes up for the state's task history (Roo); for Zoo neither counts.
+        let listed_elsewhere = history_index_entries.is_some() || lists_history_items;
+        reasons.extend(state_db_reasons(db, opts, listed_elsewhere));
     }
     let cache = cache::cache_status(&opts.cache_root, &t.tasks_dir);
     if exists && readable {
         reasons.extend(cache_reason(&cache));
     }
-    if reasons.is_empty() {
-        reasons.push(Reason {
-            status: Status::Ok,
-            message: format!("{} task(s), all checks passed", dirs.len()),
-        });
+    if reasons.iter().all(|r| r.status == Status::Ok) {
+        reasons.insert(
+            0,
+            Reason {
+                status: Status::Ok,
+                message: format!("{} task(s), all checks passed", dirs.len()),
+            },
+        );
     }
     let status = reasons.iter().map(|r| r.status).max().unwrap_or(Status::Ok);
     LocationReport {
@@ -288,6 +308,7 @@ fn diagnose_one(t: &Target, opts: &DiagnoseOptions) -> LocationReport {
         recent_tasks,
         sizes,
         history_index_entries,
+        history_index_stale,
         state_db,
         cache,
         status,
@@ -504,9 +525,52 @@ fn history_index_entries(
     }
 }
 
+/// A Zoo Code store's `tasks/_index.json` (left by a release before 3.80, never read again): its
+/// entries (`None` when unreadable), reported as information, not as something to regenerate.
+fn stale_history_index(tasks_dir: &Path, reasons: &mut Vec<Reason>) -> Option<u32> {
+    let index_path = tasks_dir.join(names::HISTORY_INDEX);
+    let entries = roo_formats::read_history_index(&index_path)
+        .value
+        .map(|ix| ix.entries.len() as u32);
+    reasons.push(Reason {
+        status: Status::Ok,
+        message: format!(
+            "tasks/_index.json{} is stale and ignored: Zoo Code 3.80+ neither reads nor writes it \
+             (its task list is the tasks' history_item.json files)",
+            entries.map_or(String::new(), |n| format!(" ({n} entries)"))
+        ),
+    });
+    entries
+}
+
+/// The warning about task folders Zoo Code does not list: no `history_item.json` that parses with
+/// an `id`.
+fn unlisted_by_zoo(dirs: &[TaskDir]) -> Option<Reason> {
+    let unlisted = dirs
+        .par_iter()
+        .filter(|(_, dir)| {
+            roo_formats::read_history_item(&dir.join(names::HISTORY_ITEM))
+                .value
+                .is_none_or(|h| h.id.is_empty())
+        })
+        .count();
+    (unlisted > 0).then(|| {
+        warning(format!(
+            "{unlisted} task folder(s) have no history_item.json that parses with an id, so Zoo \
+             Code does not list them; rebuildRooStateFromTasks with regenerateExtensionIndex \
+             writes the missing ones"
+        ))
+    })
+}
+
 /// The warnings about `state.vscdb`: an error reading it, too much extension state, task folders
-/// its task history lacks (when no readable `_index.json` makes up for them).
-fn state_db_reasons(db: &StateDbReport, opts: &DiagnoseOptions, index_read: bool) -> Vec<Reason> {
+/// its task history lacks (when nothing else lists them: a readable `_index.json`, or a host
+/// that lists its `history_item.json` files).
+fn state_db_reasons(
+    db: &StateDbReport,
+    opts: &DiagnoseOptions,
+    listed_elsewhere: bool,
+) -> Vec<Reason> {
     let mut reasons = Vec::new();
     if let Some(e) = &db.error {
         reasons.push(warning(format!("state.vscdb: {e}")));
@@ -518,7 +582,7 @@ fn state_db_reasons(db: &StateDbReport, opts: &DiagnoseOptions, index_read: bool
         )));
     }
     if let Some(th) = &db.task_history {
-        if th.only_on_disk > 0 && !index_read {
+        if th.only_on_disk > 0 && !listed_elsewhere {
             reasons.push(warning(format!(
                 "{} task folder(s) are missing from the extension's task history in state.vscdb, so it does not list them; rebuildRooStateFromTasks with regenerateExtensionIndex writes an index the extension reads",
                 th.only_on_disk

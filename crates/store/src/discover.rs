@@ -10,10 +10,14 @@
 //!    `User/settings.json`, then `User/globalStorage/<extension id>/`.
 //! 4. Server-side installs: `~/.vscode-server`, `~/.vscode-server-insiders`, `~/.vscodium-server`,
 //!    `~/.cursor-server`, `~/.windsurf-server` (`data/User/...`), on every platform.
+//! 5. IDE ports that keep an extension's storage under the home folder: Zoo Code's JetBrains
+//!    plugin (`~/.zoo-code/globalStorage/wecode-ai.zoo-code/`).
 //!
-//! Extensions: `rooveterinaryinc.roo-cline` (Roo Code), `zoocodeorganization.zoo-code` (Zoo Code),
-//! `saoudrizwan.claude-dev` (Cline), `kilocode.kilo-code` (Kilo Code). A location counts when it
-//! has a `tasks/` directory. Paths met twice (after resolving links) are reported once.
+//! Extensions ([`HOSTS`]): `rooveterinaryinc.roo-cline` (Roo Code), `zoocodeorganization.zoo-code`
+//! (Zoo Code) with its nightly build `zoocodeorganization.zoo-code-nightly` and its JetBrains
+//! plugin `wecode-ai.zoo-code`, `saoudrizwan.claude-dev` (Cline), `kilocode.kilo-code` (Kilo
+//! Code). A location counts when it has a `tasks/` directory. Paths met twice (after resolving
+//! links) are reported once.
 
 use crate::env::{HostEnv, STORAGE_ENV};
 use crate::fsutil;
@@ -21,20 +25,22 @@ use serde::Serialize;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-/// An extension that keeps task folders.
+/// An extension (or a build of one) that keeps task folders. Builds of one family (a nightly
+/// build, a port to another IDE) are entries of their own, with the family's `source`.
 #[derive(Debug, Clone, Copy)]
 pub struct Host {
     /// The lower-case id VS Code uses for `globalStorage/<id>`.
     pub id: &'static str,
     /// The key of its `globalState` row in `state.vscdb` (publisher.name as published).
     pub state_key: &'static str,
-    /// Configuration namespace of its settings (`<ns>.customStoragePath`).
+    /// Configuration namespace of its settings (`<ns>.customStoragePath`): the extension's
+    /// `name` in its `package.json`.
     pub settings_ns: &'static str,
     /// Short name used in skeletons (`metadata.source`).
     pub source: &'static str,
 }
 
-pub const HOSTS: [Host; 4] = [
+pub const HOSTS: [Host; 6] = [
     Host {
         id: "rooveterinaryinc.roo-cline",
         state_key: "RooVeterinaryInc.roo-cline",
@@ -44,6 +50,21 @@ pub const HOSTS: [Host; 4] = [
     Host {
         id: "zoocodeorganization.zoo-code",
         state_key: "ZooCodeOrganization.zoo-code",
+        settings_ns: "zoo-code",
+        source: "zoo-code",
+    },
+    // Zoo Code's nightly build: its package is renamed `zoo-code-nightly`, settings included.
+    Host {
+        id: "zoocodeorganization.zoo-code-nightly",
+        state_key: "ZooCodeOrganization.zoo-code-nightly",
+        settings_ns: "zoo-code-nightly",
+        source: "zoo-code",
+    },
+    // Zoo Code in JetBrains IDEs: the plugin runs the extension with its own storage root
+    // (`~/.zoo-code/globalStorage/`, see [`PORTS`]).
+    Host {
+        id: "wecode-ai.zoo-code",
+        state_key: "wecode-ai.zoo-code",
         settings_ns: "zoo-code",
         source: "zoo-code",
     },
@@ -80,10 +101,29 @@ pub const SERVERS: [(&str, &str); 5] = [
     (".windsurf-server", "Windsurf (server)"),
 ];
 
-/// The host whose id appears in `path`, if any.
+/// IDE ports that keep an extension's storage under the home folder: (the folder under home
+/// holding `globalStorage/`, editor).
+pub const PORTS: [(&str, &str); 1] = [(".zoo-code", "JetBrains (Zoo Code plugin)")];
+
+/// The host whose id appears in `path`, if any (the longest such id: a nightly build's folder
+/// contains its release's id).
 pub fn host_of_path(path: &Path) -> Option<&'static Host> {
     let p = path.to_string_lossy().to_lowercase();
-    HOSTS.iter().find(|h| p.contains(h.id))
+    HOSTS
+        .iter()
+        .filter(|h| p.contains(h.id))
+        .max_by_key(|h| h.id.len())
+}
+
+/// The host an extension folder of `globalStorage/` belongs to: its id, else the longest id it
+/// starts with followed by `-` (a build the table does not name).
+fn host_of_folder(name: &str) -> Option<&'static Host> {
+    HOSTS.iter().find(|h| name == h.id).or_else(|| {
+        HOSTS
+            .iter()
+            .filter(|h| name.starts_with(h.id) && name.as_bytes().get(h.id.len()) == Some(&b'-'))
+            .max_by_key(|h| h.id.len())
+    })
 }
 
 /// The host with this id (case-insensitive) or short name.
@@ -164,6 +204,9 @@ struct Candidate {
     base: PathBuf,
     tasks_dir: PathBuf,
     host: Option<&'static Host>,
+    /// The extension folder's own name, when it is not the host's id (a build the table does
+    /// not name): shown as the location's host.
+    folder: Option<String>,
     editor: Option<String>,
     kind: LocationKind,
     state_db: Option<PathBuf>,
@@ -194,6 +237,10 @@ pub fn discover_storage(env: &HostEnv, opts: &DiscoverOptions) -> Discovery {
             let user = env.home.join(dir).join("data").join("User");
             editor_user_dir(&user, editor, LocationKind::Server, &mut cands, &mut out);
         }
+        for (dir, editor) in PORTS {
+            let user = env.home.join(dir);
+            editor_user_dir(&user, editor, LocationKind::Standard, &mut cands, &mut out);
+        }
     }
 
     let mut seen: HashSet<PathBuf> = HashSet::new();
@@ -209,7 +256,7 @@ pub fn discover_storage(env: &HostEnv, opts: &DiscoverOptions) -> Discovery {
         out.locations.push(StorageLocation {
             path: c.base.display().to_string(),
             tasks_dir: c.tasks_dir.display().to_string(),
-            host: host.map(|h| h.id.to_owned()),
+            host: c.folder.or_else(|| host.map(|h| h.id.to_owned())),
             source: host.map_or("unknown", |h| h.source).to_owned(),
             editor: c.editor,
             kind: c.kind,
@@ -241,7 +288,11 @@ fn editor_user_dir(
     if let Ok(text) = std::fs::read_to_string(&settings) {
         match parse_jsonc(&text) {
             Some(serde_json::Value::Object(map)) => {
-                for host in &HOSTS {
+                for (i, host) in HOSTS.iter().enumerate() {
+                    // A namespace two builds share is read once (the first build names it).
+                    if HOSTS.iter().position(|h| h.settings_ns == host.settings_ns) != Some(i) {
+                        continue;
+                    }
                     let key = format!("{}.customStoragePath", host.settings_ns);
                     if let Some(p) = map.get(&key).and_then(|v| v.as_str()) {
                         let p = p.trim();
@@ -255,6 +306,7 @@ fn editor_user_dir(
                                 tasks_dir: base.join("tasks"),
                                 base,
                                 host: Some(host),
+                                folder: None,
                                 editor: Some(editor.to_owned()),
                                 kind: LocationKind::Custom,
                                 state_db: Some(state_db.clone()),
@@ -277,23 +329,22 @@ fn editor_user_dir(
     let Ok(entries) = std::fs::read_dir(&global) else {
         return;
     };
-    let mut found: Vec<(PathBuf, &'static Host)> = entries
+    let mut found: Vec<(PathBuf, &'static Host, String)> = entries
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().to_lowercase();
-            let host = HOSTS
-                .iter()
-                .find(|h| name == h.id || name.starts_with(&format!("{}-", h.id)))?;
-            Some((e.path(), host))
+            let host = host_of_folder(&name)?;
+            Some((e.path(), host, name))
         })
         .collect();
     found.sort_by(|a, b| a.0.cmp(&b.0));
-    for (base, host) in found {
+    for (base, host, name) in found {
         if base.join("tasks").is_dir() {
             cands.push(Candidate {
                 tasks_dir: base.join("tasks"),
                 base,
                 host: Some(host),
+                folder: (name != host.id).then_some(name),
                 editor: Some(editor.to_owned()),
                 kind,
                 state_db: Some(state_db.clone()),
@@ -311,6 +362,7 @@ fn explicit_root(root: &Path, kind: LocationKind, cands: &mut Vec<Candidate>, ou
             tasks_dir: root.join("tasks"),
             base: root.to_path_buf(),
             host: host_of_path(root),
+            folder: None,
             editor: None,
             kind,
             state_db: parent_db(root),
@@ -331,6 +383,7 @@ fn explicit_root(root: &Path, kind: LocationKind, cands: &mut Vec<Candidate>, ou
             cands.push(Candidate {
                 tasks_dir: base.join("tasks"),
                 host: host_of_path(&base),
+                folder: None,
                 editor: None,
                 kind,
                 state_db: Some(root.join("state.vscdb")),
@@ -361,6 +414,7 @@ fn explicit_root(root: &Path, kind: LocationKind, cands: &mut Vec<Candidate>, ou
         cands.push(Candidate {
             state_db: parent_db(&base),
             host: host_of_path(root),
+            folder: None,
             base,
             tasks_dir: root.to_path_buf(),
             editor: None,

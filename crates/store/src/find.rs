@@ -83,12 +83,11 @@ impl fmt::Display for FindTaskError {
             FindTaskError::Empty => write!(f, "A task id is needed."),
             FindTaskError::NotAnId(why) => write!(f, "{why}."),
             FindTaskError::Ambiguous { wanted, candidates } => {
-                let shown: Vec<&str> = candidates
-                    .iter()
-                    .take(SHOWN_CANDIDATES)
-                    .map(|c| c.task_id.as_str())
-                    .collect();
-                let more = if candidates.len() > SHOWN_CANDIDATES {
+                // A task two stores hold is one id.
+                let mut ids: Vec<&str> = candidates.iter().map(|c| c.task_id.as_str()).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                let more = if ids.len() > SHOWN_CANDIDATES {
                     ", …"
                 } else {
                     ""
@@ -96,8 +95,8 @@ impl fmt::Display for FindTaskError {
                 write!(
                     f,
                     "\"{wanted}\" is the start of {} task ids: {}{more}.",
-                    candidates.len(),
-                    shown.join(", ")
+                    ids.len(),
+                    ids[..ids.len().min(SHOWN_CANDIDATES)].join(", ")
                 )
             }
             FindTaskError::NotFound { wanted, stores } => {
@@ -124,6 +123,28 @@ fn is_plain_task_name(wanted: &str) -> bool {
     is_task_name(wanted) && !wanted.contains(['/', '\\'])
 }
 
+/// Of the folders of one task, the one whose newest task file is the latest (the first on a tie).
+fn newest_copy(copies: Vec<TaskLocation>) -> Option<TaskLocation> {
+    if copies.len() < 2 {
+        return copies.into_iter().next();
+    }
+    let newest = |t: &TaskLocation| {
+        crate::cache::task_sig(&t.task_dir)
+            .iter()
+            .flatten()
+            .map(|f| f.1)
+            .max()
+    };
+    let mut best: Option<(Option<i64>, TaskLocation)> = None;
+    for t in copies {
+        let n = newest(&t);
+        if best.as_ref().is_none_or(|(b, _)| n > *b) {
+            best = Some((n, t));
+        }
+    }
+    best.map(|(_, t)| t)
+}
+
 /// The folder of the task `task_id` in `tasks_dir`: `tasks_dir/task_id` when it is one, else the
 /// task folder whose name, read as UTF-8 with U+FFFD for the bytes that are not, is `task_id` (a
 /// folder whose name is not UTF-8 is opened by its own bytes).
@@ -143,9 +164,10 @@ pub fn task_folder(tasks_dir: &Path, task_id: &str) -> Option<PathBuf> {
 }
 
 /// The task `id_or_prefix` names in `tasks_dirs` (searched in order; surrounding white space is
-/// ignored): the first store holding a folder of exactly that name; else the one task folder of
-/// any store whose name starts with it, compared in lower case. A store that cannot be listed is
-/// passed over.
+/// ignored): a folder of exactly that name; else the one task whose folder name starts with it,
+/// compared in lower case. A task two stores hold (Zoo Code's import of Roo Code's history) is
+/// one task: its copy with the newer task files is taken (the first store's on a tie). A store
+/// that cannot be listed is passed over.
 pub fn find_task(
     tasks_dirs: &[PathBuf],
     id_or_prefix: &str,
@@ -158,8 +180,12 @@ pub fn find_task(
         return Err(FindTaskError::NotAnId(e.to_string()));
     }
     if is_plain_task_name(wanted) {
-        if let Some(dir) = tasks_dirs.iter().find(|d| d.join(wanted).is_dir()) {
-            return Ok(TaskLocation::new(dir, wanted.to_owned()));
+        let copies: Vec<TaskLocation> = (tasks_dirs.iter())
+            .filter(|d| d.join(wanted).is_dir())
+            .map(|d| TaskLocation::new(d, wanted.to_owned()))
+            .collect();
+        if let Some(found) = newest_copy(copies) {
+            return Ok(found);
         }
     }
     let needle = wanted.to_lowercase();
@@ -180,13 +206,9 @@ pub fn find_task(
                 }),
         );
     }
-    if matches.len() == 1 {
-        if let Some(found) = matches.pop() {
-            return Ok(found);
-        }
-    }
-    if matches.is_empty() {
-        return Err(FindTaskError::NotFound {
+    // None, one task, or one task in several stores.
+    if matches.windows(2).all(|w| w[0].task_id == w[1].task_id) {
+        return newest_copy(matches).ok_or_else(|| FindTaskError::NotFound {
             wanted: wanted.to_owned(),
             stores: tasks_dirs.to_vec(),
         });
@@ -223,10 +245,29 @@ mod tests {
     }
 
     #[test]
-    fn an_exact_id_is_taken_from_the_first_store_holding_it() {
+    fn an_exact_id_is_taken_from_the_copy_with_the_newer_files() {
         let (_root, dirs) = stores();
+        // No task files in either copy: the first store's.
         let found = find_task(&dirs, "  019a-one\n");
         assert_eq!(found, Ok(TaskLocation::new(&dirs[0], "019a-one".into())));
+        // The second store's copy written later (an import, or a conversation continued there).
+        for (i, dir) in dirs.iter().enumerate() {
+            let file = dir.join("019a-one").join("ui_messages.json");
+            fs::write(&file, b"[]").unwrap_or_else(|e| panic!("{e}"));
+            let t = std::time::SystemTime::UNIX_EPOCH
+                + std::time::Duration::from_secs(1_780_000_000 + 60 * i as u64);
+            fs::File::open(&file)
+                .and_then(|f| f.set_modified(t))
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        for wanted in ["019a-one", "019A-O"] {
+            let found = find_task(&dirs, wanted);
+            assert_eq!(
+                found,
+                Ok(TaskLocation::new(&dirs[1], "019a-one".into())),
+                "{wanted}"
+            );
+        }
         let found = find_task(&dirs, "77-only");
         assert_eq!(found.map(|t| t.task_dir), Ok(dirs[1].join("77-only")));
     }
@@ -265,7 +306,7 @@ mod tests {
         );
         assert_eq!(
             err.map(|e| e.to_string()),
-            Some("\"019a\" is the start of 3 task ids: 019A-two, 019a-one, 019a-one.".into())
+            Some("\"019a\" is the start of 2 task ids: 019A-two, 019a-one.".into())
         );
     }
 

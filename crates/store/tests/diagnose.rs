@@ -183,3 +183,66 @@ fn missing_folder_is_an_error_and_a_broken_db_a_warning() {
     let json = serde_json::to_value(&report).expect("json");
     assert_eq!(json["status"], "WARNING");
 }
+
+/// A store copied from the v3.50 fixture (its `_index.json` lists three of its four tasks; one
+/// task has no `history_item.json`) under `<global>/<extension>/tasks`, with Zoo Code 3.80's
+/// own files beside the tasks.
+fn v350_store_under(global: &Path, extension: &str) -> std::path::PathBuf {
+    let tasks = global.join(extension).join("tasks");
+    common::copy_dir(&common::fixture_tasks("history-item-v3.50"), &tasks);
+    fs::write(
+        tasks.join("_delegation_repair_intent.json"),
+        br#"{"version":1,"operationId":"x"}"#,
+    )
+    .expect("write");
+    fs::write(
+        tasks.join("_delegation_repair_intent.json.quarantine-1787000000000-k2j4x9"),
+        b"{",
+    )
+    .expect("write");
+    let staging = tasks.join("_staging_019cd6ce-1c9e-7be9-a324-5dcc53ca83b6_Qw3rTy");
+    fs::create_dir_all(&staging).expect("mkdir");
+    fs::write(staging.join("history_item.json"), b"{\"id\":\"019cd6ce\"}").expect("write");
+    tasks
+}
+
+#[test]
+fn a_zoo_code_store_says_its_index_is_stale_and_names_what_zoo_does_not_list() {
+    let home = tempfile::tempdir().expect("tmp");
+    let cache = home.path().join("cache");
+    let global = home.path().join(".config/Code/User/globalStorage");
+    let zoo = v350_store_under(&global, "zoocodeorganization.zoo-code");
+    let roo = v350_store_under(&global, "rooveterinaryinc.roo-cline");
+    let report = diagnose(
+        &[Target::from_tasks_dir(&zoo), Target::from_tasks_dir(&roo)],
+        &DiagnoseOptions::new(&cache),
+    );
+    let (z, r) = (&report.locations[0], &report.locations[1]);
+    // Zoo's own files and the staging folder are not tasks.
+    assert_eq!((z.task_count, r.task_count), (4, 4));
+    assert!(z.history_index_stale && !r.history_index_stale);
+    assert_eq!(
+        (z.history_index_entries, r.history_index_entries),
+        (Some(3), Some(3))
+    );
+    let says = |l: &roo_store::diagnose::LocationReport, status: Status, text: &str| {
+        l.reasons
+            .iter()
+            .any(|x| x.status == status && x.message.contains(text))
+    };
+    // Zoo: information, not a request to regenerate it; the task Zoo does not list is named.
+    assert!(says(z, Status::Ok, "stale and ignored"), "{:#?}", z.reasons);
+    assert!(!says(z, Status::Warning, "_index.json"), "{:#?}", z.reasons);
+    assert!(says(
+        z,
+        Status::Warning,
+        "1 task folder(s) have no history_item.json"
+    ));
+    // Roo keeps today's judgement: the index is what the extension reads.
+    assert!(says(
+        r,
+        Status::Warning,
+        "tasks/_index.json lists 3 of 4 task folders"
+    ));
+    assert!(!says(r, Status::Ok, "stale"));
+}

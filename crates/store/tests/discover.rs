@@ -246,3 +246,121 @@ fn an_empty_home_finds_nothing_and_says_where_it_looked() {
         .iter()
         .any(|s| s.contains("Application Support")));
 }
+
+/// What a location says: host, source, editor, kind, tasks.
+type Seen<'a> = (Option<&'a str>, &'a str, Option<&'a str>, LocationKind, u32);
+
+#[test]
+fn zoo_code_nightly_custom_path_and_jetbrains_plugin() {
+    for platform in [Platform::Linux, Platform::Macos, Platform::Windows] {
+        let home = tempfile::tempdir().expect("tmp");
+        let user = user_dir(home.path(), platform, "Code");
+        // The release and the nightly build side by side.
+        store(
+            &user
+                .join("globalStorage")
+                .join("zoocodeorganization.zoo-code"),
+            1,
+        );
+        store(
+            &user
+                .join("globalStorage")
+                .join("zoocodeorganization.zoo-code-nightly"),
+            2,
+        );
+        // The nightly build's own setting (its package is renamed zoo-code-nightly).
+        let custom = home.path().join("zoo nightly tasks");
+        store(&custom, 3);
+        fs::write(
+            user.join("settings.json"),
+            format!(
+                "{{ \"zoo-code-nightly.customStoragePath\": {} }}",
+                serde_json::to_string(&custom.display().to_string()).expect("json")
+            ),
+        )
+        .expect("write");
+        // The JetBrains plugin's own root under the home folder.
+        store(
+            &home
+                .path()
+                .join(".zoo-code")
+                .join("globalStorage")
+                .join("wecode-ai.zoo-code"),
+            4,
+        );
+        let found = discover_storage(&HostEnv::fake(home.path(), platform), &opts());
+        let mut got: Vec<Seen<'_>> = found
+            .locations
+            .iter()
+            .map(|l| {
+                (
+                    l.host.as_deref(),
+                    l.source.as_str(),
+                    l.editor.as_deref(),
+                    l.kind,
+                    l.task_count,
+                )
+            })
+            .collect();
+        got.sort_by_key(|g| g.4);
+        assert_eq!(
+            got,
+            vec![
+                (
+                    Some("zoocodeorganization.zoo-code"),
+                    "zoo-code",
+                    Some("Code"),
+                    LocationKind::Standard,
+                    1
+                ),
+                (
+                    Some("zoocodeorganization.zoo-code-nightly"),
+                    "zoo-code",
+                    Some("Code"),
+                    LocationKind::Standard,
+                    2
+                ),
+                (
+                    Some("zoocodeorganization.zoo-code-nightly"),
+                    "zoo-code",
+                    Some("Code"),
+                    LocationKind::Custom,
+                    3
+                ),
+                (
+                    Some("wecode-ai.zoo-code"),
+                    "zoo-code",
+                    Some("JetBrains (Zoo Code plugin)"),
+                    LocationKind::Standard,
+                    4
+                ),
+            ],
+            "{platform:?}"
+        );
+    }
+    // Labels from a path alone: the longest id wins (a nightly folder contains the release's id).
+    let nightly =
+        Path::new("/h/.config/Code/User/globalStorage/zoocodeorganization.zoo-code-nightly/tasks");
+    let host = roo_store::discover::host_of_path(nightly).expect("a host");
+    assert_eq!(
+        (host.id, host.source),
+        ("zoocodeorganization.zoo-code-nightly", "zoo-code")
+    );
+    let jetbrains = Path::new("/h/.zoo-code/globalStorage/wecode-ai.zoo-code/tasks");
+    let host = roo_store::discover::host_of_path(jetbrains).expect("a host");
+    assert_eq!((host.id, host.source), ("wecode-ai.zoo-code", "zoo-code"));
+    assert_eq!(roo_state::skeleton::source_from_path(jetbrains), "zoo-code");
+    // A build the table does not name is placed by the release it extends, and shown as it is.
+    let home = tempfile::tempdir().expect("tmp");
+    let other = user_dir(home.path(), Platform::Linux, "VSCodium")
+        .join("globalStorage")
+        .join("kilocode.kilo-code-preview");
+    store(&other, 1);
+    let found = discover_storage(&HostEnv::fake(home.path(), Platform::Linux), &opts());
+    assert_eq!(found.locations.len(), 1);
+    assert_eq!(found.locations[0].source, "kilo-code");
+    assert_eq!(
+        found.locations[0].host.as_deref(),
+        Some("kilocode.kilo-code-preview")
+    );
+}

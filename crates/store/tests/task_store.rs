@@ -318,16 +318,27 @@ fn a_file_or_an_empty_path_is_refused_with_what_it_is() {
 }
 
 #[test]
-fn two_stores_open_as_one_in_id_order_and_the_first_keeps_a_shared_id() {
+fn two_stores_open_as_one_in_id_order_and_the_newer_copy_of_a_shared_id_is_shown() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (first, second) = (
         dir.path().join("a").join("tasks"),
         dir.path().join("b").join("tasks"),
     );
     make_tasks(&first, 4);
-    // t00000..t00006: the first four are the first store's ids too; t00007 has no task files.
+    // t00000..t00006: the first four are the first store's ids too (the same conversations);
+    // t00007 has no task files.
     make_tasks(&second, 7);
     fs::create_dir_all(second.join("t00007")).expect("mkdir");
+    // The same conversation, copied at different times: the later files are the copy shown.
+    for (i, id) in ["t00000", "t00001", "t00002", "t00003"].iter().enumerate() {
+        let (newer, older) = if i < 2 {
+            (&first, &second)
+        } else {
+            (&second, &first)
+        };
+        common::age(&newer.join(id), 600, 600);
+        common::age(&older.join(id), 7200, 7200);
+    }
     let cache_root = dir.path().join("cache");
     // Without a cache, then from a cache built by the first open and read back by the second.
     for cache in [None, Some(&cache_root), Some(&cache_root)] {
@@ -350,15 +361,22 @@ fn two_stores_open_as_one_in_id_order_and_the_first_keeps_a_shared_id() {
             ["t00000", "t00001", "t00002", "t00003", "t00004", "t00005", "t00006"]
         );
         for (i, id) in ids.iter().enumerate() {
-            let home = if i < 4 { &first } else { &second };
+            let (home, other) = if i < 2 {
+                (&first, Some(&second))
+            } else {
+                (&second, (i < 4).then_some(&first))
+            };
             assert_eq!(store.task_dir(id), Some(home.join(id)), "{id}");
             assert_eq!(store.lookup(id), Lookup::Found(i));
+            let named: Vec<(String, bool)> = (store.also_in(id).into_iter())
+                .map(|a| (a.path, a.differs))
+                .collect();
+            let want: Vec<(String, bool)> = other
+                .map(|o| (o.join(id).display().to_string(), false))
+                .into_iter()
+                .collect();
+            assert_eq!(named, want, "{id}");
         }
-        let shared: Vec<&str> = (store.diagnostics().iter())
-            .filter(|d| d.message.contains("in two of the stores"))
-            .map(|d| d.file.as_str())
-            .collect();
-        assert_eq!(shared, ["t00000", "t00001", "t00002", "t00003"]);
         assert!(matches!(store.header("t00007"), Some(Err(d)) if !d.is_empty()));
         assert_eq!(store.stores()[0].tasks, 4);
         assert_eq!(store.stores()[1].tasks, 8);

@@ -133,6 +133,8 @@ fn store(d: &mut Decls) {
     d.add::<migrate::MigrateReport>();
     d.add::<task_store::StoreInfo>();
     d.add::<task_store::RefreshReport>();
+    d.add::<task_store::AlsoIn>();
+    d.add::<task_store::SharedTask>();
     d.add::<find::TaskLocation>();
 }
 

@@ -162,6 +162,7 @@ pub(super) fn chunk_task(
         last_activity: facts.last_activity,
         source: meta.source.clone(),
         indexed_at_ms: state::now_ms(),
+        also_in: Vec::new(),
     };
     Prepared {
         task_id: task.id.clone(),

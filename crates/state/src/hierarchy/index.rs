@@ -52,6 +52,8 @@ pub(super) struct TaskLink {
     pub(super) parent: Option<String>,
     pub(super) evidence: Option<ParentEvidence>,
     pub(super) root: Option<String>,
+    /// The task's own record says it has no parent: inference leaves it alone.
+    pub(super) settled: bool,
 }
 
 /// Everything the passes share, over the skeletons sorted by task id (`rank`).

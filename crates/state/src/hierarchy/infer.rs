@@ -100,7 +100,8 @@ pub(super) fn infer(
 fn unlinked_with_instruction(ix: &Index<'_>, out: &[TaskLink]) -> Vec<u32> {
     (0..ix.view.len() as u32)
         .filter(|&i| {
-            out.get(i as usize).is_some_and(|o| o.parent.is_none())
+            out.get(i as usize)
+                .is_some_and(|o| o.parent.is_none() && !o.settled)
                 && ix
                     .infos
                     .get(i as usize)

@@ -4,7 +4,10 @@
 //!    `history_item.json` `parentTaskId`; a parent naming the child (its `history_item.json` `childIds`,
 //!    or a `Delegated to child task <id>` result on one of its `newTask` calls); the child's
 //!    `task_metadata.json` parent. When they name different parents the strongest source wins (in that
-//!    order) and the disagreement is written into the evidence (`conflicts`) and the issues.
+//!    order) and the disagreement is written into the evidence (`conflicts`) and the issues. A task
+//!    whose own `history_item.json` names no parent while a parent still lists it (Zoo Code's
+//!    "Abandon subtask" clears the child's side only) keeps no parent, stored or inferred, and is
+//!    reported as `abandoned`.
 //! 2. **Inference** for every task still without a parent. Each task's `newTask` calls ("slots") are
 //!    indexed in a radix trie keyed by the normalised message ([`normalize_instruction`], the same
 //!    function on both sides). A task looks up its own normalised instruction: the longest stored
@@ -64,6 +67,9 @@ pub mod issue {
     pub const CYCLE: &str = "cycle";
     pub const ORPHAN: &str = "orphan";
     pub const SELF_LINK: &str = "self_link";
+    /// A subtask whose own `history_item.json` names no parent while a parent still lists it
+    /// (Zoo Code's "Abandon subtask"): it stays without a parent.
+    pub const ABANDONED: &str = "abandoned";
 }
 
 /// Trie keys are the first bytes of the normalised message (longer messages sharing them are told
@@ -134,15 +140,18 @@ pub struct LinksBySource {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HierarchyIssue {
-    /// `conflict`, `ambiguous`, `cycle`, `orphan` or `self_link`.
+    /// `conflict`, `ambiguous`, `cycle`, `orphan`, `self_link` or `abandoned`.
     #[cfg_attr(
         feature = "ts",
-        ts(type = "\"conflict\" | \"ambiguous\" | \"cycle\" | \"orphan\" | \"self_link\"")
+        ts(
+            type = "\"conflict\" | \"ambiguous\" | \"cycle\" | \"orphan\" | \"self_link\" | \"abandoned\""
+        )
     )]
     pub kind: String,
     pub task_id: String,
     pub detail: String,
-    /// The parent ids in play (conflict, ambiguous, orphan) or the members of the cycle.
+    /// The parent ids in play (conflict, ambiguous, orphan; for abandoned, the parents that still
+    /// list the task) or the members of the cycle.
     pub candidates: Vec<String>,
 }
 
@@ -162,6 +171,10 @@ pub struct HierarchyMetrics {
     pub cycles_broken: u32,
     /// Tasks whose stored sources name different parents.
     pub conflicts: u32,
+    /// Subtasks a parent still lists while their own `history_item.json` names no parent (Zoo
+    /// Code's "Abandon subtask"): left without a parent.
+    #[serde(default)]
+    pub abandoned: u32,
     pub max_depth: u32,
     pub elapsed_ms: f64,
     pub issues: Vec<HierarchyIssue>,

@@ -26,6 +26,27 @@ pub(super) fn stored_links(
             metrics.issues.push(self_link);
             claims.retain(|c| c.parent != s.task_id);
         }
+        if let Some(abandoned) = abandoned_issue(s, &claims) {
+            // The child's own record decides: no parent, and none inferred either. The call
+            // that created it stays its own, so no look-alike takes it.
+            for p in &abandoned.candidates {
+                if let Some(sid) = ix
+                    .index_of
+                    .get(p.as_str())
+                    .and_then(|&p| matching_slot(ix, texts, i as u32, p, claimed))
+                {
+                    if let Some(f) = claimed.get_mut(sid as usize) {
+                        *f = true;
+                    }
+                }
+            }
+            metrics.abandoned += 1;
+            metrics.issues.push(abandoned);
+            claims.clear();
+            if let Some(o) = out.get_mut(i) {
+                o.settled = true;
+            }
+        }
         // Strongest source first; within one, a parent on disk, then the smallest id.
         claims.sort_by(|a, b| {
             b.rank
@@ -142,6 +163,39 @@ fn self_link_issue(
         task_id: s.task_id.clone(),
         detail: format!("stored link to itself ignored ({})", sources.join(", ")),
         candidates: vec![s.task_id.clone()],
+    })
+}
+
+/// The `abandoned` issue of a subtask whose own `history_item.json` names no parent while tasks
+/// still name it as their child (their `childIds` or a delegation record): Zoo Code's "Abandon
+/// subtask" clears the child's `parentTaskId` and `rootTaskId` and leaves the parent's records as
+/// they were. The candidates are those parents.
+fn abandoned_issue(
+    s: &ConversationSkeleton,
+    claims: &[StoredParent<'_>],
+) -> Option<HierarchyIssue> {
+    if !s.files.history_item || s.stored_links.history_item_parent.is_some() {
+        return None;
+    }
+    let mut parents: Vec<String> = claims
+        .iter()
+        .filter(|c| c.source == source::CHILD_IDS)
+        .map(|c| c.parent.to_owned())
+        .collect();
+    if parents.is_empty() {
+        return None;
+    }
+    parents.sort_unstable();
+    parents.dedup();
+    Some(HierarchyIssue {
+        kind: issue::ABANDONED.into(),
+        task_id: s.task_id.clone(),
+        detail: format!(
+            "abandoned by {}: its own history_item.json names no parent while the parent's \
+             records still list it; left without a parent",
+            parents.join(", ")
+        ),
+        candidates: parents,
     })
 }
 

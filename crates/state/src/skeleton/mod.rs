@@ -130,7 +130,10 @@ pub struct StoredLinks {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub child_ids: Vec<String>,
-    /// `history_item.json` `status` (`active`, `completed`, `delegated`).
+    /// `history_item.json` `status`: `active`, `completed`, `delegated` (Roo 3.35+), or
+    /// `interrupted` (Zoo Code 3.80+: a task cancelled or cut short by a restart; Zoo's startup
+    /// repair marks such children so, and a parent whose child had finished gets
+    /// `completionResultSummary: "Task completed (recovered after interruption)"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
 }
@@ -280,10 +283,11 @@ pub fn source_from_path(path: &Path) -> &'static str {
     source_in_path(path).unwrap_or("roo")
 }
 
-/// The storage family named by an extension id in the path, if any.
+/// The storage family named by an extension id in the path, if any (Zoo Code's nightly build
+/// and its JetBrains plugin, `wecode-ai.zoo-code`, are Zoo Code's).
 pub fn source_in_path(path: &Path) -> Option<&'static str> {
     let p = path.to_string_lossy().to_lowercase().replace('\\', "/");
-    if p.contains("zoocodeorganization.zoo-code") {
+    if p.contains("zoocodeorganization.zoo-code") || p.contains("wecode-ai.zoo-code") {
         Some("zoo-code")
     } else if p.contains("saoudrizwan.claude-dev") {
         Some("cline")

@@ -28,6 +28,7 @@ use std::time::Instant;
 
 mod changes;
 mod children;
+mod copies;
 mod lean_json;
 mod list;
 mod stamps;
@@ -35,6 +36,7 @@ mod take_in;
 mod views;
 
 pub(crate) use children::{lean_out, TextHashes};
+pub use copies::{AlsoIn, SharedTask};
 pub(crate) use lean_json::lean_header;
 pub use list::{ListKey, ListPage, ListQuery, SortKey};
 pub use views::{Fields, Picked, HEADER_FIELDS};
@@ -180,6 +182,9 @@ pub struct TaskStore {
     changes: std::collections::VecDeque<(u64, Vec<usize>)>,
     /// Sort orders and the tree JSON kept between refreshes.
     views: views::Views,
+    /// The copies not shown of tasks several stores hold, in (id, store) order (module
+    /// `copies`).
+    copies: Vec<copies::Copy>,
 }
 
 /// A task parsed by a refresh: its store, id, signature, unlinked header (or why it has none).
@@ -293,6 +298,7 @@ impl TaskStore {
             revision: 0,
             changes: Default::default(),
             views: views::Views::default(),
+            copies: Vec::new(),
         }
     }
 
@@ -406,21 +412,20 @@ impl TaskStore {
         let mut report = RefreshReport::default();
         // What is on disk now, per store.
         let on_disk = self.stamp_stores(&mut report)?;
-        let (to_parse, gone) = self.compare(&on_disk, &mut report);
-        if to_parse.is_empty() && gone.is_empty() {
-            report.cache = "none".into();
+        let compared = self.compare(&on_disk, &mut report);
+        let (unchanged, gone) = (compared.is_empty(), compared.gone.clone());
+        let (parsed, copies_parsed, copies_gone) = self.parse_changed(compared);
+        if parsed.is_empty() && gone.is_empty() {
+            // Nothing, or only copies not shown, changed: their own stores' caches take them.
+            report.cache = match unchanged {
+                true => "none".into(),
+                false => self.record(&copies_parsed, &[], &copies_gone)?,
+            };
             report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
             return Ok(report);
         }
         // Headers whole for the hierarchy pass (and for tasks whose instruction changes).
         self.messages_in();
-
-        // Parse the changed and new tasks.
-        let opts = header_options();
-        let parsed: Vec<_> = to_parse
-            .par_iter()
-            .map(|(n, id, d, sig)| (*n, id.clone(), *sig, analyze_task(id, d, &opts)))
-            .collect();
         // Changed tasks that still give a skeleton take their old slot; anything added, removed or
         // now failing rebuilds the lists in id order.
         let in_place = gone.is_empty()
@@ -482,7 +487,11 @@ impl TaskStore {
             .chain(unread_files(&self.skeletons))
             .collect();
 
-        report.cache = self.record(&fresh, &relinked, &gone)?;
+        // The copies parsed go to their own stores' caches, as any task parsed does.
+        fresh.extend(copies_parsed);
+        let mut removed = gone;
+        removed.extend(copies_gone);
+        report.cache = self.record(&fresh, &relinked, &removed)?;
         self.keep_apart();
         report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
         Ok(report)
@@ -628,7 +637,8 @@ impl TaskStore {
             }
         }
         for (n, info) in self.stores.iter_mut().enumerate() {
-            info.tasks = self.tasks.iter().filter(|t| t.store == n).count() as u32;
+            let copies = self.copies.iter().filter(|c| c.store == n).count();
+            info.tasks = (self.tasks.iter().filter(|t| t.store == n).count() + copies) as u32;
         }
         Ok(outcome.into())
     }

@@ -1,15 +1,17 @@
 //! An open's last step: the tasks each store loaded, taken into the handle in id order.
 
+use super::copies::{shown_first, Copy, Recency};
 use super::{Stamp, Task, TaskStore, TextHashes};
 use crate::cache;
 use roo_formats::diag::Diagnostic;
 use roo_state::ConversationSkeleton;
+use std::cmp::Ordering;
 
 impl TaskStore {
-    /// Take the stores' tasks into the handle, in id order; the same id in two stores: the first
-    /// store's task is kept, the other reported. Returns what the open has to say beyond the
-    /// tasks' own diagnostics (stores, shared ids, repairs), and the texts' hashes of each header
-    /// taken, by position, where the read took them.
+    /// Take the stores' tasks into the handle, in id order; the same id in two stores: the
+    /// newer copy is taken, the others kept as copies (module `copies`). Returns what the open
+    /// has to say beyond the tasks' own diagnostics (stores, repairs), and the texts' hashes of
+    /// each header taken, by position, where the read took them.
     pub(super) fn take_in(
         &mut self,
         mut loaded: Vec<cache::CachedTasks>,
@@ -50,20 +52,52 @@ impl TaskStore {
                     }
                 };
                 order.sort_by(|a, b| id_of(a).cmp(id_of(b)));
-                let diagnostics = &mut self.diagnostics;
-                order.dedup_by(|b, a| {
-                    let dup = id_of(a) == id_of(b);
-                    if dup {
-                        diagnostics.push(Diagnostic::new(
-                            id_of(b),
-                            "",
-                            roo_formats::DiagCode::InvalidValue,
-                            roo_formats::Severity::Warning,
-                            "this task id is in two of the stores opened; the first store's task is kept",
-                        ));
+                // The same id in several stores: the newer copy first (a copy with a header
+                // before one without), the others become copies.
+                let recency = |&(n, header, k): &(usize, bool, usize)| {
+                    let t = &loaded[n];
+                    let sig = match header {
+                        true => t.kept[k].sig,
+                        false => t.failed[k].sig,
+                    };
+                    let s = header.then(|| &t.skeletons[k]);
+                    (header, Recency::of(s, &sig))
+                };
+                let mut shown: Vec<(usize, bool, usize)> = Vec::with_capacity(order.len());
+                for o in order {
+                    match shown.last_mut() {
+                        Some(last) if id_of(last) == id_of(&o) => {
+                            let (a, b) = (recency(&o), recency(last));
+                            let newer =
+                                a.0.cmp(&b.0)
+                                    .then_with(|| shown_first((a.1, o.0), (b.1, last.0)));
+                            let older = if newer == Ordering::Greater {
+                                std::mem::replace(last, o)
+                            } else {
+                                o
+                            };
+                            let (n, header, k) = older;
+                            let t = &loaded[n];
+                            let stamp = match header {
+                                true => Stamp {
+                                    sig: t.kept[k].sig,
+                                    folder: t.kept[k].folder,
+                                    trusted: false,
+                                },
+                                false => Stamp {
+                                    sig: t.failed[k].sig,
+                                    folder: None,
+                                    trusted: false,
+                                },
+                            };
+                            let s = header.then(|| &t.skeletons[k]);
+                            self.copies.push(Copy::of(n, id_of(&older), &stamp, s));
+                        }
+                        _ => shown.push(o),
                     }
-                    dup
-                });
+                }
+                self.sort_copies();
+                let order = shown;
                 // Exact sizes: a doubling vector would hold up to twice the handle's headers
                 // while it grows.
                 let kept = order.iter().filter(|o| o.1).count();
