@@ -22,7 +22,9 @@ use std::sync::Arc;
 
 const HEAD: &[u8; 8] = b"ROOUSE01";
 const TAIL: &[u8; 8] = b"ROOUSEND";
-/// Bumped whenever the encoding or what a body holds changes.
+/// Bumped whenever the encoding changes, or a task's records would be read otherwise
+/// (`records`, `activity`): records kept by an older reading are then read again. The engine
+/// version (`roo_store::ENGINE_VERSION`, which changes with the readers under them) is checked too.
 const FORMAT: u32 = 1;
 /// `count (u32) · footer length (u64) · footer XXH3 (u64) · TAIL`.
 const TRAILER: usize = 4 + 8 + 8 + 8;
