@@ -1,11 +1,10 @@
 // The usage page of `roo-state serve`: a store's usage report (`TaskStore.usageReport`) as charts
 // drawn here in SVG (./usage-charts.mjs) and a table with totals whose rows link to their tasks
 // and conversations. Its query: the report's options, what the charts stack by, one conversation.
-import { COST_MODES, HOSTS, TIME_GROUPS } from '../lib/usage.mjs'
+import { COST_MODES, HOSTS, TIME_GROUPS, tokens as tokensOf } from '../lib/usage.mjs'
 import { HttpError } from './data.mjs'
 import { MEASURES, calendarChart, conversationsChart, legend, modeSeries, modeShareChart, namedBars, periodRange, seriesOf, subtasksChart } from './usage-charts.mjs'
 import { Safe, count, html, layout, money, qs, storeTabs } from './views.mjs'
-import { tokens as tokensOf } from '../lib/usage.mjs'
 
 export const USAGE_GROUPS = ['daily', 'weekly', 'monthly', 'yearly', 'models', 'modes', 'workspaces', 'hosts', 'conversations', 'tasks']
 /** What the charts over time stack each period by. */
