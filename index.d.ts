@@ -1932,12 +1932,17 @@ export type GrepTasksResult = {
 /**
  * What the rows are.
  */
-export type UsageGroup = "daily" | "weekly" | "monthly" | "tasks" | "conversations" | "models" | "workspaces" | "hosts" | "modes";
+export type UsageGroup = "daily" | "weekly" | "monthly" | "yearly" | "tasks" | "conversations" | "models" | "workspaces" | "hosts" | "modes";
 
 /**
  * Which cost a record counts.
  */
 export type UsageCostMode = "recorded" | "calculate" | "auto";
+
+/**
+ * The order of the rows.
+ */
+export type UsageOrder = "asc" | "desc";
 
 /**
  * Token and cost sums.
@@ -1947,13 +1952,22 @@ export type UsageSums = {
    * API requests (condense operations are not requests; their cost is in `cost`).
    */
   requests: number,
+  /**
+   * Input tokens neither written to nor read from the cache: `tokensIn`, less the cache
+   * tokens where a record's `tokensIn` holds them (at 0 where it holds fewer). `input`,
+   * `tokensOut`, `cacheWrites` and `cacheReads` add up to `totalTokens`.
+   */
+  input: number,
+  /**
+   * Input tokens as recorded: with the cache tokens on records of the OpenAI protocol (and the
+   * Anthropic one from v3.29.5), without them on older ones.
+   */
   tokensIn: number,
   tokensOut: number,
   cacheWrites: number,
   cacheReads: number,
   /**
-   * Input, output and cache tokens, each counted once (records whose `tokensIn` already
-   * holds the cache tokens do not add them again).
+   * `input + tokensOut + cacheWrites + cacheReads`: every token counted once.
    */
   totalTokens: number,
   /**
@@ -1972,6 +1986,29 @@ export type UsageSums = {
    * Requests counted whose record holds no cost.
    */
   withoutCost: number,
+};
+
+/**
+ * What the person and the tools did in a row, besides requests.
+ */
+export type UsageActivity = {
+  /**
+   * Messages of the person: the opening message of a task with no parent, answers and
+   * feedback.
+   */
+  userMessages: number,
+  /**
+   * Conversations (tasks with no parent) started, counted where their first task was created.
+   */
+  conversations: number,
+  /**
+   * Tool calls, commands included.
+   */
+  toolCalls: number,
+  /**
+   * Terminal commands.
+   */
+  commands: number,
 };
 
 /**
@@ -1998,13 +2035,67 @@ export type UsageModelRow = {
    * API requests (condense operations are not requests; their cost is in `cost`).
    */
   requests: number,
+  /**
+   * Input tokens neither written to nor read from the cache: `tokensIn`, less the cache
+   * tokens where a record's `tokensIn` holds them (at 0 where it holds fewer). `input`,
+   * `tokensOut`, `cacheWrites` and `cacheReads` add up to `totalTokens`.
+   */
+  input: number,
+  /**
+   * Input tokens as recorded: with the cache tokens on records of the OpenAI protocol (and the
+   * Anthropic one from v3.29.5), without them on older ones.
+   */
   tokensIn: number,
   tokensOut: number,
   cacheWrites: number,
   cacheReads: number,
   /**
-   * Input, output and cache tokens, each counted once (records whose `tokensIn` already
-   * holds the cache tokens do not add them again).
+   * `input + tokensOut + cacheWrites + cacheReads`: every token counted once.
+   */
+  totalTokens: number,
+  /**
+   * USD, by the report's cost mode.
+   */
+  cost: number,
+  /**
+   * Requests the user cancelled (counted with what they recorded, as the extension does).
+   */
+  cancelled: number,
+  /**
+   * Requests whose stream failed (counted likewise).
+   */
+  failed: number,
+  /**
+   * Requests counted whose record holds no cost.
+   */
+  withoutCost: number,
+};
+
+/**
+ * One mode's sums within a row.
+ */
+export type UsageModeRow = {
+  mode: string,
+  /**
+   * API requests (condense operations are not requests; their cost is in `cost`).
+   */
+  requests: number,
+  /**
+   * Input tokens neither written to nor read from the cache: `tokensIn`, less the cache
+   * tokens where a record's `tokensIn` holds them (at 0 where it holds fewer). `input`,
+   * `tokensOut`, `cacheWrites` and `cacheReads` add up to `totalTokens`.
+   */
+  input: number,
+  /**
+   * Input tokens as recorded: with the cache tokens on records of the OpenAI protocol (and the
+   * Anthropic one from v3.29.5), without them on older ones.
+   */
+  tokensIn: number,
+  tokensOut: number,
+  cacheWrites: number,
+  cacheReads: number,
+  /**
+   * `input + tokensOut + cacheWrites + cacheReads`: every token counted once.
    */
   totalTokens: number,
   /**
@@ -2050,13 +2141,22 @@ export type UsageConversationTask = {
    * API requests (condense operations are not requests; their cost is in `cost`).
    */
   requests: number,
+  /**
+   * Input tokens neither written to nor read from the cache: `tokensIn`, less the cache
+   * tokens where a record's `tokensIn` holds them (at 0 where it holds fewer). `input`,
+   * `tokensOut`, `cacheWrites` and `cacheReads` add up to `totalTokens`.
+   */
+  input: number,
+  /**
+   * Input tokens as recorded: with the cache tokens on records of the OpenAI protocol (and the
+   * Anthropic one from v3.29.5), without them on older ones.
+   */
   tokensIn: number,
   tokensOut: number,
   cacheWrites: number,
   cacheReads: number,
   /**
-   * Input, output and cache tokens, each counted once (records whose `tokensIn` already
-   * holds the cache tokens do not add them again).
+   * `input + tokensOut + cacheWrites + cacheReads`: every token counted once.
    */
   totalTokens: number,
   /**
@@ -2125,6 +2225,10 @@ export type UsageRow = {
    */
   models?: Array<UsageModelRow>,
   /**
+   * Per-mode sums (with `byMode`), most expensive first.
+   */
+  modes?: Array<UsageModeRow>,
+  /**
    * For `conversations`: the tasks of the conversation and the share of each task and mode.
    */
   conversation?: UsageConversation,
@@ -2132,13 +2236,22 @@ export type UsageRow = {
    * API requests (condense operations are not requests; their cost is in `cost`).
    */
   requests: number,
+  /**
+   * Input tokens neither written to nor read from the cache: `tokensIn`, less the cache
+   * tokens where a record's `tokensIn` holds them (at 0 where it holds fewer). `input`,
+   * `tokensOut`, `cacheWrites` and `cacheReads` add up to `totalTokens`.
+   */
+  input: number,
+  /**
+   * Input tokens as recorded: with the cache tokens on records of the OpenAI protocol (and the
+   * Anthropic one from v3.29.5), without them on older ones.
+   */
   tokensIn: number,
   tokensOut: number,
   cacheWrites: number,
   cacheReads: number,
   /**
-   * Input, output and cache tokens, each counted once (records whose `tokensIn` already
-   * holds the cache tokens do not add them again).
+   * `input + tokensOut + cacheWrites + cacheReads`: every token counted once.
    */
   totalTokens: number,
   /**
@@ -2157,6 +2270,23 @@ export type UsageRow = {
    * Requests counted whose record holds no cost.
    */
   withoutCost: number,
+  /**
+   * Messages of the person: the opening message of a task with no parent, answers and
+   * feedback.
+   */
+  userMessages: number,
+  /**
+   * Conversations (tasks with no parent) started, counted where their first task was created.
+   */
+  conversations: number,
+  /**
+   * Tool calls, commands included.
+   */
+  toolCalls: number,
+  /**
+   * Terminal commands.
+   */
+  commands: number,
 };
 
 /**
@@ -2179,13 +2309,50 @@ export type UsageNoCostTask = {
 };
 
 /**
+ * Tokens and cost as a task's history item states them or its records add up to.
+ */
+export type UsageHistoryFigures = {
+  tokensIn: number | null,
+  tokensOut: number | null,
+  cacheWrites: number | null,
+  cacheReads: number | null,
+  totalCost: number | null,
+};
+
+/**
+ * A task whose `history_item.json` states totals its request records do not add up to (a repair
+ * tool may have estimated them): the report counts the records.
+ */
+export type UsageHistoryDisagreement = {
+  taskId: string,
+  /**
+   * The fields that disagree (`tokensIn`, `tokensOut`, `cacheWrites`, `cacheReads`,
+   * `totalCost`).
+   */
+  fields: Array<string>,
+  /**
+   * What `history_item.json` states, field by field (`null` where it states nothing).
+   */
+  history: UsageHistoryFigures,
+  /**
+   * What the task's request records add up to (what the report counts).
+   */
+  records: UsageHistoryFigures,
+};
+
+/**
  * What [`UsageIndex::sync`] did.
  */
 export type UsageSync = {
   /**
-   * Tasks read (new, or whose files changed).
+   * Tasks read from their folders (new, or whose files changed).
    */
   read: number,
+  /**
+   * Tasks whose records were taken from the records kept beside the skeleton cache (a new
+   * process, or a new handle).
+   */
+  cached: number,
   /**
    * Tasks kept as they were.
    */
@@ -2212,6 +2379,19 @@ export type UsageSync = {
 export type UsageReport = {
   group: UsageGroup,
   timeZone: string,
+  /**
+   * The zone was not given: the local one (`TZ`, else the system's).
+   */
+  localZone: boolean,
+  order: UsageOrder,
+  /**
+   * Periods only: how many of the last periods the report was asked for.
+   */
+  last?: number,
+  /**
+   * Only these hosts' tasks were counted (none: every host).
+   */
+  hosts?: Array<string>,
   since?: string,
   until?: string,
   costMode: UsageCostMode,
@@ -2227,9 +2407,24 @@ export type UsageReport = {
    */
   unpricedModels: Array<string>,
   /**
+   * Tasks whose `history_item.json` totals disagree with their request records (which are
+   * counted).
+   */
+  historyDisagreements: Array<UsageHistoryDisagreement>,
+  /**
+   * Counted requests whose `tokensIn`, said to hold the cache tokens, holds fewer than them
+   * (their `input` is counted as 0).
+   */
+  inputBelowCache: number,
+  /**
    * How the figures were counted.
    */
   notes: Array<string>,
+  /**
+   * What went wrong on the way without changing the figures: kept records that did not
+   * check out (their tasks were read again from their folders) or could not be written.
+   */
+  warnings: Array<string>,
   /**
    * What the index read again before this report.
    */
@@ -3443,7 +3638,10 @@ export declare function updateHistoryItem(file: string, incoming: HistoryItemRec
 export interface UsageReportOptions {
   /** The rows (default `daily`; a week is keyed by its Monday). */
   group?: UsageGroup
-  /** `UTC` (default), an IANA name (`Europe/Paris`) or a fixed offset (`+02:00`). */
+  /**
+   * An IANA name (`Europe/Paris`), `UTC` or a fixed offset (`+02:00`); default the local zone
+   * (`TZ`, else the system's; the report says which).
+   */
   timeZone?: string
   /** First local day counted, `YYYY-MM-DD` (inclusive). */
   since?: string
@@ -3455,8 +3653,19 @@ export interface UsageReportOptions {
   priceFile?: string
   /** Per-model sums in each row. */
   breakdown?: boolean
+  /** Per-mode sums in each row (`modes`) instead. */
+  byMode?: boolean
   /** Only tasks of this workspace (a path, or a bare folder name). */
   workspace?: string
+  /** Only tasks of these hosts (`roo`, `zoo-code`, `cline`, `kilo-code`). */
+  hosts?: Array<string>
+  /**
+   * `asc` (default for periods: oldest first) or `desc` (default otherwise: most expensive
+   * first).
+   */
+  order?: UsageOrder
+  /** Periods only: the last `n` periods that hold usage (the totals are theirs). */
+  last?: number
   signal?: AbortSignal
 }
 

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { CHROMIUM, launchChromium } from '../scripts/chromium.mjs'
 import { startServer } from '../cli/serve/server.mjs'
-import { HOSTILE_ID, HOSTILE_REPLY, HOSTILE_TITLE, makeServeRoot, repoRoot } from './serve-helpers.mjs'
+import { HOSTILE_ID, HOSTILE_REPLY, HOSTILE_TITLE, fixtureStore, makeServeRoot, repoRoot } from './serve-helpers.mjs'
 
 const haveBrowser = fs.existsSync(CHROMIUM)
 if (!haveBrowser) {
@@ -116,19 +116,76 @@ describe.skipIf(!haveBrowser)('roo-state serve in Chromium', () => {
     await shot('search-hit')
   })
 
-  it('charts the usage by month and by model', async () => {
-    await page.goto(`${server.url}usage`)
-    await page.selectOption('select[name=group]', 'monthly')
-    await page.click('form.filters button[type=submit]')
-    expect(new URL(page.url()).searchParams.get('group')).toBe('monthly')
+  it('charts the usage on a calendar, stacked, and follows a day to its tasks', async () => {
+    await page.goto(`${server.url}usage?tz=UTC`)
     const chart = page.locator('#usage-chart')
     expect(await chart.isVisible()).toBe(true)
-    const box = await chart.boundingBox()
-    expect(box.width).toBeGreaterThan(150)
-    const bars = await page.locator('#usage-chart rect.bar').count()
-    expect(bars).toBe(await page.locator('#usage-table tbody tr').count())
-    expect(await page.textContent('#usage-cost')).toMatch(/^\$\d/)
-    await shot('usage-monthly')
+    expect((await chart.boundingBox()).width).toBeGreaterThan(150)
+    // Each day stacked by model, each segment saying its value; the legend names the models.
+    const segments = await page.locator('#usage-chart g.seg title').allTextContents()
+    expect(segments.length).toBeGreaterThan(1)
+    for (const t of segments) expect(t).toMatch(/^2026-03-1\d · .+: \$\d+\.\d+, \d+ requests$/)
+    const legend = await page.locator('#usage-legend li').allTextContents()
+    expect(legend.length).toBeGreaterThan(0)
+    for (const t of segments) expect(legend.some((l) => t.includes(` · ${l}:`))).toBe(true)
+    expect(await page.locator('#usage-tokens-chart').isVisible()).toBe(true)
+    // By mode, the same days.
+    await page.selectOption('select[name=stack]', 'mode')
+    await page.click('form.filters button[type=submit]')
+    expect(new URL(page.url()).searchParams.get('stack')).toBe('mode')
+    expect(await page.locator('#usage-legend li').allTextContents()).toContain('orchestrator')
+    // A day leads to the tasks of that day, a task to its page.
+    await page.locator('#usage-table tbody a', { hasText: '2026-03-10' }).click()
+    expect(new URL(page.url()).searchParams.get('group')).toBe('tasks')
+    expect(await page.locator('#usage-table tbody tr').count()).toBe(4)
+    await page.locator('#usage-table tbody tr a').first().click()
+    expect(page.url()).toMatch(/\/task\/019cd6/)
+  })
+
+  it('keeps a slot for every calendar day, empty ones empty', async () => {
+    // A store whose two days of usage are ten weeks apart.
+    const other = await startServer({ tasksDirs: [fixtureStore('stack-era-v3.20')], cacheDir: path.join(env.root, 'cache-stack') })
+    try {
+      await page.goto(`${other.url}usage?tz=UTC`)
+      const periods = await page.locator('#usage-chart g.period').evaluateAll((gs) => gs.map((g) => [g.dataset.key, g.classList.contains('empty')]))
+      const days = (Date.parse('2025-06-19') - Date.parse('2025-04-08')) / 86_400_000 + 1
+      expect(periods).toHaveLength(days)
+      expect(periods[0]).toEqual(['2025-04-08', false])
+      expect(periods[days - 1]).toEqual(['2025-06-19', false])
+      expect(periods.filter(([, empty]) => empty)).toHaveLength(days - 2)
+      expect(periods.map(([k]) => k)).toContain('2025-05-01')
+      expect(await page.locator('#usage-chart g.period.empty rect:not(.slot)').count()).toBe(0)
+      // The axis names the first day of each month.
+      const axis = await page.locator('#usage-chart text.axis').allTextContents()
+      for (const d of ['2025-05-01', '2025-06-01']) expect(axis).toContain(d)
+      await page.locator('#usage-chart g.seg').first().hover()
+      await shot('usage-daily')
+      await page.goto(`${other.url}usage?tz=UTC&group=weekly&stack=mode`)
+      expect(await page.locator('#usage-chart g.period').count()).toBe(11)
+      await shot('usage-weekly-modes')
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('charts a conversation by subtask and mode, with no script', async () => {
+    await page.goto(`${server.url}usage?group=conversations`)
+    expect(await page.locator('#usage-chart g.seg').count()).toBeGreaterThan(1)
+    await page.locator('#usage-table tbody a', { hasText: 'Ajoute un cache des prévisions' }).first().click()
+    expect(new URL(page.url()).searchParams.get('conversation')).toBe(ROOT)
+    const tasks = await page.locator('#conversation-chart g.seg title').allTextContents()
+    expect(tasks).toHaveLength(4)
+    expect(tasks[0]).toMatch(new RegExp(`^${ROOT} \\(orchestrator\\): \\$0\\.1426, 29% of the conversation`))
+    const modes = await page.locator('#conversation-modes g.seg title').allTextContents()
+    expect(modes.map((m) => m.split(':')[0]).sort()).toEqual(['code', 'debug', 'orchestrator'])
+    expect(await page.locator('#conversation').isVisible()).toBe(true)
+    const found = await page.evaluate(() => ({
+      scripts: document.querySelectorAll('script').length,
+      handlers: [...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => a.name.startsWith('on'))).length,
+      styles: document.querySelectorAll('[style], style').length,
+    }))
+    expect(found).toEqual({ scripts: 0, handlers: 0, styles: 0 })
+    await shot('usage-conversation')
     await page.goto(`${server.url}usage?group=models`)
     expect(await page.locator('#usage-chart rect.bar').count()).toBeGreaterThan(0)
     await shot('usage-models')

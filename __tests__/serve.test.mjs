@@ -140,7 +140,7 @@ describe('roo-state serve: hostile input', () => {
   })
 
   it('answers 400 to a bad filter value', async () => {
-    for (const p of ['/?host=evil', '/?sort=__proto__', '/?page=-1', '/?since=notadate', '/?store=7', '/search?q=x&mode=evil', '/usage?group=tasks', '/usage?since=2026-1-1', '/usage?cost=free', '/api/usage?tz=Mars/Olympus', '/api/usage?store=3']) {
+    for (const p of ['/?host=evil', '/?sort=__proto__', '/?page=-1', '/?since=notadate', '/?store=7', '/search?q=x&mode=evil', '/usage?group=hourly', '/usage?stack=evil', '/usage?host=evil', '/usage?conversation=../x', '/usage?since=2026-1-1', '/usage?cost=free', '/api/usage?tz=Mars/Olympus', '/api/usage?store=3']) {
       const r = await request(server.port, `${T}${p}`)
       expect([400, 404], p).toContain(r.status)
     }
@@ -172,18 +172,36 @@ describe('roo-state serve: data', () => {
     expect(sync.kept + sync.read).toBe(handle.size)
   })
 
-  it('charts the usage of a store: a bar per row, the table and its totals', async () => {
+  it('charts the usage of a store: the calendar, names or conversations, the table and its totals', async () => {
     const money = (n) => `$${n.toFixed(n < 1 ? 4 : 2)}`
-    for (const group of ['daily', 'monthly', 'models', 'modes', 'conversations']) {
+    const days = (a, b) => Math.round((Date.parse(b) - Date.parse(a)) / 86_400_000) + 1
+    for (const group of ['daily', 'monthly', 'yearly', 'models', 'modes', 'tasks', 'conversations']) {
       const report = await handle.usageReport({ group })
       expect(report.rows.length, group).toBeGreaterThan(0)
       const page = await request(server.port, `${T}/usage?group=${group}`)
       expect(page.status, group).toBe(200)
       expect(page.body).toContain(`<span id="usage-cost">${money(report.totals.cost)}</span>`)
       expect(page.body).toContain(`<span id="usage-requests">${report.totals.requests.toLocaleString('en-US')}</span>`)
-      expect((page.body.match(/<rect class="bar"/g) ?? []).length, group).toBe(Math.min(report.rows.length, 25))
-      expect((page.body.match(/<tr><th scope="row">/g) ?? []).length, group).toBe(report.rows.length + 1)
+      expect((page.body.match(/<tr data-key="/g) ?? []).length, group).toBe(report.rows.length)
+      const slots = (page.body.match(/<g class="period( empty)?" data-key=/g) ?? []).length
+      if (group === 'daily') {
+        // Every calendar day from the first to the last with usage has its slot, empty or not.
+        const keys = report.rows.map((r) => r.key)
+        expect(slots).toBe(2 * days(keys[0], keys[keys.length - 1]))
+        expect((page.body.match(/<g class="period" data-key=/g) ?? []).length).toBe(2 * keys.length)
+      } else if (group === 'models' || group === 'modes' || group === 'tasks') {
+        expect((page.body.match(/<rect class="bar"/g) ?? []).length, group).toBe(Math.min(report.rows.length, 25))
+      }
     }
+    // A conversation's cost by subtask and by mode, its rows linked to its tasks.
+    const convs = await handle.usageReport({ group: 'conversations' })
+    const conv = convs.rows.find((r) => r.conversation.tasks.length > 1)
+    const page = await request(server.port, `${T}/usage?group=conversations&conversation=${conv.key}`)
+    expect(page.body).toContain('id="conversation-chart"')
+    expect((page.body.match(/<title>[^<]*% of the conversation/g) ?? []).length).toBe(conv.conversation.tasks.length)
+    for (const t of conv.conversation.tasks) expect(page.body).toContain(`<title>${t.taskId} (`)
+    const tasks = await request(server.port, `${T}/usage?group=tasks`)
+    expect(tasks.body).toContain(`href="${T}/task/${conv.key}"`)
     // A range with no request, and a time zone the core does not know: said on the page.
     const empty = await request(server.port, `${T}/usage?since=1999-01-01&until=1999-01-31`)
     expect(empty.body).toContain('No request in this range.')

@@ -3,12 +3,17 @@
 /**
  * What the rows are.
  */
-export type UsageGroup = "daily" | "weekly" | "monthly" | "tasks" | "conversations" | "models" | "workspaces" | "hosts" | "modes";
+export type UsageGroup = "daily" | "weekly" | "monthly" | "yearly" | "tasks" | "conversations" | "models" | "workspaces" | "hosts" | "modes";
 
 /**
  * Which cost a record counts.
  */
 export type UsageCostMode = "recorded" | "calculate" | "auto";
+
+/**
+ * The order of the rows.
+ */
+export type UsageOrder = "asc" | "desc";
 
 /**
  * Token and cost sums.
@@ -18,13 +23,22 @@ export type UsageSums = {
    * API requests (condense operations are not requests; their cost is in `cost`).
    */
   requests: number,
+  /**
+   * Input tokens neither written to nor read from the cache: `tokensIn`, less the cache
+   * tokens where a record's `tokensIn` holds them (at 0 where it holds fewer). `input`,
+   * `tokensOut`, `cacheWrites` and `cacheReads` add up to `totalTokens`.
+   */
+  input: number,
+  /**
+   * Input tokens as recorded: with the cache tokens on records of the OpenAI protocol (and the
+   * Anthropic one from v3.29.5), without them on older ones.
+   */
   tokensIn: number,
   tokensOut: number,
   cacheWrites: number,
   cacheReads: number,
   /**
-   * Input, output and cache tokens, each counted once (records whose `tokensIn` already
-   * holds the cache tokens do not add them again).
+   * `input + tokensOut + cacheWrites + cacheReads`: every token counted once.
    */
   totalTokens: number,
   /**
@@ -43,6 +57,29 @@ export type UsageSums = {
    * Requests counted whose record holds no cost.
    */
   withoutCost: number,
+};
+
+/**
+ * What the person and the tools did in a row, besides requests.
+ */
+export type UsageActivity = {
+  /**
+   * Messages of the person: the opening message of a task with no parent, answers and
+   * feedback.
+   */
+  userMessages: number,
+  /**
+   * Conversations (tasks with no parent) started, counted where their first task was created.
+   */
+  conversations: number,
+  /**
+   * Tool calls, commands included.
+   */
+  toolCalls: number,
+  /**
+   * Terminal commands.
+   */
+  commands: number,
 };
 
 /**
@@ -69,13 +106,67 @@ export type UsageModelRow = {
    * API requests (condense operations are not requests; their cost is in `cost`).
    */
   requests: number,
+  /**
+   * Input tokens neither written to nor read from the cache: `tokensIn`, less the cache
+   * tokens where a record's `tokensIn` holds them (at 0 where it holds fewer). `input`,
+   * `tokensOut`, `cacheWrites` and `cacheReads` add up to `totalTokens`.
+   */
+  input: number,
+  /**
+   * Input tokens as recorded: with the cache tokens on records of the OpenAI protocol (and the
+   * Anthropic one from v3.29.5), without them on older ones.
+   */
   tokensIn: number,
   tokensOut: number,
   cacheWrites: number,
   cacheReads: number,
   /**
-   * Input, output and cache tokens, each counted once (records whose `tokensIn` already
-   * holds the cache tokens do not add them again).
+   * `input + tokensOut + cacheWrites + cacheReads`: every token counted once.
+   */
+  totalTokens: number,
+  /**
+   * USD, by the report's cost mode.
+   */
+  cost: number,
+  /**
+   * Requests the user cancelled (counted with what they recorded, as the extension does).
+   */
+  cancelled: number,
+  /**
+   * Requests whose stream failed (counted likewise).
+   */
+  failed: number,
+  /**
+   * Requests counted whose record holds no cost.
+   */
+  withoutCost: number,
+};
+
+/**
+ * One mode's sums within a row.
+ */
+export type UsageModeRow = {
+  mode: string,
+  /**
+   * API requests (condense operations are not requests; their cost is in `cost`).
+   */
+  requests: number,
+  /**
+   * Input tokens neither written to nor read from the cache: `tokensIn`, less the cache
+   * tokens where a record's `tokensIn` holds them (at 0 where it holds fewer). `input`,
+   * `tokensOut`, `cacheWrites` and `cacheReads` add up to `totalTokens`.
+   */
+  input: number,
+  /**
+   * Input tokens as recorded: with the cache tokens on records of the OpenAI protocol (and the
+   * Anthropic one from v3.29.5), without them on older ones.
+   */
+  tokensIn: number,
+  tokensOut: number,
+  cacheWrites: number,
+  cacheReads: number,
+  /**
+   * `input + tokensOut + cacheWrites + cacheReads`: every token counted once.
    */
   totalTokens: number,
   /**
@@ -121,13 +212,22 @@ export type UsageConversationTask = {
    * API requests (condense operations are not requests; their cost is in `cost`).
    */
   requests: number,
+  /**
+   * Input tokens neither written to nor read from the cache: `tokensIn`, less the cache
+   * tokens where a record's `tokensIn` holds them (at 0 where it holds fewer). `input`,
+   * `tokensOut`, `cacheWrites` and `cacheReads` add up to `totalTokens`.
+   */
+  input: number,
+  /**
+   * Input tokens as recorded: with the cache tokens on records of the OpenAI protocol (and the
+   * Anthropic one from v3.29.5), without them on older ones.
+   */
   tokensIn: number,
   tokensOut: number,
   cacheWrites: number,
   cacheReads: number,
   /**
-   * Input, output and cache tokens, each counted once (records whose `tokensIn` already
-   * holds the cache tokens do not add them again).
+   * `input + tokensOut + cacheWrites + cacheReads`: every token counted once.
    */
   totalTokens: number,
   /**
@@ -196,6 +296,10 @@ export type UsageRow = {
    */
   models?: Array<UsageModelRow>,
   /**
+   * Per-mode sums (with `byMode`), most expensive first.
+   */
+  modes?: Array<UsageModeRow>,
+  /**
    * For `conversations`: the tasks of the conversation and the share of each task and mode.
    */
   conversation?: UsageConversation,
@@ -203,13 +307,22 @@ export type UsageRow = {
    * API requests (condense operations are not requests; their cost is in `cost`).
    */
   requests: number,
+  /**
+   * Input tokens neither written to nor read from the cache: `tokensIn`, less the cache
+   * tokens where a record's `tokensIn` holds them (at 0 where it holds fewer). `input`,
+   * `tokensOut`, `cacheWrites` and `cacheReads` add up to `totalTokens`.
+   */
+  input: number,
+  /**
+   * Input tokens as recorded: with the cache tokens on records of the OpenAI protocol (and the
+   * Anthropic one from v3.29.5), without them on older ones.
+   */
   tokensIn: number,
   tokensOut: number,
   cacheWrites: number,
   cacheReads: number,
   /**
-   * Input, output and cache tokens, each counted once (records whose `tokensIn` already
-   * holds the cache tokens do not add them again).
+   * `input + tokensOut + cacheWrites + cacheReads`: every token counted once.
    */
   totalTokens: number,
   /**
@@ -228,6 +341,23 @@ export type UsageRow = {
    * Requests counted whose record holds no cost.
    */
   withoutCost: number,
+  /**
+   * Messages of the person: the opening message of a task with no parent, answers and
+   * feedback.
+   */
+  userMessages: number,
+  /**
+   * Conversations (tasks with no parent) started, counted where their first task was created.
+   */
+  conversations: number,
+  /**
+   * Tool calls, commands included.
+   */
+  toolCalls: number,
+  /**
+   * Terminal commands.
+   */
+  commands: number,
 };
 
 /**
@@ -250,13 +380,50 @@ export type UsageNoCostTask = {
 };
 
 /**
+ * Tokens and cost as a task's history item states them or its records add up to.
+ */
+export type UsageHistoryFigures = {
+  tokensIn: number | null,
+  tokensOut: number | null,
+  cacheWrites: number | null,
+  cacheReads: number | null,
+  totalCost: number | null,
+};
+
+/**
+ * A task whose `history_item.json` states totals its request records do not add up to (a repair
+ * tool may have estimated them): the report counts the records.
+ */
+export type UsageHistoryDisagreement = {
+  taskId: string,
+  /**
+   * The fields that disagree (`tokensIn`, `tokensOut`, `cacheWrites`, `cacheReads`,
+   * `totalCost`).
+   */
+  fields: Array<string>,
+  /**
+   * What `history_item.json` states, field by field (`null` where it states nothing).
+   */
+  history: UsageHistoryFigures,
+  /**
+   * What the task's request records add up to (what the report counts).
+   */
+  records: UsageHistoryFigures,
+};
+
+/**
  * What [`UsageIndex::sync`] did.
  */
 export type UsageSync = {
   /**
-   * Tasks read (new, or whose files changed).
+   * Tasks read from their folders (new, or whose files changed).
    */
   read: number,
+  /**
+   * Tasks whose records were taken from the records kept beside the skeleton cache (a new
+   * process, or a new handle).
+   */
+  cached: number,
   /**
    * Tasks kept as they were.
    */
@@ -283,6 +450,19 @@ export type UsageSync = {
 export type UsageReport = {
   group: UsageGroup,
   timeZone: string,
+  /**
+   * The zone was not given: the local one (`TZ`, else the system's).
+   */
+  localZone: boolean,
+  order: UsageOrder,
+  /**
+   * Periods only: how many of the last periods the report was asked for.
+   */
+  last?: number,
+  /**
+   * Only these hosts' tasks were counted (none: every host).
+   */
+  hosts?: Array<string>,
   since?: string,
   until?: string,
   costMode: UsageCostMode,
@@ -298,9 +478,24 @@ export type UsageReport = {
    */
   unpricedModels: Array<string>,
   /**
+   * Tasks whose `history_item.json` totals disagree with their request records (which are
+   * counted).
+   */
+  historyDisagreements: Array<UsageHistoryDisagreement>,
+  /**
+   * Counted requests whose `tokensIn`, said to hold the cache tokens, holds fewer than them
+   * (their `input` is counted as 0).
+   */
+  inputBelowCache: number,
+  /**
    * How the figures were counted.
    */
   notes: Array<string>,
+  /**
+   * What went wrong on the way without changing the figures: kept records that did not
+   * check out (their tasks were read again from their folders) or could not be written.
+   */
+  warnings: Array<string>,
   /**
    * What the index read again before this report.
    */

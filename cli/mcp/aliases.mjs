@@ -8,7 +8,6 @@
 import { z } from 'zod'
 import { RooStateError } from '../lib/errors.mjs'
 import { looseInputOf } from './input.mjs'
-import { usageAliases } from './usage-tools.mjs'
 
 /**
  * Old argument names per tool. A dotted name is an argument inside an object argument
@@ -328,5 +327,4 @@ export const legacy = [
   { name: 'search_tasks_by_content', listed: false, input: looseInputOf({ search_query: z.string() }), map: (a) => searchArgs(a) },
   { name: 'list_conversations', listed: false, input: looseInputOf({ limit: int(1) }), map: listConversations },
   { name: 'get_current_task', listed: false, input: looseInputOf({ workspace: str }), map: currentTask },
-  ...usageAliases,
 ]

@@ -29,6 +29,15 @@ export function jsonSchemaOf(schema) {
   return rest
 }
 
+/**
+ * The JSON Schema listed as a tool's output schema (what its structured content holds).
+ * @param {import('zod').ZodType} schema
+ */
+export function outputSchemaOf(schema) {
+  const { $schema, ...rest } = z.toJSONSchema(schema, { io: 'output', target: 'draft-7' })
+  return rest
+}
+
 function pathText(path) {
   return path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[') || 'arguments'
 }

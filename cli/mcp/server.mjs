@@ -10,11 +10,12 @@ import process from 'node:process'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { LineTransport } from './line-transport.mjs'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { serveResources } from './resources.mjs'
 import { call, has } from '../lib/binding.mjs'
 import { describeError } from '../lib/errors.mjs'
 import { internal, tools } from './tools.mjs'
 import { currentSpelling, legacy } from './aliases.mjs'
-import { inputOf, jsonSchemaOf, parseInput } from './input.mjs'
+import { inputOf, jsonSchemaOf, outputSchemaOf, parseInput } from './input.mjs'
 
 const require = createRequire(import.meta.url)
 const pkg = require('../../package.json')
@@ -115,7 +116,14 @@ export function createServer(opts = {}) {
   for (const l of legacy) byName.set(l.name, { kind: 'legacy', alias: l })
 
   const listed = [
-    ...tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: jsonSchemaOf(byName.get(t.name).schema), annotations: t.annotations })),
+    ...tools.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: jsonSchemaOf(byName.get(t.name).schema),
+      ...(t.output ? { outputSchema: outputSchemaOf(t.output) } : {}),
+      annotations: t.annotations,
+    })),
     ...(opts.listLegacy === false
       ? []
       : legacy.filter((l) => l.listed).map((l) => ({ name: l.name, description: l.description, inputSchema: jsonSchemaOf(l.input) }))),
@@ -131,7 +139,7 @@ export function createServer(opts = {}) {
   const server = new Server(
     { name: 'roo-state', title: 'roo-state (roo-state-core)', version: pkg.version },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, resources: {} },
       instructions:
         'Task history of Roo Code, Zoo Code, Cline and Kilo Code: the task tree with the evidence of each link (get_task_tree), a conversation\'s messages (view_conversation_tree), exports (export_*), search (index_tasks then search_tasks_semantic), and maintenance (diagnose_roo_state, rebuild_roo_state_from_tasks, cleanup_obsolete_checkpoints: dry runs unless dryRun is false and the server was started with --allow-writes). Tasks are named by id; tasksDir must be one of the server\'s stores.',
     },
@@ -179,6 +187,8 @@ export function createServer(opts = {}) {
       const onProgress = progressSender(extra, request.params._meta?.progressToken)
       try {
         const out = await tool.run(toolArgs, { ...ctxBase, io: { signal: extra.signal, onProgress } })
+        // A tool with an output schema answers with the structured value (and its JSON as text).
+        if (tool.output) return { content: toContent(out, MAX_OUTPUT), structuredContent: out }
         return { content: toContent(out, MAX_OUTPUT) }
       } finally {
         if (onProgress) onProgress.finished = true
@@ -191,6 +201,7 @@ export function createServer(opts = {}) {
     }
   })
 
+  serveResources(server, { ...ctxBase, io: {} }, initialized, notInitialized)
   return server
 }
 

@@ -8,6 +8,7 @@ import { RooStateError } from '../lib/errors.mjs'
 import { confinedStore } from '../lib/stores.mjs'
 import { configureFromTool, exportWrites } from './confine.mjs'
 import { grepTool } from './grep-tool.mjs'
+import { trackerTools } from './tracker-tools.mjs'
 import { usageTools } from './usage-tools.mjs'
 
 const tasksDir = z
@@ -419,6 +420,7 @@ export const tools = [
     },
   },
   ...usageTools,
+  ...trackerTools,
 ]
 
 /** Internal target of the legacy search/indexing diagnostics (not listed, not callable by name). */

@@ -169,11 +169,11 @@ export class ServeData {
     return { store, tasksDir: this.entries[store].tasksDir, header, skeleton, ancestors, children, alsoIn }
   }
 
-  /** The usage report of one store (`TaskStore.usageReport`; the handle keeps its records between calls). */
-  async usage(store, q) {
+  /** The usage report of one store (`TaskStore.usageReport` with `options`; the handle keeps its records between calls). */
+  async usage(store, options) {
     const { handle } = this.entries[store]
     if (typeof handle.usageReport !== 'function') throw new RooStateError('NOT_AVAILABLE', 'This build of roo-state-core has no TaskStore.usageReport().')
-    return handle.usageReport({ group: q.group, since: q.since, until: q.until, timeZone: q.timeZone, costMode: q.costMode })
+    return handle.usageReport(options)
   }
 
   /** Bring the search index up to date (`indexTasks` over the served stores). */

@@ -14,8 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { RooStateError } from '../lib/errors.mjs'
 import { HttpError, ServeData } from './data.mjs'
 import * as views from './views.mjs'
-import { COST_MODES } from '../lib/usage.mjs'
-import { USAGE_GROUPS, usagePage } from './usage-view.mjs'
+import { usageOptions, usagePage, usageQuery } from './usage-view.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const STYLESHEET = fs.readFileSync(path.join(here, 'static', 'app.css'))
@@ -197,7 +196,7 @@ async function api(data, rest, query) {
       return data.search(searchQuery(query))
     case 'usage':
       only(rest, 1)
-      return usageOrBadRequest(() => data.usage(data.storeAt(query.get('store')), usageQuery(query)))
+      return usageOrBadRequest(() => data.usage(data.storeAt(query.get('store')), usageOptions(usageQuery(query))))
     default:
       throw new HttpError(404, 'There is no such endpoint.')
   }
@@ -236,7 +235,7 @@ async function page(data, rest, query, base) {
     let report = null
     let error = null
     try {
-      report = await usageOrBadRequest(() => data.usage(store, q))
+      report = await usageOrBadRequest(() => data.usage(store, usageOptions(q)))
     } catch (err) {
       if (!(err instanceof HttpError)) throw err
       error = { code: 'INVALID_ARGUMENT', message: err.message }
@@ -254,22 +253,6 @@ async function usageOrBadRequest(f) {
     if (err?.code === 'INVALID_ARGUMENT') throw new HttpError(400, err.message)
     throw err
   }
-}
-
-function usageQuery(query) {
-  const text = (k) => query.get(k)?.trim() || undefined
-  const group = text('group') ?? 'daily'
-  if (!USAGE_GROUPS.includes(group)) throw new HttpError(400, `group must be one of ${USAGE_GROUPS.join(', ')}.`)
-  const costMode = text('cost')
-  if (costMode && !COST_MODES.includes(costMode)) throw new HttpError(400, `cost must be one of ${COST_MODES.join(', ')}.`)
-  const date = (k) => {
-    const v = text(k)
-    if (v && !/^\d{4}-\d{2}-\d{2}$/.test(v)) throw new HttpError(400, `${k} must be a date (YYYY-MM-DD).`)
-    return v
-  }
-  const timeZone = text('tz')
-  if (timeZone && timeZone.length > 64) throw new HttpError(400, 'tz is too long.')
-  return { group, since: date('since'), until: date('until'), timeZone, costMode }
 }
 
 const PAGE_SIZE = 50

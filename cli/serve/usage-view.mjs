@@ -1,78 +1,153 @@
-// The usage page of `roo-state serve`: a store's usage report (`TaskStore.usageReport`) as a chart
-// drawn here in SVG (attributes only: the page's policy runs no script and allows no inline style)
-// and a table with totals.
-import { COST_MODES, tokens as tokensOf } from '../lib/usage.mjs'
-import { Safe, count, html, layout, money, storeTabs } from './views.mjs'
+// The usage page of `roo-state serve`: a store's usage report (`TaskStore.usageReport`) as charts
+// drawn here in SVG (./usage-charts.mjs) and a table with totals whose rows link to their tasks
+// and conversations. Its query: the report's options, what the charts stack by, one conversation.
+import { COST_MODES, HOSTS, TIME_GROUPS, tokens as tokensOf } from '../lib/usage.mjs'
+import { HttpError } from './data.mjs'
+import { MEASURES, calendarChart, conversationsChart, legend, modeSeries, modeShareChart, namedBars, periodRange, seriesOf, subtasksChart } from './usage-charts.mjs'
+import { Safe, count, html, layout, money, qs, storeTabs } from './views.mjs'
 
-export const USAGE_GROUPS = ['daily', 'weekly', 'monthly', 'models', 'workspaces', 'modes', 'hosts', 'conversations']
-const TIME_GROUPS = ['daily', 'weekly', 'monthly']
-/** Rows a bar chart of names shows (the table below has them all). */
-const NAMED_BARS = 25
+export const USAGE_GROUPS = ['daily', 'weekly', 'monthly', 'yearly', 'models', 'modes', 'workspaces', 'hosts', 'conversations', 'tasks']
+/** What the charts over time stack each period by. */
+export const STACKS = ['model', 'mode', 'none']
+const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/
 
-/** Tokens in short form (1.23M), as the CLI's compact tables show them. */
 const tokens = (n) => tokensOf(n, true)
 
-/** What the bars measure: the cost, or the tokens when nothing cost. */
-function measureOf(report) {
-  return report.totals.cost > 0 ? { name: 'cost', of: (r) => r.cost, text: money } : { name: 'tokens', of: (r) => r.totalTokens, text: tokens }
+/** The page's (and /api/usage's) query, checked. */
+export function usageQuery(query) {
+  const text = (k) => query.get(k)?.trim() || undefined
+  const oneOf = (k, values, fallback) => {
+    const v = text(k) ?? fallback
+    if (v !== undefined && !values.includes(v)) throw new HttpError(400, `${k} must be one of ${values.join(', ')}.`)
+    return v
+  }
+  const date = (k) => {
+    const v = text(k)
+    if (v && !/^\d{4}-\d{2}-\d{2}$/.test(v)) throw new HttpError(400, `${k} must be a date (YYYY-MM-DD).`)
+    return v
+  }
+  const timeZone = text('tz')
+  if (timeZone && timeZone.length > 64) throw new HttpError(400, 'tz is too long.')
+  const workspace = text('workspace')
+  if (workspace && workspace.length > 1000) throw new HttpError(400, 'workspace is too long.')
+  const conversation = text('conversation')
+  if (conversation && !TASK_ID.test(conversation)) throw new HttpError(400, 'conversation must be a task id.')
+  return {
+    group: oneOf('group', USAGE_GROUPS, 'daily'),
+    since: date('since'),
+    until: date('until'),
+    timeZone,
+    costMode: oneOf('cost', COST_MODES),
+    stack: oneOf('stack', STACKS, 'model'),
+    host: oneOf('host', HOSTS),
+    workspace,
+    conversation,
+  }
 }
 
-/** Columns over time (days, weeks or months in order), one per row, with the key under every few. */
-function columns(report, m) {
-  const rows = report.rows
-  const max = Math.max(...rows.map(m.of), 0) || 1
-  const w = Math.max(3, Math.min(40, Math.floor(900 / Math.max(rows.length, 1))))
-  const [top, H] = [18, 180]
-  const every = Math.ceil(rows.length / 12)
-  const bars = rows.map((r, i) => {
-    const h = Math.round((m.of(r) / max) * H)
-    return html`<g><title>${r.key}: ${m.text(m.of(r))}, ${count(r.requests)} requests</title><rect class="bar" x="${i * w}" y="${top + H - h}" width="${Math.max(1, w - 1)}" height="${h}"></rect></g>${i % every === 0 ? html`<text class="axis" x="${i * w}" y="${top + H + 14}">${r.key}</text>` : ''}`
+/** The options of `TaskStore.usageReport` for a query. */
+export function usageOptions(q) {
+  const time = TIME_GROUPS.includes(q.group)
+  return {
+    group: q.group,
+    since: q.since,
+    until: q.until,
+    timeZone: q.timeZone,
+    costMode: q.costMode,
+    breakdown: time && q.stack === 'model',
+    byMode: time && q.stack === 'mode',
+    hosts: q.host ? [q.host] : undefined,
+    workspace: q.workspace,
+  }
+}
+
+/** The query a link keeps (everything but what it changes). */
+const keepOf = (store, q) => ({ store, group: q.group, since: q.since, until: q.until, tz: q.timeZone, cost: q.costMode, stack: q.stack === 'model' ? undefined : q.stack, host: q.host, workspace: q.workspace })
+
+/** Where a row leads: a period to its tasks, a task to its page, a conversation to its chart. */
+function rowLink(base, store, q, report, r) {
+  const keep = keepOf(store, q)
+  if (TIME_GROUPS.includes(report.group)) {
+    const [since, until] = periodRange(report.group, r.key)
+    return `${base}usage${qs({ ...keep, group: 'tasks', since, until, stack: undefined })}`
+  }
+  if (report.group === 'tasks') return `${base}task/${encodeURIComponent(r.key)}`
+  if (report.group === 'conversations') return `${base}usage${qs({ ...keep, conversation: r.key })}#conversation`
+  if (report.group === 'hosts') return `${base}usage${qs({ ...keep, group: 'daily', host: r.key })}`
+  if (report.group === 'workspaces' && r.key !== 'none') return `${base}usage${qs({ ...keep, group: 'daily', workspace: r.key })}`
+  return null
+}
+
+const rowName = (r) => (r.label ? html`${r.label} <code>${r.key.slice(0, 8)}</code>` : r.key)
+
+function table(base, store, q, report) {
+  const cells = (s) =>
+    html`<td>${count(s.requests)}</td><td>${count(s.userMessages)}</td><td>${count(s.conversations)}</td><td>${tokens(s.input)}</td><td>${tokens(s.tokensOut)}</td><td>${tokens(s.cacheWrites)}</td><td>${tokens(s.cacheReads)}</td><td>${tokens(s.totalTokens)}</td><td>${money(s.cost)}</td>`
+  const rows = report.rows.map((r) => {
+    const href = rowLink(base, store, q, report, r)
+    const root = report.group === 'conversations' ? html` <a class="to-task" href="${base}task/${encodeURIComponent(r.key)}">task</a>` : ''
+    return html`<tr data-key="${r.key}"><th scope="row">${href ? html`<a href="${href}">${rowName(r)}</a>` : rowName(r)}${root}</th>${cells(r)}</tr>`
   })
-  const [width, height] = [Math.max(rows.length * w, 200) + 60, top + H + 20]
-  return html`<svg class="chart" id="usage-chart" role="img" aria-label="${m.name} per ${report.group}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" preserveAspectRatio="xMinYMin meet">${bars}<text class="axis" x="0" y="12">${m.name}, max ${m.text(max)}</text></svg>`
+  return html`<table class="usage" id="usage-table"><thead><tr><th></th><th>Requests</th><th>Messages</th><th>Conversations</th><th>Input</th><th>Output</th><th>Cache write</th><th>Cache read</th><th>Total tokens</th><th>Cost</th></tr></thead>
+<tbody>${rows}</tbody><tfoot><tr><th scope="row">Total</th>${cells(report.totals)}</tr></tfoot></table>`
 }
 
-/** Horizontal bars of the largest rows, by name. */
-function namedBars(report, m) {
-  const rows = report.rows.slice(0, NAMED_BARS)
-  const max = Math.max(...rows.map(m.of), 0) || 1
+function form(base, store, q) {
+  const option = (v, cur, label = v) => html`<option value="${v}"${v === cur ? new Safe(' selected') : ''}>${label}</option>`
+  return html`<form class="filters" method="get" action="${base}usage">
+<input type="hidden" name="store" value="${store}">
+<label>By <select name="group">${USAGE_GROUPS.map((g) => option(g, q.group))}</select></label>
+<label>Stacked by <select name="stack">${STACKS.map((s) => option(s, q.stack, s === 'none' ? 'nothing' : s))}</select></label>
+<label>From <input type="date" name="since" value="${q.since ?? ''}"></label>
+<label>to <input type="date" name="until" value="${q.until ?? ''}"></label>
+<label>Time zone <input name="tz" value="${q.timeZone ?? ''}" placeholder="local, or UTC, Europe/Paris, +02:00"></label>
+<label>Host <select name="host">${option('', q.host ?? '', 'any')}${HOSTS.map((h) => option(h, q.host))}</select></label>
+<label>Cost <select name="cost">${COST_MODES.map((c) => option(c, q.costMode ?? 'auto'))}</select></label>
+${q.workspace ? html`<input type="hidden" name="workspace" value="${q.workspace}">` : ''}<button type="submit">Show</button></form>`
+}
+
+/** The charts of a report: over the calendar, by name, or conversations. */
+function charts(base, store, q, report) {
+  const m = report.totals.cost > 0 ? MEASURES.cost : MEASURES.tokens
+  if (report.rows.length === 0) return html`<p>No request in this range.</p>`
+  if (TIME_GROUPS.includes(report.group)) {
+    const series = seriesOf(report.rows)
+    const stacked = q.stack !== 'none'
+    return html`${stacked ? legend(series, 'usage-legend') : ''}${calendarChart(report, m, series, { id: 'usage-chart', by: q.stack })}
+${m === MEASURES.cost ? calendarChart(report, MEASURES.tokens, series, { id: 'usage-tokens-chart', by: q.stack }) : ''}`
+  }
+  if (report.group === 'conversations') {
+    const modes = modeSeries(report.rows)
+    const label = (r) => (r.label ?? r.key).slice(0, 44)
+    const one = q.conversation ? report.rows.find((r) => r.key === q.conversation) : null
+    const detail = one
+      ? html`<section id="conversation"><h2>${one.label ?? one.key}</h2><p><a href="${base}task/${encodeURIComponent(one.key)}">the root task</a> · ${count(one.conversation.tasks.length)} tasks · ${money(one.cost)} · ${tokens(one.totalTokens)} tokens</p>
+<h3>By mode</h3>${modeShareChart(one, m, modes, { id: 'conversation-modes' })}<h3>By subtask</h3>${subtasksChart(one, m, modes, { id: 'conversation-chart' })}</section><h2>Every conversation</h2>`
+      : q.conversation
+        ? html`<p class="error" id="conversation-missing">No conversation ${q.conversation} in this range.</p>`
+        : ''
+    return html`${detail}${legend(modes, 'usage-legend')}${conversationsChart(report, m, modes, { id: 'usage-chart', label })}`
+  }
   const label = (r) => {
     const k = r.label ? `${r.label} (${r.key.slice(0, 8)})` : r.key
     return k.length > 48 ? `${k.slice(0, 47)}…` : k
   }
-  const bars = rows.map((r, i) => {
-    const wd = Math.round((m.of(r) / max) * 520)
-    return html`<g><title>${r.key}: ${m.text(m.of(r))}, ${count(r.requests)} requests</title><text class="axis" x="0" y="${i * 22 + 14}">${label(r)}</text><rect class="bar" x="300" y="${i * 22 + 3}" width="${Math.max(1, wd)}" height="16"></rect><text class="axis" x="${306 + wd}" y="${i * 22 + 15}">${m.text(m.of(r))}</text></g>`
-  })
-  return html`<svg class="chart" id="usage-chart" role="img" aria-label="${m.name} per ${report.group}" width="920" height="${rows.length * 22 + 4}" viewBox="0 0 920 ${rows.length * 22 + 4}" preserveAspectRatio="xMinYMin meet">${bars}</svg>`
+  return namedBars(report.rows, m, { id: 'usage-chart', label })
 }
 
-function table(report) {
-  const cells = (s) => html`<td>${count(s.requests)}</td><td>${tokens(s.tokensIn)}</td><td>${tokens(s.tokensOut)}</td><td>${tokens(s.cacheWrites)}</td><td>${tokens(s.cacheReads)}</td><td>${money(s.cost)}</td>`
-  const rows = report.rows.map((r) => html`<tr><th scope="row">${r.label ? html`${r.label} <code>${r.key.slice(0, 8)}</code>` : r.key}</th>${cells(r)}</tr>`)
-  return html`<table class="usage" id="usage-table"><thead><tr><th></th><th>Requests</th><th>Input</th><th>Output</th><th>Cache write</th><th>Cache read</th><th>Cost</th></tr></thead>
-<tbody>${rows}</tbody><tfoot><tr><th scope="row">Total</th>${cells(report.totals)}</tr></tfoot></table>`
-}
-
-/** The usage page: the store tabs, the report's options, its chart and its table. */
+/** The usage page: the store tabs, the report's options, its charts and its table. */
 export function usagePage(base, { stores, store, query, report, error }) {
-  const keep = { store, group: query.group, since: query.since, until: query.until, tz: query.timeZone, cost: query.costMode }
+  const q = query
+  const keep = keepOf(store, q)
   const tabs = storeTabs(`${base}usage`, stores, store, keep)
-  const option = (v, cur) => html`<option value="${v}"${v === cur ? new Safe(' selected') : ''}>${v}</option>`
-  const form = html`<form class="filters" method="get" action="${base}usage">
-<input type="hidden" name="store" value="${store}">
-<label>By <select name="group">${USAGE_GROUPS.map((g) => option(g, query.group))}</select></label>
-<label>From <input type="date" name="since" value="${query.since ?? ''}"></label>
-<label>to <input type="date" name="until" value="${query.until ?? ''}"></label>
-<label>Time zone <input name="tz" value="${query.timeZone ?? ''}" placeholder="UTC, Europe/Paris, +02:00"></label>
-<label>Cost <select name="cost">${COST_MODES.map((c) => option(c, query.costMode ?? 'auto'))}</select></label>
-<button type="submit">Show</button></form>`
-  if (error) return layout(base, 'Usage', 'Usage', html`${tabs}${form}<p class="error" id="usage-error">${error.code}: ${error.message}</p>`)
-  const m = measureOf(report)
-  const chart = report.rows.length === 0 ? html`<p>No request in this range.</p>` : TIME_GROUPS.includes(report.group) ? columns(report, m) : namedBars(report, m)
+  if (error) return layout(base, 'Usage', 'Usage', html`${tabs}${form(base, store, q)}<p class="error" id="usage-error">${error.code}: ${error.message}</p>`)
   const noCost = report.noRecordedCost.length
-  const body = html`${tabs}${form}
-<p class="summary" id="usage-summary"><span id="usage-cost">${money(report.totals.cost)}</span> over <span id="usage-requests">${count(report.totals.requests)}</span> requests and ${tokens(report.totals.totalTokens)} tokens, ${count(report.totals.tasks)} tasks (${report.timeZone}, cost ${report.costMode})${noCost ? html`; ${count(noCost)} tasks recorded no cost for some requests` : ''}.</p>
-${chart}${table(report)}<ul class="notes">${report.notes.map((n) => html`<li>${n}</li>`)}</ul>`
+  const zone = report.localZone ? `${report.timeZone}, the server's local time zone` : report.timeZone
+  const narrowed = [q.host && `host ${q.host}`, q.workspace && `workspace ${q.workspace}`].filter(Boolean)
+  const history = report.historyDisagreements.length
+  const body = html`${tabs}${form(base, store, q)}
+<p class="summary" id="usage-summary"><span id="usage-cost">${money(report.totals.cost)}</span> over <span id="usage-requests">${count(report.totals.requests)}</span> requests and ${tokens(report.totals.totalTokens)} tokens, ${count(report.totals.userMessages)} messages, ${count(report.totals.conversations)} conversations, ${count(report.totals.tasks)} tasks (${zone}, cost ${report.costMode}${narrowed.length ? `, ${narrowed.join(', ')}` : ''})${noCost ? html`; ${count(noCost)} tasks recorded no cost for some requests` : ''}.</p>
+${history ? html`<p class="warn" id="usage-history">${count(history)} task(s) have a history_item.json whose totals disagree with their request records; the records are counted: ${report.historyDisagreements.slice(0, 5).map((h, i) => html`${i ? ', ' : ''}<a href="${base}task/${encodeURIComponent(h.taskId)}">${h.taskId.slice(0, 8)}</a> (${h.fields.join(', ')})`)}.</p>` : ''}
+${charts(base, store, q, report)}${table(base, store, q, report)}<ul class="notes">${report.notes.map((n) => html`<li>${n}</li>`)}${report.warnings.map((w) => html`<li class="warn">${w}</li>`)}</ul>`
   return layout(base, 'Usage', 'Usage', body)
 }

@@ -8,7 +8,7 @@ use crate::task_store::TaskStore;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use roo_usage::prices::PriceTable;
-use roo_usage::report::{CostMode, Group, ReportOptions};
+use roo_usage::report::{CostMode, Group, Order, ReportOptions};
 use roo_usage::zone::Zone;
 use roo_usage::UsageReport;
 use std::path::Path;
@@ -19,7 +19,8 @@ pub struct UsageReportOptions {
     /// The rows (default `daily`; a week is keyed by its Monday).
     #[napi(ts_type = "UsageGroup")]
     pub group: Option<String>,
-    /// `UTC` (default), an IANA name (`Europe/Paris`) or a fixed offset (`+02:00`).
+    /// An IANA name (`Europe/Paris`), `UTC` or a fixed offset (`+02:00`); default the local zone
+    /// (`TZ`, else the system's; the report says which).
     pub time_zone: Option<String>,
     /// First local day counted, `YYYY-MM-DD` (inclusive).
     pub since: Option<String>,
@@ -32,8 +33,18 @@ pub struct UsageReportOptions {
     pub price_file: Option<String>,
     /// Per-model sums in each row.
     pub breakdown: Option<bool>,
+    /// Per-mode sums in each row (`modes`) instead.
+    pub by_mode: Option<bool>,
     /// Only tasks of this workspace (a path, or a bare folder name).
     pub workspace: Option<String>,
+    /// Only tasks of these hosts (`roo`, `zoo-code`, `cline`, `kilo-code`).
+    pub hosts: Option<Vec<String>>,
+    /// `asc` (default for periods: oldest first) or `desc` (default otherwise: most expensive
+    /// first).
+    #[napi(ts_type = "UsageOrder")]
+    pub order: Option<String>,
+    /// Periods only: the last `n` periods that hold usage (the totals are theirs).
+    pub last: Option<u32>,
     #[napi(ts_type = "AbortSignal")]
     pub signal: Option<Signal>,
 }
@@ -46,9 +57,14 @@ impl TryFrom<&mut UsageReportOptions> for ReportOptions {
     type Error = CodedError;
 
     fn try_from(o: &mut UsageReportOptions) -> Result<Self, CodedError> {
+        let (zone, local_zone) = match o.time_zone.as_deref() {
+            Some(z) => (Zone::parse(z).map_err(invalid)?, false),
+            None => (Zone::local(), true),
+        };
         Ok(ReportOptions {
             group: Group::parse(o.group.as_deref().unwrap_or("daily")).map_err(invalid)?,
-            zone: Zone::parse(o.time_zone.as_deref().unwrap_or("UTC")).map_err(invalid)?,
+            zone,
+            local_zone,
             since: o.since.take(),
             until: o.until.take(),
             cost_mode: CostMode::parse(o.cost_mode.as_deref().unwrap_or("auto"))
@@ -58,7 +74,16 @@ impl TryFrom<&mut UsageReportOptions> for ReportOptions {
                 None => PriceTable::bundled(),
             },
             breakdown: o.breakdown.unwrap_or(false),
+            by_mode: o.by_mode.unwrap_or(false),
             workspace: o.workspace.take(),
+            hosts: o.hosts.take().unwrap_or_default(),
+            order: o
+                .order
+                .as_deref()
+                .map(Order::parse)
+                .transpose()
+                .map_err(invalid)?,
+            last: o.last.map(|n| n as usize),
         })
     }
 }

@@ -208,15 +208,20 @@ fn usage(d: &mut Decls) {
     use roo_usage::report;
     d.add::<report::Group>();
     d.add::<report::CostMode>();
+    d.add::<report::Order>();
     d.add::<report::Sums>();
+    d.add::<report::Activity>();
     d.add::<report::FileOps>();
     d.add::<report::ModelRow>();
+    d.add::<report::ModeRow>();
     d.add::<report::ConversationTask>();
     d.add::<report::ShareRow>();
     d.add::<report::ConversationDetail>();
     d.add::<report::UsageRow>();
     d.add::<report::PricesInfo>();
     d.add::<report::NoCostTask>();
+    d.add::<report::HistoryFigures>();
+    d.add::<report::HistoryDisagreement>();
     d.add::<roo_usage::SyncReport>();
     d.add::<report::UsageReport>();
 }

@@ -10,7 +10,13 @@
 //!   subtasks, with the share of each task and mode), model, workspace, host or mode, in a time
 //!   zone, over a date range, with per-model breakdowns and the cost modes `recorded`,
 //!   `calculate` (the extension's cost functions over [`prices`]) and `auto`.
+//! - [`kept`]: the records kept between runs beside the skeleton cache (one file per store), so
+//!   that a new process reads again only the tasks whose files changed.
+//! - [`activity`]: the person's messages, tool calls and commands beside the requests, and the
+//!   guard of a task's totals against a `history_item.json` that disagrees with its records.
 
+pub mod activity;
+pub mod kept;
 pub mod prices;
 pub mod records;
 pub mod report;
@@ -18,7 +24,7 @@ pub mod zone;
 
 use rayon::prelude::*;
 use records::TaskUsage;
-use roo_store::cache::TaskSig;
+use roo_store::cache::{sig_hash, TaskSig};
 use roo_store::task_store::TaskStore;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -54,8 +60,11 @@ struct Entry {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageSync"))]
 pub struct SyncReport {
-    /// Tasks read (new, or whose files changed).
+    /// Tasks read from their folders (new, or whose files changed).
     pub read: u32,
+    /// Tasks whose records were taken from the records kept beside the skeleton cache (a new
+    /// process, or a new handle).
+    pub cached: u32,
     /// Tasks kept as they were.
     pub kept: u32,
     /// Tasks no longer in the handle.
@@ -83,27 +92,74 @@ pub struct UsageIndex {
     revision: u64,
     /// The blocks of the last report (see `report::pass`).
     memo: Option<report::Memo>,
+    /// Whether each aligned task had a parent at the last sync: a report counts a task's opening
+    /// message and its conversation by it, so a block is summed again when it changes.
+    rooted: Vec<bool>,
+    /// The kept records of each store of the handle (when it has a cache root).
+    kept: Vec<KeptStore>,
+    /// Kept records that did not check out, said in the next report.
+    problems: Vec<String>,
 }
 
-/// Read the usage of the handle's tasks at `positions`.
-fn read_tasks(store: &TaskStore, positions: &[usize]) -> Vec<(usize, Entry)> {
+/// The kept records of one store: the file, read at the first sync and then let go, and how
+/// many of the store's tasks it no longer holds as the index does.
+#[derive(Debug)]
+struct KeptStore {
+    path: std::path::PathBuf,
+    file: Option<kept::KeptFile>,
+    outdated: usize,
+    /// When this index last wrote the file.
+    written: Option<Instant>,
+}
+
+/// A long-lived index writes its file again for a few changed tasks at most this often (a new
+/// process reads those few again from their folders meanwhile).
+const REWRITE_EVERY_SECS: u64 = 30;
+
+/// Where [`read_tasks`] took a task's records from.
+enum Source {
+    Folder,
+    Kept,
+    /// The kept records did not check out (why): read from the folder.
+    Damaged(String),
+}
+
+/// Read the usage of the handle's tasks at `positions`: from the kept records of its store when
+/// they hold the task at its signature, else from its folder.
+fn read_tasks(
+    store: &TaskStore,
+    positions: &[usize],
+    kept: &[KeptStore],
+) -> Vec<(usize, Entry, Source)> {
     let skeletons = store.skeletons();
     positions
         .par_iter()
         .map(|&i| {
             let s = &skeletons[i];
-            let usage = match store.task_dir(&s.task_id) {
-                Some(dir) => records::read_task_usage(&dir, s),
-                None => TaskUsage::default(),
-            };
             let sig = store.signature(i).unwrap_or_default();
-            (
-                i,
-                Entry {
-                    sig,
-                    usage: Arc::new(usage),
-                },
-            )
+            let file = store
+                .store_of(i)
+                .and_then(|n| kept.get(n))
+                .and_then(|k| k.file.as_ref());
+            let held = file.and_then(|f| f.get(&s.task_id, sig_hash(&sig)));
+            let (usage, source) = match held {
+                Some(Ok(usage)) => (usage, Source::Kept),
+                other => {
+                    let usage = match store.task_dir(&s.task_id) {
+                        Some(dir) => records::read_task_usage(&dir, s),
+                        None => TaskUsage::default(),
+                    };
+                    match other {
+                        Some(Err(why)) => (usage, Source::Damaged(why)),
+                        _ => (usage, Source::Folder),
+                    }
+                }
+            };
+            let entry = Entry {
+                sig,
+                usage: Arc::new(usage),
+            };
+            (i, entry, source)
         })
         .collect()
 }
@@ -114,9 +170,11 @@ impl UsageIndex {
     }
 
     /// Bring the index in line with `store`: read the tasks that are new or whose signature
-    /// changed, drop the tasks that are gone.
+    /// changed (from the kept records when this index has not read them yet), drop the tasks that
+    /// are gone, and keep the records again when they changed.
     pub fn sync(&mut self, store: &TaskStore) -> SyncReport {
         let start = Instant::now();
+        self.open_kept(store);
         // The same layout: the same task at each position, no id compared.
         let same_layout =
             self.layout == Some(store.layout()) && self.aligned.len() == store.skeletons().len();
@@ -126,9 +184,67 @@ impl UsageIndex {
             self.memo = None;
             self.sync_by_id(store)
         };
+        self.forget_relinked(store, same_layout);
         self.revision = store.revision();
+        self.keep(store);
         report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
         report
+    }
+
+    /// The first sync of a handle with a cache root: the kept records of each of its stores.
+    fn open_kept(&mut self, store: &TaskStore) {
+        let Some(root) = store.cache_root() else {
+            return;
+        };
+        if !self.kept.is_empty() || self.layout.is_some() {
+            return;
+        }
+        for info in store.stores() {
+            let path = kept::store_file(root, std::path::Path::new(&info.tasks_dir));
+            let file = kept::KeptFile::open(&path);
+            self.problems.extend(file.problem.clone());
+            self.kept.push(KeptStore {
+                path,
+                outdated: file.len(),
+                file: Some(file),
+                written: None,
+            });
+        }
+    }
+
+    /// Take in what [`read_tasks`] read: counts by source, damaged records said, each store's
+    /// kept file marked out of date for the tasks read from folders.
+    fn take_read(
+        &mut self,
+        store: &TaskStore,
+        read: Vec<(usize, Entry, Source)>,
+        report: &mut SyncReport,
+    ) -> Vec<(usize, Entry)> {
+        let mut out = Vec::with_capacity(read.len());
+        for (i, entry, source) in read {
+            let n = store.store_of(i);
+            let k = n.and_then(|n| self.kept.get_mut(n));
+            match source {
+                Source::Kept => {
+                    report.cached += 1;
+                    // Held by the file as it is: one task fewer the file lacks.
+                    if let Some(k) = k {
+                        k.outdated = k.outdated.saturating_sub(1);
+                    }
+                }
+                Source::Folder | Source::Damaged(_) => {
+                    report.read += 1;
+                    if let Source::Damaged(why) = source {
+                        self.problems.push(why);
+                    }
+                    if let Some(k) = k {
+                        k.outdated += 1;
+                    }
+                }
+            }
+            out.push((i, entry));
+        }
+        out
     }
 
     /// The same tasks in the same order: compare the signatures of the positions the handle
@@ -148,18 +264,17 @@ impl UsageIndex {
         if let Some(memo) = &mut self.memo {
             memo.forget(&stale);
         }
-        let read = read_tasks(store, &stale);
+        let mut report = SyncReport::default();
+        let read = read_tasks(store, &stale, &self.kept);
+        let read = self.take_read(store, read, &mut report);
         let n = read.len() as u32;
         for (i, entry) in read {
             self.entries
                 .insert(self.aligned_ids[i].to_string(), entry.clone());
             self.aligned[i] = entry;
         }
-        SyncReport {
-            read: n,
-            kept: self.aligned.len() as u32 - n,
-            ..SyncReport::default()
-        }
+        report.kept = self.aligned.len() as u32 - n;
+        report
     }
 
     /// Tasks added, removed or moved: compare by id, and lay the entries out again.
@@ -172,8 +287,9 @@ impl UsageIndex {
             })
             .collect();
         let mut report = SyncReport::default();
-        let read = read_tasks(store, &stale);
-        report.read = read.len() as u32;
+        let read = read_tasks(store, &stale, &self.kept);
+        let read = self.take_read(store, read, &mut report);
+        let taken = read.len() as u32;
         for (i, entry) in read {
             self.entries.insert(skeletons[i].task_id.clone(), entry);
         }
@@ -182,8 +298,11 @@ impl UsageIndex {
             self.entries
                 .retain(|id, _| store.header(id).is_some_and(|h| h.is_ok()));
             report.dropped = (before - self.entries.len()) as u32;
+            for k in &mut self.kept {
+                k.outdated += report.dropped as usize;
+            }
         }
-        report.kept = skeletons.len() as u32 - report.read;
+        report.kept = skeletons.len() as u32 - taken;
         let empty = Entry {
             sig: TaskSig::default(),
             usage: Arc::new(TaskUsage::default()),
@@ -198,6 +317,68 @@ impl UsageIndex {
             .collect();
         self.layout = Some(store.layout());
         report
+    }
+
+    /// A task that gained or lost its parent in place (a relink, with no file of its own
+    /// changed) counts its opening message and conversation otherwise: the blocks of the last
+    /// report holding such tasks are summed again.
+    fn forget_relinked(&mut self, store: &TaskStore, same_layout: bool) {
+        let rooted: Vec<bool> = store
+            .skeletons()
+            .iter()
+            .map(|s| s.parent_task_id.is_none())
+            .collect();
+        if same_layout && rooted.len() == self.rooted.len() {
+            let moved: Vec<usize> = (0..rooted.len())
+                .filter(|&i| rooted[i] != self.rooted[i])
+                .collect();
+            if let (Some(memo), false) = (&mut self.memo, moved.is_empty()) {
+                memo.forget(&moved);
+            }
+        }
+        self.rooted = rooted;
+    }
+
+    /// Write the kept records of each store whose file is out of date: at once the first time
+    /// (a one-shot run leaves them for the next), then, for a few changed tasks, at most every
+    /// [`REWRITE_EVERY_SECS`] (a long-lived handle does not rewrite the file at each change).
+    fn keep(&mut self, store: &TaskStore) {
+        let mut per_store: Vec<usize> = vec![0; self.kept.len()];
+        for i in 0..self.aligned.len() {
+            if let Some(c) = store.store_of(i).and_then(|n| per_store.get_mut(n)) {
+                *c += 1;
+            }
+        }
+        for (n, k) in self.kept.iter_mut().enumerate() {
+            // The file's bodies serve the first sync only.
+            k.file = None;
+            let due = k.written.is_none_or(|w| {
+                w.elapsed().as_secs() >= REWRITE_EVERY_SECS || k.outdated * 50 >= per_store[n]
+            });
+            if k.outdated == 0 || !due {
+                continue;
+            }
+            let tasks = (0..self.aligned.len())
+                .filter(|&i| store.store_of(i) == Some(n))
+                .map(|i| {
+                    let e = &self.aligned[i];
+                    (&*self.aligned_ids[i], sig_hash(&e.sig), e.usage.as_ref())
+                });
+            match kept::write(&k.path, tasks) {
+                Ok(()) => {
+                    k.outdated = 0;
+                    k.written = Some(Instant::now());
+                }
+                Err(e) => {
+                    self.problems.push(format!(
+                        "the usage records could not be kept in {} ({e}): the next run reads the changed tasks again",
+                        k.path.display()
+                    ));
+                    // Not tried again at every sync.
+                    k.written = Some(Instant::now());
+                }
+            }
+        }
     }
 
     /// The records of one task, if the index holds it.
@@ -225,6 +406,7 @@ impl UsageIndex {
         let built = report::build(store, self, &mut memo, opts);
         self.memo = memo;
         let (mut r, blocks) = built?;
+        r.warnings.append(&mut self.problems);
         r.sync = SyncReport {
             blocks_summed: blocks.summed,
             blocks_kept: blocks.kept,

@@ -99,6 +99,11 @@ pub struct TaskUsage {
     pub file_ops: Vec<FileOp>,
     /// Requests whose record holds no usage at all (API history only).
     pub unrecorded: u32,
+    /// What the person and the tools did besides requests (module `activity`).
+    pub events: Vec<crate::activity::Event>,
+    /// The totals of the task's `history_item.json` when they disagree with its request records
+    /// (module `activity`).
+    pub history: Option<crate::activity::HistoryTotals>,
 }
 
 /// The model, provider and mode in force from a time (or, undated, from a position).
@@ -176,6 +181,8 @@ struct UiRead {
     /// Per `api_req_started`, in order: whether it holds the `request` text.
     with_request: Vec<bool>,
     condense: Vec<(i64, f64)>,
+    /// Times of the person's answers and feedback (`user_feedback`, `user_feedback_diff`).
+    user: Vec<i64>,
     sightings: Vec<Sighting>,
     file_ops: Vec<FileOp>,
 }
@@ -196,6 +203,7 @@ fn read_ui(path: &Path, x: &mut Extractor, out: &mut UiRead) {
                 }
                 out.with_request.push(request.is_some());
             }
+            MessageKind::Say(Say::UserFeedback | Say::UserFeedbackDiff) => out.user.push(ts),
             MessageKind::Say(Say::CondenseContext) => {
                 if let Some(cost) = msg.context_condense.as_ref().and_then(|c| c.cost) {
                     out.condense.push((ts, cost));
@@ -384,7 +392,12 @@ pub fn read_task_usage(dir: &Path, skeleton: &ConversationSkeleton) -> TaskUsage
             });
         }
         usage.file_ops = ui.file_ops;
+        usage.events = crate::activity::events(&ui.user, &extraction.tool_calls, created);
+        if skeleton.files.history_item {
+            usage.history = crate::activity::history_disagreement(dir, &usage.records);
+        }
     } else {
+        usage.events = crate::activity::events(&[], &extraction.tool_calls, created);
         usage.file_ops = file_ops_of_calls(&extraction.tool_calls, created);
         let item = read::read_history_item(&dir.join("history_item.json")).value;
         let totals = item.filter(|h| h.tokens_in.is_some() || h.total_cost.is_some());

@@ -29,6 +29,7 @@ pub enum Group {
     Daily,
     Weekly,
     Monthly,
+    Yearly,
     Tasks,
     Conversations,
     Models,
@@ -38,11 +39,20 @@ pub enum Group {
 }
 
 impl Group {
+    /// Rows of periods of time (days, weeks, months, years).
+    pub fn is_time(self) -> bool {
+        matches!(
+            self,
+            Group::Daily | Group::Weekly | Group::Monthly | Group::Yearly
+        )
+    }
+
     pub fn parse(s: &str) -> Result<Group, UsageError> {
         Ok(match s {
             "daily" | "day" => Group::Daily,
             "weekly" | "week" => Group::Weekly,
             "monthly" | "month" => Group::Monthly,
+            "yearly" | "year" => Group::Yearly,
             "tasks" | "task" => Group::Tasks,
             "conversations" | "conversation" => Group::Conversations,
             "models" | "model" => Group::Models,
@@ -51,7 +61,7 @@ impl Group {
             "modes" | "mode" => Group::Modes,
             other => {
                 return Err(UsageError::InvalidArgument(format!(
-                    "unknown report {other:?}: daily, weekly, monthly, tasks, conversations, models, workspaces, hosts or modes"
+                    "unknown report {other:?}: daily, weekly, monthly, yearly, tasks, conversations, models, workspaces, hosts or modes"
                 )))
             }
         })
@@ -86,6 +96,49 @@ impl CostMode {
     }
 }
 
+/// The order of the rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageOrder"))]
+pub enum Order {
+    /// Periods oldest first; other rows cheapest first.
+    Asc,
+    /// Periods newest first; other rows most expensive first.
+    Desc,
+}
+
+impl Order {
+    pub fn parse(s: &str) -> Result<Order, UsageError> {
+        match s {
+            "asc" => Ok(Order::Asc),
+            "desc" => Ok(Order::Desc),
+            other => Err(UsageError::InvalidArgument(format!(
+                "unknown order {other:?}: asc or desc"
+            ))),
+        }
+    }
+
+    /// The order a group's rows take when none is asked for.
+    pub fn default_for(group: Group) -> Order {
+        if group.is_time() {
+            Order::Asc
+        } else {
+            Order::Desc
+        }
+    }
+}
+
+/// What each row is broken down by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Breakdown {
+    #[default]
+    None,
+    /// Per-model sums (`models`).
+    Model,
+    /// Per-mode sums (`modes`).
+    Mode,
+}
+
 /// The options of a report.
 #[derive(Debug, Clone)]
 pub struct ReportOptions {
@@ -99,8 +152,30 @@ pub struct ReportOptions {
     pub prices: PriceTable,
     /// Per-model sums in each row.
     pub breakdown: bool,
+    /// Per-mode sums in each row instead (`modes`).
+    pub by_mode: bool,
     /// Only tasks of this workspace (compared as the handle compares workspaces).
     pub workspace: Option<String>,
+    /// Only tasks of these hosts (`roo`, `zoo-code`, `cline`, `kilo-code`: a task's `source`);
+    /// empty: every host.
+    pub hosts: Vec<String>,
+    /// The order of the rows (`None`: [`Order::default_for`] the group).
+    pub order: Option<Order>,
+    /// Periods only: the last `n` periods that hold usage (the totals are theirs).
+    pub last: Option<usize>,
+    /// The zone was not given but taken from the environment (said in the report).
+    pub local_zone: bool,
+}
+
+impl ReportOptions {
+    /// What the rows are broken down by.
+    pub fn breakdown_by(&self) -> Breakdown {
+        match (self.by_mode, self.breakdown) {
+            (true, _) => Breakdown::Mode,
+            (false, true) => Breakdown::Model,
+            (false, false) => Breakdown::None,
+        }
+    }
 }
 
 impl Default for ReportOptions {
@@ -113,7 +188,12 @@ impl Default for ReportOptions {
             cost_mode: CostMode::Auto,
             prices: PriceTable::bundled(),
             breakdown: false,
+            by_mode: false,
             workspace: None,
+            hosts: Vec::new(),
+            order: None,
+            last: None,
+            local_zone: false,
         }
     }
 }
@@ -125,12 +205,17 @@ impl Default for ReportOptions {
 pub struct Sums {
     /// API requests (condense operations are not requests; their cost is in `cost`).
     pub requests: u64,
+    /// Input tokens neither written to nor read from the cache: `tokensIn`, less the cache
+    /// tokens where a record's `tokensIn` holds them (at 0 where it holds fewer). `input`,
+    /// `tokensOut`, `cacheWrites` and `cacheReads` add up to `totalTokens`.
+    pub input: f64,
+    /// Input tokens as recorded: with the cache tokens on records of the OpenAI protocol (and the
+    /// Anthropic one from v3.29.5), without them on older ones.
     pub tokens_in: f64,
     pub tokens_out: f64,
     pub cache_writes: f64,
     pub cache_reads: f64,
-    /// Input, output and cache tokens, each counted once (records whose `tokensIn` already
-    /// holds the cache tokens do not add them again).
+    /// `input + tokensOut + cacheWrites + cacheReads`: every token counted once.
     pub total_tokens: f64,
     /// USD, by the report's cost mode.
     pub cost: f64,
@@ -147,14 +232,13 @@ impl Sums {
         if r.kind != RecordKind::Condense {
             self.requests += 1;
         }
+        let input = input_of(r);
+        self.input += input;
         self.tokens_in += r.tokens_in;
         self.tokens_out += r.tokens_out;
         self.cache_writes += r.cache_writes;
         self.cache_reads += r.cache_reads;
-        self.total_tokens += r.tokens_in + r.tokens_out;
-        if !r.input_includes_cache {
-            self.total_tokens += r.cache_writes + r.cache_reads;
-        }
+        self.total_tokens += input + r.tokens_out + r.cache_writes + r.cache_reads;
         self.cost += cost;
         match r.outcome {
             Outcome::Completed => {}
@@ -168,6 +252,7 @@ impl Sums {
 
     fn merge(&mut self, o: &Sums) {
         self.requests += o.requests;
+        self.input += o.input;
         self.tokens_in += o.tokens_in;
         self.tokens_out += o.tokens_out;
         self.cache_writes += o.cache_writes;
@@ -177,6 +262,45 @@ impl Sums {
         self.cancelled += o.cancelled;
         self.failed += o.failed;
         self.without_cost += o.without_cost;
+    }
+}
+
+/// The input of a record that was neither written to nor read from the cache.
+pub(crate) fn input_of(r: &UsageRecord) -> f64 {
+    if r.input_includes_cache {
+        (r.tokens_in - r.cache_writes - r.cache_reads).max(0.0)
+    } else {
+        r.tokens_in
+    }
+}
+
+/// Whether a record's `tokensIn`, said to hold its cache tokens, holds fewer than them.
+pub(crate) fn input_below_cache(r: &UsageRecord) -> bool {
+    r.input_includes_cache && r.tokens_in < r.cache_writes + r.cache_reads
+}
+
+/// What the person and the tools did in a row, besides requests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageActivity"))]
+pub struct Activity {
+    /// Messages of the person: the opening message of a task with no parent, answers and
+    /// feedback.
+    pub user_messages: u64,
+    /// Conversations (tasks with no parent) started, counted where their first task was created.
+    pub conversations: u64,
+    /// Tool calls, commands included.
+    pub tool_calls: u64,
+    /// Terminal commands.
+    pub commands: u64,
+}
+
+impl Activity {
+    fn merge(&mut self, o: &Activity) {
+        self.user_messages += o.user_messages;
+        self.conversations += o.conversations;
+        self.tool_calls += o.tool_calls;
+        self.commands += o.commands;
     }
 }
 
@@ -226,6 +350,16 @@ pub struct ModelRow {
     pub sums: Sums,
 }
 
+/// One mode's sums within a row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageModeRow"))]
+pub struct ModeRow {
+    pub mode: String,
+    #[serde(flatten)]
+    pub sums: Sums,
+}
+
 /// One row of a report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -241,10 +375,15 @@ pub struct UsageRow {
     pub sums: Sums,
     /// Tasks with at least one record in the row.
     pub tasks: u64,
+    #[serde(flatten)]
+    pub activity: Activity,
     pub files: FileOps,
     /// Per-model sums (with `breakdown`), most expensive first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub models: Option<Vec<ModelRow>>,
+    /// Per-mode sums (with `byMode`), most expensive first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modes: Option<Vec<ModeRow>>,
     /// For `conversations`: the tasks of the conversation and the share of each task and mode.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conversation: Option<ConversationDetail>,
@@ -275,6 +414,38 @@ pub struct NoCostTask {
     pub requests: u64,
 }
 
+/// A task whose `history_item.json` states totals its request records do not add up to (a repair
+/// tool may have estimated them): the report counts the records.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "UsageHistoryDisagreement")
+)]
+pub struct HistoryDisagreement {
+    pub task_id: String,
+    /// The fields that disagree (`tokensIn`, `tokensOut`, `cacheWrites`, `cacheReads`,
+    /// `totalCost`).
+    pub fields: Vec<String>,
+    /// What `history_item.json` states, field by field (`null` where it states nothing).
+    pub history: HistoryFigures,
+    /// What the task's request records add up to (what the report counts).
+    pub records: HistoryFigures,
+}
+
+/// Tokens and cost as a task's history item states them or its records add up to.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageHistoryFigures"))]
+pub struct HistoryFigures {
+    pub tokens_in: Option<f64>,
+    pub tokens_out: Option<f64>,
+    pub cache_writes: Option<f64>,
+    pub cache_reads: Option<f64>,
+    pub total_cost: Option<f64>,
+}
+
 /// A report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -282,6 +453,16 @@ pub struct NoCostTask {
 pub struct UsageReport {
     pub group: Group,
     pub time_zone: String,
+    /// The zone was not given: the local one (`TZ`, else the system's).
+    pub local_zone: bool,
+    pub order: Order,
+    /// Periods only: how many of the last periods the report was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last: Option<u32>,
+    /// Only these hosts' tasks were counted (none: every host).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub hosts: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub since: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -294,8 +475,17 @@ pub struct UsageReport {
     pub no_recorded_cost: Vec<NoCostTask>,
     /// Models of counted requests that the price table does not know (`calculate`, `auto`).
     pub unpriced_models: Vec<String>,
+    /// Tasks whose `history_item.json` totals disagree with their request records (which are
+    /// counted).
+    pub history_disagreements: Vec<HistoryDisagreement>,
+    /// Counted requests whose `tokensIn`, said to hold the cache tokens, holds fewer than them
+    /// (their `input` is counted as 0).
+    pub input_below_cache: u64,
     /// How the figures were counted.
     pub notes: Vec<String>,
+    /// What went wrong on the way without changing the figures: kept records that did not
+    /// check out (their tasks were read again from their folders) or could not be written.
+    pub warnings: Vec<String>,
     /// What the index read again before this report.
     pub sync: SyncReport,
 }
@@ -311,7 +501,54 @@ fn day_bound(text: Option<&str>, what: &str) -> Result<Option<i64>, UsageError> 
 
 /// Build the report of `opts` over the records `index` holds for `store`'s tasks, summing again
 /// only the blocks `memo` does not hold (see [`pass`]); `memo` then holds this report's blocks.
+/// With `last`, the report of the last periods that hold usage: the periods of the whole range
+/// first, then the report again from the first of the last ones.
 pub(crate) fn build(
+    store: &TaskStore,
+    index: &UsageIndex,
+    memo: &mut Option<Memo>,
+    opts: &ReportOptions,
+) -> Result<(UsageReport, pass::BlockCounts), UsageError> {
+    let Some(last) = opts.last else {
+        return build_once(store, index, memo, opts);
+    };
+    if !opts.group.is_time() || last == 0 {
+        return Err(UsageError::InvalidArgument(
+            "last takes a number of periods (1 or more) of a daily, weekly, monthly or yearly report"
+                .into(),
+        ));
+    }
+    let (mut whole, mut blocks) = build_once(store, index, memo, opts)?;
+    let mut keys: Vec<&str> = whole.rows.iter().map(|r| r.key.as_str()).collect();
+    keys.sort_unstable();
+    if keys.len() > last {
+        let first = period_start(keys[keys.len() - last]);
+        let since = match &opts.since {
+            Some(s) if *s > first => s.clone(),
+            _ => first,
+        };
+        let narrowed = ReportOptions {
+            since: Some(since),
+            last: None,
+            ..opts.clone()
+        };
+        let (r, b) = build_once(store, index, memo, &narrowed)?;
+        (whole, blocks) = (r, b.plus(blocks));
+    }
+    whole.last = u32::try_from(last).ok();
+    Ok((whole, blocks))
+}
+
+/// The first day of a period's key (`YYYY-MM-DD`, `YYYY-MM`, `YYYY`).
+fn period_start(key: &str) -> String {
+    match key.len() {
+        4 => format!("{key}-01-01"),
+        7 => format!("{key}-01"),
+        _ => key.to_owned(),
+    }
+}
+
+fn build_once(
     store: &TaskStore,
     index: &UsageIndex,
     memo: &mut Option<Memo>,
@@ -339,28 +576,23 @@ pub(crate) fn build(
         roots: &roots,
         ws: ws.as_ref(),
     };
-    let (
-        pass::Partial {
-            groups,
-            mut totals,
-            unpriced,
-            no_cost,
-            task_costs,
-        },
-        blocks,
-    ) = pass.run(store.layout(), memo);
-    // Every record is in exactly one row: the totals are the rows' sums.
-    for (_, acc) in &groups.slots {
-        totals.sums.merge(&acc.sums);
+    let (mut partial, blocks) = pass.run(store.layout(), memo);
+    // Every record is in exactly one row: the totals' sums are the rows' sums.
+    for (_, acc) in &partial.groups.slots {
+        partial.totals.sums.merge(&acc.sums);
     }
-    let mut rows: Vec<UsageRow> = groups
-        .slots
+    let slots = std::mem::take(&mut partial.groups.slots);
+    let mut rows: Vec<UsageRow> = slots
         .into_iter()
         .map(|(k, acc)| row_of(opts, &k, acc))
         .collect();
-    sort_rows(opts.group, &mut rows);
+    sort_rows(
+        opts.group,
+        opts.order.unwrap_or(Order::default_for(opts.group)),
+        &mut rows,
+    );
     if opts.group == Group::Conversations {
-        conversation::detail(&mut rows, skeletons, &roots, &task_costs);
+        conversation::detail(&mut rows, skeletons, &roots, &partial.task_costs);
     }
     if opts.group == Group::Tasks {
         for row in &mut rows {
@@ -369,27 +601,31 @@ pub(crate) fn build(
             }
         }
     }
-    let report = assemble(
+    let totals = row_of(
         opts,
-        rows,
-        row_of(opts, &Key::Text(Arc::from("total")), totals),
-        no_cost,
-        unpriced,
+        &Key::Text(Arc::from("total")),
+        std::mem::take(&mut partial.totals),
     );
-    Ok((report, blocks))
+    Ok((assemble(opts, rows, totals, partial), blocks))
 }
 
 fn assemble(
     opts: &ReportOptions,
     rows: Vec<UsageRow>,
     totals: UsageRow,
-    no_cost: Vec<NoCostTask>,
-    mut unpriced: Vec<String>,
+    partial: pass::Partial<Arc<str>>,
 ) -> UsageReport {
+    let mut unpriced = partial.unpriced;
     unpriced.sort();
+    let mut history = partial.history;
+    history.sort_by(|a, b| a.task_id.cmp(&b.task_id));
     UsageReport {
         group: opts.group,
         time_zone: opts.zone.name().to_owned(),
+        local_zone: opts.local_zone,
+        order: opts.order.unwrap_or(Order::default_for(opts.group)),
+        last: None,
+        hosts: opts.hosts.clone(),
         since: opts.since.clone(),
         until: opts.until.clone(),
         cost_mode: opts.cost_mode,
@@ -399,61 +635,82 @@ fn assemble(
         },
         rows,
         totals,
-        no_recorded_cost: no_cost,
+        no_recorded_cost: partial.no_cost,
         unpriced_models: if opts.cost_mode == CostMode::Recorded {
             Vec::new()
         } else {
             unpriced
         },
+        history_disagreements: history,
+        input_below_cache: partial.input_below_cache,
         notes: notes(opts),
+        warnings: Vec::new(),
         sync: SyncReport::default(),
     }
 }
 
 fn row_of(opts: &ReportOptions, k: &Key<Arc<str>>, acc: Acc<Arc<str>>) -> UsageRow {
-    let models = opts.breakdown.then(|| {
-        let mut m: Vec<ModelRow> = acc
-            .models
-            .into_iter()
-            .map(|(model, sums)| ModelRow {
-                model: model.to_string(),
-                sums,
-            })
-            .collect();
-        m.sort_by(|a, b| {
-            b.sums
-                .cost
-                .total_cmp(&a.sums.cost)
-                .then(a.model.cmp(&b.model))
-        });
-        m
-    });
+    let by = opts.breakdown_by();
+    let mut parts: Vec<(String, Sums)> = acc
+        .models
+        .into_iter()
+        .map(|(part, sums)| (part.to_string(), sums))
+        .collect();
+    parts.sort_by(|a, b| b.1.cost.total_cmp(&a.1.cost).then(a.0.cmp(&b.0)));
+    let (models, modes) = match by {
+        Breakdown::None => (None, None),
+        Breakdown::Model => (
+            Some(
+                parts
+                    .into_iter()
+                    .map(|(model, sums)| ModelRow { model, sums })
+                    .collect(),
+            ),
+            None,
+        ),
+        Breakdown::Mode => (
+            None,
+            Some(
+                parts
+                    .into_iter()
+                    .map(|(mode, sums)| ModeRow { mode, sums })
+                    .collect(),
+            ),
+        ),
+    };
     UsageRow {
         key: k.text(opts.group),
         label: None,
         sums: acc.sums,
         tasks: acc.tasks,
+        activity: acc.activity,
         files: acc.files,
         models,
+        modes,
         conversation: None,
     }
 }
 
-fn sort_rows(group: Group, rows: &mut [UsageRow]) {
-    match group {
-        Group::Daily | Group::Weekly | Group::Monthly => rows.sort_by(|a, b| a.key.cmp(&b.key)),
-        _ => rows.sort_by(|a, b| {
-            b.sums
+fn sort_rows(group: Group, order: Order, rows: &mut [UsageRow]) {
+    if group.is_time() {
+        rows.sort_by(|a, b| a.key.cmp(&b.key));
+    } else {
+        rows.sort_by(|a, b| {
+            a.sums
                 .cost
-                .total_cmp(&a.sums.cost)
-                .then(b.sums.total_tokens.total_cmp(&a.sums.total_tokens))
-                .then(a.key.cmp(&b.key))
-        }),
+                .total_cmp(&b.sums.cost)
+                .then(a.sums.total_tokens.total_cmp(&b.sums.total_tokens))
+                .then(b.key.cmp(&a.key))
+        });
+    }
+    if order == Order::Desc {
+        rows.reverse();
     }
 }
 
 fn notes(opts: &ReportOptions) -> Vec<String> {
     let mut n = vec![
+        "Input counts the input tokens neither written to nor read from the cache: where a record's tokensIn holds the cache tokens (the OpenAI protocol, the Anthropic one from v3.29.5) they are taken out, so Input + Output + Cache write + Cache read = Total tokens.".to_owned(),
         "Cancelled and failed requests are counted with the tokens and cost they recorded, as the extension's totals count them.".to_owned(),
         "A condense operation's cost is counted in the cost (it is not a request).".to_owned(),
     ];

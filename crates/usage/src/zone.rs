@@ -1,6 +1,7 @@
 //! The time zone a report counts its days in: `UTC`, a fixed offset (`+02:00`, `-0530`, `+2`) or
 //! an IANA name (`Europe/Paris`, from the time zone database compiled into the crate, so every
-//! machine gives the same days). Local dates are computed once per quarter hour of records
+//! machine gives the same days); by default the local zone ([`Zone::local`]: `TZ`, else the
+//! system's, as other usage trackers count days). Local dates are computed once per quarter hour of records
 //! (every offset change in the database falls on a quarter hour since 1970).
 
 use crate::UsageError;
@@ -48,6 +49,34 @@ impl Zone {
             Err(_) => Err(UsageError::InvalidArgument(format!(
                 "unknown time zone {t:?}: give an IANA name (Europe/Paris), UTC or an offset (+02:00)"
             ))),
+        }
+    }
+
+    /// The local zone: as `TZ` says (an IANA name, a POSIX rule such as `CET-1CEST,M3.5.0,M10.5.0/3`,
+    /// a TZif file), else as the system says (`/etc/localtime`, Windows' setting); UTC when
+    /// neither says. Named by its IANA name when it has one, else by `TZ` as given.
+    pub fn local() -> Zone {
+        let Ok(tz) = TimeZone::try_system() else {
+            return Zone::utc();
+        };
+        let name = match tz.iana_name() {
+            Some(n) => n.to_owned(),
+            None => std::env::var("TZ")
+                .ok()
+                .map(|t| t.trim_start_matches(':').to_owned())
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| "local".to_owned()),
+        };
+        if matches!(
+            name.as_str(),
+            "UTC" | "Etc/UTC" | "Etc/UCT" | "UCT" | "Zulu" | "Etc/Zulu"
+        ) {
+            return Zone::utc();
+        }
+        Zone {
+            name,
+            tz: Some(tz),
+            fixed_seconds: 0,
         }
     }
 

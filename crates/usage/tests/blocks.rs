@@ -5,41 +5,13 @@
 #[allow(dead_code)] // the other helpers serve the other tests
 mod common;
 
-use common::open;
+use common::{open, write_task};
 use roo_store::task_store::TaskStore;
 use roo_usage::prices::PriceTable;
 use roo_usage::report::{CostMode, Group, ReportOptions};
 use roo_usage::{SyncReport, UsageIndex, UsageReport};
-use std::path::Path;
 
 const TASKS: usize = 2_600; // three blocks of 1 024
-
-fn write_task(tasks: &Path, n: usize, cost_scale: f64) {
-    let dir = tasks.join(format!("task-{n:05}"));
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    let t0: i64 = 1_767_225_600_000 + (n as i64 % 40) * 86_400_000;
-    let model = ["claude-sonnet-4-5", "gpt-5", "some-unpriced-model"][n % 3];
-    // Every fifth request records no cost: `auto` calculates it from the tokens.
-    let cost = if n % 5 == 0 {
-        String::new()
-    } else {
-        format!(r#","cost":{}"#, (n as f64 * 0.0137 + 0.01) * cost_scale)
-    };
-    let req = format!(
-        r#"{{"apiProtocol":"anthropic","tokensIn":{},"tokensOut":{},"cacheReads":{}{cost}}}"#,
-        100 + n,
-        10 + n % 17,
-        n % 7
-    );
-    let msgs = serde_json::json!([
-        {"ts": t0, "type": "say", "say": "text", "text": format!("Task number {n}")},
-        {"ts": t0 + 1, "type": "say", "say": "api_req_started", "text": req},
-        {"ts": t0 + 3_600_000, "type": "say", "say": "api_req_started", "text": req},
-    ]);
-    let meta = serde_json::json!({"model_usage": [{"ts": t0, "model_id": model, "model_provider_id": "p", "mode": "code"}]});
-    std::fs::write(dir.join("ui_messages.json"), msgs.to_string()).expect("write");
-    std::fs::write(dir.join("task_metadata.json"), meta.to_string()).expect("write");
-}
 
 fn opts(group: Group, prices: PriceTable) -> ReportOptions {
     ReportOptions {

@@ -4,6 +4,7 @@
 //! two time zones.
 
 use roo_condense::cost::{calculate_api_cost_anthropic, ModelInfo};
+#[allow(dead_code)] // the other helpers serve the other tests
 mod common;
 
 use common::{close, open, stores_root};
@@ -79,6 +80,8 @@ fn totals_equal_the_hand_derived_facts_of_every_store() {
         // The rows add up to the totals.
         let rows_cost: f64 = report.rows.iter().map(|r| r.sums.cost).sum();
         assert!(close(rows_cost, s.cost), "{}", tasks.display());
+        // The fixtures' history items state what their records add up to.
+        assert_eq!(report.history_disagreements, [], "{}", tasks.display());
         // And each task's records add up to the skeleton's own totals.
         let by_task = index
             .report(&store, &opts(Group::Tasks, "UTC"))

@@ -15,7 +15,6 @@
 //! (see `with_texts`): they are read from their folders until more than one in fifty are.
 
 use super::dialogue::Kind;
-use roo_store::cache::TaskSig;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -36,20 +35,7 @@ pub fn store_file(cache_root: &Path, tasks_dir: &Path) -> PathBuf {
 }
 
 /// A task signature as the text store keeps it.
-pub fn sig_hash(sig: &TaskSig) -> u64 {
-    let mut bytes = Vec::with_capacity(sig.len() * 17);
-    for f in sig {
-        match f {
-            Some((len, ns)) => {
-                bytes.push(1);
-                bytes.extend_from_slice(&len.to_le_bytes());
-                bytes.extend_from_slice(&ns.to_le_bytes());
-            }
-            None => bytes.push(0),
-        }
-    }
-    xxhash_rust::xxh3::xxh3_64(&bytes)
-}
+pub use roo_store::cache::sig_hash;
 
 fn kind_code(k: Kind) -> u8 {
     match k {

@@ -105,6 +105,23 @@ pub fn task_sigs(tasks_dir: &Path, dirs: &[(String, PathBuf)]) -> Vec<TaskSig> {
         .collect()
 }
 
+/// A task signature as one number (XXH3 of each file's presence, size and time), for the files
+/// that keep something per task beside the cache (a grep's texts, usage records).
+pub fn sig_hash(sig: &TaskSig) -> u64 {
+    let mut bytes = Vec::with_capacity(sig.len() * 17);
+    for f in sig {
+        match f {
+            Some((len, ns)) => {
+                bytes.push(1);
+                bytes.extend_from_slice(&len.to_le_bytes());
+                bytes.extend_from_slice(&ns.to_le_bytes());
+            }
+            None => bytes.push(0),
+        }
+    }
+    line_hash(&bytes)
+}
+
 fn sig_with(mut sig: impl FnMut(&str) -> FileSig) -> TaskSig {
     let ui = sig(SOURCE_FILES[0]);
     let claude = if ui.is_none() {

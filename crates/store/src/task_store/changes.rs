@@ -14,6 +14,12 @@ pub(super) fn next_layout() -> u64 {
 }
 
 impl TaskStore {
+    /// Our cache root, when the handle keeps its skeleton cache there (readers that keep
+    /// something per task keep it beside it, in the store's cache directory).
+    pub fn cache_root(&self) -> Option<&std::path::Path> {
+        self.cache_root.as_deref()
+    }
+
     /// The position in [`TaskStore::stores`] of the store holding the task at `i`.
     pub fn store_of(&self, i: usize) -> Option<usize> {
         self.tasks.get(i).map(|t| t.store)

@@ -6,8 +6,13 @@
 //! ([`Memo`]) and a report after a refresh sums again only the blocks holding a task whose files
 //! changed; every report, kept blocks or not, adds the same numbers in the same order.
 
-use super::{FileOps, Group, NoCostTask, ReportOptions, Sums};
+use super::{
+    input_below_cache, Activity, Breakdown, FileOps, Group, HistoryDisagreement, HistoryFigures,
+    NoCostTask, ReportOptions, Sums,
+};
+use crate::activity::{EventKind, HistoryTotals, Totals};
 use crate::prices::PriceTable;
+use crate::records::TaskUsage;
 use crate::records::{RecordKind, UsageRecord};
 use crate::zone::{date_text, DayCache};
 use crate::UsageIndex;
@@ -38,6 +43,7 @@ impl<S: AsRef<str>> Key<S> {
             (Group::Monthly, Key::Num(n)) => {
                 format!("{:04}-{:02}", n.div_euclid(12), n.rem_euclid(12) + 1)
             }
+            (Group::Yearly, Key::Num(y)) => format!("{y:04}"),
             (_, Key::Num(day)) => date_text(*day),
             (_, Key::Text(t)) => t.as_ref().to_owned(),
         }
@@ -57,6 +63,7 @@ impl Key<&str> {
 #[derive(Clone)]
 pub(super) struct Acc<S> {
     pub(super) sums: Sums,
+    pub(super) activity: Activity,
     pub(super) files: FileOps,
     pub(super) tasks: u64,
     last_task: Option<usize>,
@@ -67,6 +74,7 @@ impl<S> Default for Acc<S> {
     fn default() -> Self {
         Acc {
             sums: Sums::default(),
+            activity: Activity::default(),
             files: FileOps::default(),
             tasks: 0,
             last_task: None,
@@ -86,6 +94,7 @@ impl<S: Clone + PartialEq> Acc<S> {
     /// Adds the sums of another block's row (its tasks are other tasks).
     fn absorb(&mut self, o: &Acc<S>) {
         self.sums.merge(&o.sums);
+        self.activity.merge(&o.activity);
         self.files.merge(&o.files);
         self.tasks += o.tasks;
         for (model, sums) in &o.models {
@@ -101,6 +110,7 @@ impl Acc<&str> {
     fn owned(self) -> Acc<Arc<str>> {
         Acc {
             sums: self.sums,
+            activity: self.activity,
             files: self.files,
             tasks: self.tasks,
             last_task: None,
@@ -157,6 +167,8 @@ pub(super) struct Partial<S> {
     pub(super) no_cost: Vec<NoCostTask>,
     /// Per task (by position in the handle), for a conversations report.
     pub(super) task_costs: Vec<(usize, Sums)>,
+    pub(super) history: Vec<HistoryDisagreement>,
+    pub(super) input_below_cache: u64,
 }
 
 impl<S> Default for Partial<S> {
@@ -167,6 +179,8 @@ impl<S> Default for Partial<S> {
             unpriced: Vec::new(),
             no_cost: Vec::new(),
             task_costs: Vec::new(),
+            history: Vec::new(),
+            input_below_cache: 0,
         }
     }
 }
@@ -193,6 +207,8 @@ impl Partial<Arc<str>> {
         }
         self.no_cost.extend_from_slice(&later.no_cost);
         self.task_costs.extend_from_slice(&later.task_costs);
+        self.history.extend_from_slice(&later.history);
+        self.input_below_cache += later.input_below_cache;
     }
 }
 
@@ -214,6 +230,8 @@ impl Partial<&str> {
             unpriced: self.unpriced,
             no_cost: self.no_cost,
             task_costs: self.task_costs,
+            history: self.history,
+            input_below_cache: self.input_below_cache,
         }
     }
 }
@@ -223,6 +241,16 @@ impl Partial<&str> {
 pub struct BlockCounts {
     pub summed: u32,
     pub kept: u32,
+}
+
+impl BlockCounts {
+    /// The counts of two passes.
+    pub fn plus(self, o: BlockCounts) -> BlockCounts {
+        BlockCounts {
+            summed: self.summed + o.summed,
+            kept: self.kept + o.kept,
+        }
+    }
 }
 
 /// The blocks of the last report and the options they were summed with.
@@ -264,14 +292,15 @@ fn memo_key(opts: &ReportOptions) -> Option<String> {
         return None;
     }
     Some(format!(
-        "{:?}|{}|{:?}|{:?}|{:?}|{}|{:?}|{:x}",
+        "{:?}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:x}",
         opts.group,
         opts.zone.name(),
         opts.since,
         opts.until,
         opts.cost_mode,
-        opts.breakdown,
+        opts.breakdown_by(),
         opts.workspace,
+        opts.hosts,
         opts.prices.fingerprint(),
     ))
 }
@@ -332,89 +361,188 @@ impl<'a> Pass<'a> {
         (out, counts)
     }
 
+    /// Whether task `task` is one the options count (workspace, hosts).
+    fn selected(&self, task: &ConversationSkeleton) -> bool {
+        let ws_ok = self.ws.is_none_or(|q| {
+            task.metadata
+                .workspace
+                .as_deref()
+                .is_some_and(|w| q.matches(w))
+        });
+        let hosts = &self.opts.hosts;
+        ws_ok && (hosts.is_empty() || hosts.contains(&task.metadata.source))
+    }
+
+    fn in_range(&self, day: i64) -> bool {
+        !(self.since.is_some_and(|s| day < s) || self.until.is_some_and(|u| day > u))
+    }
+
     /// The sums of the tasks at `range` of the store.
     fn sum(&self, range: std::ops::Range<usize>) -> Partial<&'a str> {
-        let (opts, since, until) = (self.opts, self.since, self.until);
-        let mut days = DayCache::new(&opts.zone);
+        let mut days = DayCache::new(&self.opts.zone);
         let mut p = Partial::default();
         let skeletons: &'a [ConversationSkeleton] = self.skeletons;
         for t in range {
-            let Some(task) = skeletons.get(t) else {
+            let Some(task) = skeletons.get(t).filter(|task| self.selected(task)) else {
                 continue;
             };
-            if let Some(q) = self.ws {
-                if !task
-                    .metadata
-                    .workspace
-                    .as_deref()
-                    .is_some_and(|w| q.matches(w))
-                {
-                    continue;
-                }
-            }
             let Some(usage) = self.index.task_at(t, &task.task_id) else {
                 continue;
             };
-            let root = self.roots.get(t).map_or("", String::as_str);
-            let mut task_sums = Sums::default();
-            let per_task = opts.group == Group::Conversations;
-            let mut missing = 0u64;
-            let mut counted = false;
-            for r in &usage.records {
-                let day = days.day(r.ts);
-                if since.is_some_and(|s| day < s) || until.is_some_and(|u| day > u) {
-                    continue;
-                }
-                if r.cost.is_none() && r.kind != RecordKind::Condense {
-                    missing += 1;
-                }
-                let (cost, known) = cost_of(r, opts.cost_mode, &opts.prices, day, &mut p.unpriced);
-                let acc = p.groups.get(key_of(opts.group, day, Some(r), task, root));
-                acc.sums.add(r, cost, known);
-                acc.see_task(t);
-                if opts.breakdown {
-                    let model = r.model.as_deref().unwrap_or("unknown");
-                    match acc.models.iter_mut().find(|(m, _)| *m == model) {
-                        Some((_, s)) => s.add(r, cost, known),
-                        None => {
-                            let mut s = Sums::default();
-                            s.add(r, cost, known);
-                            acc.models.push((model, s));
-                        }
-                    }
-                }
-                counted = true;
-                if per_task {
-                    task_sums.add(r, cost, known);
-                }
-            }
-            if counted {
-                p.totals.see_task(t);
-            }
-            for op in &usage.file_ops {
-                let day = days.day(op.ts);
-                if since.is_some_and(|s| day < s) || until.is_some_and(|u| day > u) {
-                    continue;
-                }
-                // A file operation belongs to no request: by model or mode, it is in the totals only.
-                if !matches!(opts.group, Group::Models | Group::Modes) {
-                    let acc = p.groups.get(key_of(opts.group, day, None, task, root));
-                    acc.files.add(op.kind, op.lines);
-                    acc.see_task(t);
-                }
-                p.totals.files.add(op.kind, op.lines);
-            }
-            if missing > 0 {
-                p.no_cost.push(NoCostTask {
-                    task_id: task.task_id.clone(),
-                    requests: missing,
-                });
-            }
-            if per_task {
-                p.task_costs.push((t, task_sums));
-            }
+            self.sum_records(t, task, usage, &mut days, &mut p);
+            self.sum_activity(t, task, usage, &mut days, &mut p);
         }
         p
+    }
+
+    /// The requests and condense costs of task `t`.
+    fn sum_records(
+        &self,
+        t: usize,
+        task: &'a ConversationSkeleton,
+        usage: &'a TaskUsage,
+        days: &mut DayCache,
+        p: &mut Partial<&'a str>,
+    ) {
+        let opts = self.opts;
+        let root = self.roots.get(t).map_or("", String::as_str);
+        let per_task = opts.group == Group::Conversations;
+        let breakdown = opts.breakdown_by();
+        let mut task_sums = Sums::default();
+        let mut missing = 0u64;
+        let mut counted = false;
+        for r in &usage.records {
+            let day = days.day(r.ts);
+            if !self.in_range(day) {
+                continue;
+            }
+            if r.cost.is_none() && r.kind != RecordKind::Condense {
+                missing += 1;
+            }
+            if input_below_cache(r) {
+                p.input_below_cache += 1;
+            }
+            let (cost, known) = cost_of(r, opts.cost_mode, &opts.prices, day, &mut p.unpriced);
+            let acc = p.groups.get(key_of(opts.group, day, Some(r), task, root));
+            acc.sums.add(r, cost, known);
+            acc.see_task(t);
+            let part = match breakdown {
+                Breakdown::None => None,
+                Breakdown::Model => Some(r.model.as_deref().unwrap_or("unknown")),
+                Breakdown::Mode => Some(r.mode.as_deref().unwrap_or("unknown")),
+            };
+            if let Some(part) = part {
+                match acc.models.iter_mut().find(|(m, _)| *m == part) {
+                    Some((_, s)) => s.add(r, cost, known),
+                    None => {
+                        let mut s = Sums::default();
+                        s.add(r, cost, known);
+                        acc.models.push((part, s));
+                    }
+                }
+            }
+            counted = true;
+            if per_task {
+                task_sums.add(r, cost, known);
+            }
+        }
+        if counted {
+            p.totals.see_task(t);
+            if let Some(h) = &usage.history {
+                p.history.push(disagreement(&task.task_id, h, usage));
+            }
+        }
+        if missing > 0 {
+            p.no_cost.push(NoCostTask {
+                task_id: task.task_id.clone(),
+                requests: missing,
+            });
+        }
+        if per_task {
+            p.task_costs.push((t, task_sums));
+        }
+    }
+
+    /// The file operations, messages, tool calls and conversation start of task `t`. None of them
+    /// belongs to a request: by model or mode, they are in the totals only.
+    fn sum_activity(
+        &self,
+        t: usize,
+        task: &'a ConversationSkeleton,
+        usage: &'a TaskUsage,
+        days: &mut DayCache,
+        p: &mut Partial<&'a str>,
+    ) {
+        let group = self.opts.group;
+        let root = self.roots.get(t).map_or("", String::as_str);
+        let by_request = matches!(group, Group::Models | Group::Modes);
+        for op in &usage.file_ops {
+            let day = days.day(op.ts);
+            if !self.in_range(day) {
+                continue;
+            }
+            if !by_request {
+                let acc = p.groups.get(key_of(group, day, None, task, root));
+                acc.files.add(op.kind, op.lines);
+                acc.see_task(t);
+            }
+            p.totals.files.add(op.kind, op.lines);
+        }
+        let mut add = |day: i64, f: &dyn Fn(&mut Activity)| {
+            if !self.in_range(day) {
+                return;
+            }
+            if !by_request {
+                let acc = p.groups.get(key_of(group, day, None, task, root));
+                f(&mut acc.activity);
+                acc.see_task(t);
+            }
+            f(&mut p.totals.activity);
+        };
+        // A task with no parent: its opening message is the person's, and a conversation starts.
+        if let (None, Some(created)) = (&task.parent_task_id, task.created_at_ms) {
+            add(days.day(created), &|a: &mut Activity| {
+                a.user_messages += 1;
+                a.conversations += 1;
+            });
+        }
+        for e in &usage.events {
+            add(days.day(e.ts), &|a: &mut Activity| match e.kind {
+                EventKind::UserMessage => a.user_messages += 1,
+                EventKind::ToolCall => a.tool_calls += 1,
+                EventKind::Command => {
+                    a.tool_calls += 1;
+                    a.commands += 1;
+                }
+            });
+        }
+    }
+}
+
+/// How a task's history item and its records disagree.
+fn disagreement(task_id: &str, h: &HistoryTotals, usage: &TaskUsage) -> HistoryDisagreement {
+    let sums = Totals::of(&usage.records);
+    HistoryDisagreement {
+        task_id: task_id.to_owned(),
+        fields: h
+            .disagreeing(&sums)
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+        history: HistoryFigures {
+            tokens_in: h.tokens_in,
+            tokens_out: h.tokens_out,
+            cache_writes: h.cache_writes,
+            cache_reads: h.cache_reads,
+            total_cost: h.cost,
+        },
+        records: HistoryFigures {
+            tokens_in: Some(sums.tokens_in),
+            tokens_out: Some(sums.tokens_out),
+            cache_writes: Some(sums.cache_writes),
+            cache_reads: Some(sums.cache_reads),
+            total_cost: Some(sums.cost),
+        },
     }
 }
 
@@ -488,6 +616,7 @@ fn key_of<'a>(
             let (y, m, _) = roo_js::date::civil_from_days(day);
             Key::Num(y * 12 + i64::from(m) - 1)
         }
+        Group::Yearly => Key::Num(roo_js::date::civil_from_days(day).0),
         Group::Tasks => Key::Text(&task.task_id),
         Group::Conversations => Key::Text(root),
         Group::Models => Key::Text(r.and_then(|r| r.model.as_deref()).unwrap_or("unknown")),
