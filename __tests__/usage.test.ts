@@ -124,6 +124,10 @@ function costPerDay(stores: string[], zone: string) {
       return 0
     }
   }
+  // A task two stores hold (Roo Code history imported into Zoo Code) counts once: its copy with the
+  // latest message.
+  const copies = new Map<string, any[]>()
+  const lastTs = (msgs: any[]) => Math.max(0, ...msgs.map((m) => (typeof m?.ts === 'number' ? m.ts : 0)))
   for (const s of stores) {
     for (const id of fs.readdirSync(storeDir(s))) {
       const file = ['ui_messages.json', 'claude_messages.json'].map((f) => path.join(storeDir(s), id, f)).find((f) => fs.existsSync(f))
@@ -135,19 +139,23 @@ function costPerDay(stores: string[], zone: string) {
         continue
       }
       if (!Array.isArray(msgs)) continue
-      let started = ''
-      for (const m of msgs) {
-        let day = localDay(m.ts, zone)
-        let c = 0
-        if (m?.say === 'api_req_started') {
-          started = day
-          c = cost(m.text)
-        } else if (m?.say === 'api_req_finished') {
-          day = started || day
-          c = cost(m.text)
-        } else if (m?.say === 'condense_context') c = m.contextCondense?.cost ?? 0
-        if (c) days.set(day, (days.get(day) ?? 0) + c)
-      }
+      const other = copies.get(id)
+      if (!other || lastTs(msgs) > lastTs(other)) copies.set(id, msgs)
+    }
+  }
+  for (const msgs of copies.values()) {
+    let started = ''
+    for (const m of msgs) {
+      let day = localDay(m.ts, zone)
+      let c = 0
+      if (m?.say === 'api_req_started') {
+        started = day
+        c = cost(m.text)
+      } else if (m?.say === 'api_req_finished') {
+        day = started || day
+        c = cost(m.text)
+      } else if (m?.say === 'condense_context') c = m.contextCondense?.cost ?? 0
+      if (c) days.set(day, (days.get(day) ?? 0) + c)
     }
   }
   return days
