@@ -172,7 +172,7 @@ impl<'t> ScopedTask<'t> for OpenTask {
             cancel: Some(&self.cancel),
         };
         Ok(
-            roo_store::task_store::TaskStore::open_with(&HostEnv::current(), &opts, watch)
+            roo_store::task_store::TaskStore::open_quick(&HostEnv::current(), &opts, watch)
                 .map_err(|e| CodedError::core(e.code(), e)),
         )
     }
@@ -194,6 +194,18 @@ pub struct TaskStore {
     pub(crate) inner: Shared,
     /// The usage records of the handle's tasks (`usageReport`, crates/napi/src/usage.rs).
     pub(crate) usage: Arc<std::sync::Mutex<roo_usage::UsageIndex>>,
+}
+
+/// Make a handle opened from its headers' summary whole before a call that reads what the
+/// summary leaves out (instructions, child calls' messages and todos), when `need`.
+fn filled(inner: &Shared, need: bool) -> napi::Result<()> {
+    if !need || !inner.read().map_err(|_| poisoned())?.is_partial() {
+        return Ok(());
+    }
+    let mut store = inner.write().map_err(|_| poisoned())?;
+    store
+        .fill()
+        .map_err(|e| CodedError::core(e.code(), e).into_sync())
 }
 
 pub(crate) fn poisoned() -> napi::Error {
@@ -261,6 +273,7 @@ impl TaskStore {
     /// start with throws `TASK_AMBIGUOUS`, naming some of them.
     #[napi(ts_return_type = "ConversationSkeleton | null")]
     pub fn get<'e>(&self, env: &'e Env, id_or_prefix: String) -> napi::Result<Unknown<'e>> {
+        filled(&self.inner, true)?;
         let store = self.inner.read().map_err(|_| poisoned())?;
         match store.lookup(&id_or_prefix) {
             Lookup::Found(i) => crate::to_js(env, &store.whole(i)),
@@ -294,6 +307,7 @@ impl TaskStore {
         query: Option<TaskListQuery>,
     ) -> napi::Result<Unknown<'e>> {
         let q = ListQuery::try_from(query.unwrap_or_default()).map_err(|e| e.into_napi(env))?;
+        filled(&self.inner, q.fields.need_fill())?;
         let store = self.inner.read().map_err(|_| poisoned())?;
         crate::to_js_parsed(env, &store.list(&q))
     }
@@ -417,6 +431,7 @@ impl TaskStore {
     #[napi]
     pub fn headers_json(&self, options: Option<TaskHeadersOptions>) -> napi::Result<String> {
         let fields = fields_of(options.unwrap_or_default().fields).map_err(|e| e.into_sync())?;
+        filled(&self.inner, fields.need_fill())?;
         let store = self.inner.read().map_err(|_| poisoned())?;
         let bytes = store
             .headers_json(fields)
@@ -434,6 +449,7 @@ impl TaskStore {
         options: Option<TaskHeadersOptions>,
     ) -> napi::Result<Unknown<'e>> {
         let fields = fields_of(options.unwrap_or_default().fields).map_err(|e| e.into_napi(env))?;
+        filled(&self.inner, fields.need_fill())?;
         let store = self.inner.read().map_err(|_| poisoned())?;
         let text = store
             .headers_latin1(fields)

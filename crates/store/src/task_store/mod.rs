@@ -29,6 +29,7 @@ use std::time::Instant;
 mod changes;
 mod children;
 mod copies;
+mod lazy;
 mod lean_json;
 mod list;
 mod stamps;
@@ -185,6 +186,10 @@ pub struct TaskStore {
     /// The copies not shown of tasks several stores hold, in (id, store) order (module
     /// `copies`).
     copies: Vec<copies::Copy>,
+    /// Opened from the headers' summary and not yet filled (module `lazy`).
+    partial: bool,
+    /// When this handle last wrote its store's summary.
+    summary_at: Option<Instant>,
 }
 
 /// A task parsed by a refresh: its store, id, signature, unlinked header (or why it has none).
@@ -299,6 +304,8 @@ impl TaskStore {
             changes: Default::default(),
             views: views::Views::default(),
             copies: Vec::new(),
+            partial: false,
+            summary_at: None,
         }
     }
 
@@ -425,6 +432,7 @@ impl TaskStore {
             return Ok(report);
         }
         // Headers whole for the hierarchy pass (and for tasks whose instruction changes).
+        self.fill()?;
         self.messages_in();
         // Changed tasks that still give a skeleton take their old slot; anything added, removed or
         // now failing rebuilds the lists in id order.
@@ -493,6 +501,7 @@ impl TaskStore {
         removed.extend(copies_gone);
         report.cache = self.record(&fresh, &relinked, &removed)?;
         self.keep_apart();
+        self.keep_summary(false);
         report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
         Ok(report)
     }
@@ -710,6 +719,8 @@ impl TaskStore {
 
     /// The linked headers, whole, sorted by task id (the handle given up).
     pub fn into_skeletons(mut self) -> Vec<ConversationSkeleton> {
+        // A partial handle that cannot be filled gives its headers as they are.
+        let _ = self.fill();
         self.all_in();
         self.skeletons
     }

@@ -260,6 +260,12 @@ impl Fields {
         self.0 & (1 << i) != 0
     }
 
+    /// Whether these fields include one a partial header leaves out (module `lazy`): the
+    /// instruction, the child calls, and the match keys derived from them.
+    pub fn need_fill(self) -> bool {
+        self.has(4) || self.has(6) || self.has(7) || self.has(8)
+    }
+
     /// Whether these fields include one the handle keeps apart (`childTasks`,
     /// `truncatedInstruction`, `childTaskInstructionPrefixes`).
     fn need_whole(self) -> bool {
