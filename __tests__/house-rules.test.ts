@@ -1,7 +1,9 @@
 // The rules that keep the source tree readable by someone new to it, checked on every run:
 // - no crate on the main path depends on roo-legacy (the compatibility mode stays beside it);
 // - no source file over 800 lines, no Rust function over 120 lines, outside generated code and
-//   test data.
+//   test data;
+// - no module of the JavaScript layers (compat/, cli/) requires, when it loads, a module that
+//   requires it back: a part that needs its owner looks it up at call time.
 // A place allowed to break the size rules is listed in `house-rules.json` with its size: a listed
 // place may shrink but never grow, it leaves the list once it is within the limit, and a place that
 // is not listed may not break the rule at all. The list is empty today; it is edited by hand, so
@@ -149,6 +151,22 @@ describe('house rules', () => {
     expect(problems).toEqual([])
   })
 
+  it('no JavaScript module is part of a cycle of load-time requires', () => {
+    const cycles = loadCycles(trackedSources().filter((f) => /^(compat|cli)\/.*\.(js|mjs)$/.test(f)))
+    expect(cycles).toEqual([])
+  })
+
+  it('finds a cycle of load-time requires and ignores requires made at call time', () => {
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'house-cycles-'))
+    const write = (f: string, text: string) => fs.writeFileSync(path.join(dir, f), text)
+    write('a.js', "const b = require('./b.js')\n")
+    write('b.js', "const { c } = require('./c.js')\n")
+    write('c.js', "const a = require('./a.js')\n")
+    write('d.js', "const lazy = () => require('./a.js')\n")
+    write('e.js', "import { d } from './d.js'\n")
+    expect(loadCycles(['a.js', 'b.js', 'c.js', 'd.js', 'e.js'], dir)).toEqual(['a.js → b.js → c.js → a.js'])
+  })
+
   it('the list of exceptions is not a place to put new ones: every entry is over its limit', () => {
     // An entry at or under the limit has been fixed and must leave the list.
     const stale: string[] = []
@@ -157,3 +175,38 @@ describe('house rules', () => {
     expect(stale).toEqual([])
   })
 })
+
+/**
+ * The cycles among `files` (paths under `root`) of the requires and imports a module makes as it
+ * loads: `require('./x')` at the start of a line (a top-level statement) or a static `import … from`.
+ * A `require` inside a function runs at call time and makes no load-time edge. Each cycle once, as
+ * `a → b → a` from its smallest path.
+ */
+export function loadCycles(files: string[], root = repoRoot): string[] {
+  const known = new Set(files)
+  const edges = new Map<string, string[]>()
+  const topLevel = /^(?:const|let|var)?[^=(]*=?\s*require\('(\.{1,2}\/[^']+)'\)|^import\s[^;]*?from\s+'(\.{1,2}\/[^']+)'|^\s*\.\.\.require\('(\.{1,2}\/[^']+)'\)/
+  for (const f of files) {
+    const out: string[] = []
+    for (const line of fs.readFileSync(path.join(root, f), 'utf8').split('\n')) {
+      const m = topLevel.exec(line)
+      const spec = m && (m[1] ?? m[2] ?? m[3])
+      if (!spec) continue
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(f), spec))
+      if (known.has(target)) out.push(target)
+    }
+    edges.set(f, out)
+  }
+  const cycles = new Set<string>()
+  const walk = (start: string, at: string, trail: string[]) => {
+    for (const next of edges.get(at) ?? []) {
+      if (next === start) {
+        cycles.add([...trail, start].join(' → '))
+      } else if (!trail.includes(next) && next > start) {
+        walk(start, next, [...trail, next])
+      }
+    }
+  }
+  for (const f of [...files].sort()) walk(f, f, [f])
+  return [...cycles].sort()
+}
