@@ -194,6 +194,9 @@ macro_rules! open_enum {
         }
 
         impl $name {
+            /// The text of every value this version knows, current and retired.
+            pub const ALL_TEXTS: &'static [&'static str] = &[$($text,)* $($rtext,)*];
+
             pub fn parse(s: &str) -> Self {
                 match s {
                     $($text => Self::$variant,)*

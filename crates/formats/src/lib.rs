@@ -34,4 +34,4 @@ pub use read::{
     read_api_history, read_history_index, read_history_item, read_task_metadata, read_ui_messages,
     StreamSummary,
 };
-pub use ui::{Ask, ClineMessage, MessageKind, Payload, Say, SayTool, WantedTexts};
+pub use ui::{Ask, ClineMessage, MessageKind, Payload, Say, SayTool, ToolCallKind, WantedTexts};
