@@ -88,11 +88,11 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
 
     // Inputs first, so a wrong path fails before anything is touched.
     let tasks_dirs = tasks_dirs_to_index(opts)?;
-    let (listing, dir_names) = list_tasks(&tasks_dirs)?;
+    let (listing, dir_names, refused) = list_tasks(&tasks_dirs)?;
     let (tasks, cache_note) = open_task_store(&tasks_dirs, opts.cancel)?;
 
     let _lock = WriteLock::acquire(&t.index_dir)?;
-    let mut notes: Vec<String> = cache_note.into_iter().collect();
+    let mut notes: Vec<String> = cache_note.into_iter().chain(refused).collect();
     let embedder = progress::build_embedder(&opts.embedder, opts.on_progress, &mut notes)?;
     let eid = embedder.id()?;
     let store = store::open(&t.resolved, &t.collection)?;
@@ -614,26 +614,36 @@ impl IndexRun<'_, '_> {
 }
 
 /// Every task folder of the stores, with its store (the same task id in two stores, a migrated
-/// copy, is indexed once), and the stores' names.
+/// copy, is indexed once), the stores' names, and the task folders refused as links out of their
+/// store (`roo_store::confine::task_folder_out`), each said in a sentence.
 #[allow(clippy::type_complexity)]
 fn list_tasks(
     tasks_dirs: &[PathBuf],
-) -> Result<(Vec<(String, PathBuf, String)>, BTreeSet<String>)> {
+) -> Result<(
+    Vec<(String, PathBuf, String)>,
+    BTreeSet<String>,
+    Vec<String>,
+)> {
     let mut listing: Vec<(String, PathBuf, String)> = Vec::new();
     let mut seen_ids: HashSet<String> = HashSet::new();
     let mut dir_names: BTreeSet<String> = BTreeSet::new();
+    let mut refused = Vec::new();
     for dir in tasks_dirs {
         let (dirs, _diags) = roo_state::scan::list_task_dirs(dir)
             .map_err(|_| Error::TasksDirNotFound(dir.clone()))?;
         let dir_name = dir.display().to_string();
         dir_names.insert(dir_name.clone());
         for (id, path) in dirs {
+            if let Some(out) = roo_store::confine::task_folder_out(&path) {
+                refused.push(out.to_string());
+                continue;
+            }
             if seen_ids.insert(id.clone()) {
                 listing.push((id, path, dir_name.clone()));
             }
         }
     }
-    Ok((listing, dir_names))
+    Ok((listing, dir_names, refused))
 }
 
 /// Embed `points` in batches and write them. Returns `true` when cancelled part way.

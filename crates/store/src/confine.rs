@@ -8,10 +8,20 @@
 //!   stands for that `tasks/`. Any other folder (a project, a home folder, a backup) is refused
 //!   before anything is read or written in it;
 //! - a **task id** is a name, never a path: no `/` or `\`, no `..`, no NUL or other control
-//!   character; it is then looked up in the allowed stores only ([`crate::find`]).
+//!   character; it is then looked up in the allowed stores only ([`crate::find`]);
+//! - a **migration's destination** ([`confine_destination`]) is a folder beside the store, or
+//!   under a folder the user named when the server was started, never anywhere else.
+//!
+//! And the rule every reader and writer of this workspace keeps for links inside a store
+//! ([`roo_formats::links`], re-exported here): a task folder or task file that resolves outside
+//! its store is refused with a diagnostic when read ([`task_file_out`], [`task_folder_out`]:
+//! `roo_formats::read::read_task_file_into` and `roo_state::analyze_task` go through them) and
+//! never followed when written or removed (the cleanup, the rebuild, the search index).
 
 use crate::{Result, StoreError};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+
+pub use roo_formats::links::{outside, task_file_out, task_folder_out, LinkOut};
 
 /// Longest task id or prefix accepted (a folder name's limit on common file systems).
 const MAX_ID_BYTES: usize = 255;

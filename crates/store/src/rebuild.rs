@@ -61,6 +61,11 @@ pub struct ExtensionIndexReport {
     pub backups: Vec<String>,
     /// Files written (paths); empty in a dry run.
     pub written: Vec<String>,
+    /// `history_item.json` files left alone because they are links out of the store (each said
+    /// in a sentence): never backed up or replaced through the link.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub refused: Vec<String>,
 }
 
 /// What [`rebuild_from_tasks`] found and did.
@@ -220,9 +225,35 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
 fn remove_killed_runs_temps(tasks_dir: &Path) -> Result<()> {
     fsutil::remove_stale_temps(tasks_dir, &[names::HISTORY_INDEX]);
     for (_, dir) in cache::list_tasks(tasks_dir)? {
+        if crate::confine::task_folder_out(&dir).is_some() {
+            continue;
+        }
         fsutil::remove_stale_temps(&dir, &[names::HISTORY_ITEM]);
     }
     Ok(())
+}
+
+/// The object of the history item at `hi_path` as it stands (its keys and numbers as they are),
+/// when it is there and reads as a history item with an id.
+fn usable_history_item(hi_path: &Path) -> Option<serde_json::Value> {
+    if !hi_path.exists() {
+        return None;
+    }
+    let read = roo_formats::read_history_item(hi_path);
+    let usable = read.value.as_ref().is_some_and(|v| !v.id.is_empty())
+        && !read
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error);
+    if !usable {
+        return None;
+    }
+    roo_formats::read::read_task_file(hi_path)
+        .ok()
+        .flatten()
+        .map(|b| roo_formats::decode::decode_json_bytes(b, &mut roo_formats::Diags::for_file("")))
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .filter(|v| v.is_object())
 }
 
 fn regenerate_index(
@@ -268,33 +299,12 @@ fn regenerate_index(
     for s in sorted {
         let task_dir = tasks_dir.join(&s.task_id);
         let hi_path = task_dir.join(names::HISTORY_ITEM);
-        let existing = if hi_path.exists() {
-            let read = roo_formats::read_history_item(&hi_path);
-            let usable = read.value.as_ref().is_some_and(|v| !v.id.is_empty())
-                && !read
-                    .diagnostics
-                    .iter()
-                    .any(|d| d.severity == Severity::Error);
-            if usable {
-                // The file's own object, keys and numbers as they are.
-                roo_formats::read::read_task_file(&hi_path)
-                    .ok()
-                    .flatten()
-                    .map(|b| {
-                        roo_formats::decode::decode_json_bytes(
-                            b,
-                            &mut roo_formats::Diags::for_file(""),
-                        )
-                    })
-                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-                    .filter(|v| v.is_object())
-            } else {
-                None
-            }
-        } else {
-            None
-        };
-        if let Some(v) = existing {
+        // A history item that is a link out of the store is neither read nor replaced.
+        if let Some(out) = crate::confine::task_file_out(&hi_path, None) {
+            rep.refused.push(out.to_string());
+            continue;
+        }
+        if let Some(v) = usable_history_item(&hi_path) {
             let ts = v.get("ts").and_then(|t| t.as_i64()).unwrap_or(0);
             rep.history_items_kept += 1;
             entries.push((ts, s.task_id.clone(), v));
