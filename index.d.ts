@@ -2659,6 +2659,14 @@ export interface ConfigureXmlExportOptions {
 }
 
 /**
+ * Where a migration of the store `from` may go when an MCP tool call names the destination `to`
+ * (`roo_store::confine::confine_destination`): beside the store, or under one of `roots` (the
+ * folders the user named when the server was started), links resolved. Returns the resolved
+ * destination; throws `INVALID_PATH` for any other place.
+ */
+export declare function confineDestination(to: string, from: string, roots: Array<string>): string
+
+/**
  * The entry of `allowed` that `requested` names, compared by canonical paths (the storage folder
  * holding a `tasks/` standing for it): the one rule by which the MCP server accepts a tasks
  * folder an argument names (`roo_store::confine`). Throws `INVALID_PATH` for any other folder.

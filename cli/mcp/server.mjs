@@ -107,7 +107,7 @@ function progressSender(extra, token) {
 
 /**
  * The server, not yet connected.
- * @param {{tasksDirs?: string[], cacheDir?: string, indexDir?: string, listLegacy?: boolean, cwd?: string, allowWrites?: boolean}} opts
+ * @param {{tasksDirs?: string[], cacheDir?: string, indexDir?: string, listLegacy?: boolean, cwd?: string, allowWrites?: boolean, migrateRoots?: string[]}} opts
  */
 export function createServer(opts = {}) {
   const byName = new Map()
@@ -125,7 +125,7 @@ export function createServer(opts = {}) {
   // stores, and apply destructive changes only with the user's --allow-writes.
   const ctxBase = {
     sel: { tasksDirs: opts.tasksDirs, cwd: opts.cwd ?? process.cwd(), cacheDir: opts.cacheDir, idsOnly: true },
-    server: { indexDir: opts.indexDir, embedder: undefined, allowWrites: Boolean(opts.allowWrites) },
+    server: { indexDir: opts.indexDir, embedder: undefined, allowWrites: Boolean(opts.allowWrites), migrateRoots: opts.migrateRoots ?? [] },
   }
 
   const server = new Server(
