@@ -107,6 +107,8 @@ export function renderUsage(report, opts = {}) {
     lines.push('', `${report.noRecordedCost.length} task(s) recorded no cost for ${n} request(s)${report.costMode === 'recorded' ? ' (counted as 0; --cost calculate prices them from tokens)' : ''}: ${report.noRecordedCost.slice(0, 5).map((x) => x.taskId).join(', ')}${report.noRecordedCost.length > 5 ? ', …' : ''}`)
   }
   if (report.unpricedModels.length) lines.push('', `No price for: ${report.unpricedModels.join(', ')} (give --prices FILE).`)
+  // What was refused (records past belief, price entries) is said, never left out in silence.
+  for (const n of report.notes ?? []) if (/refused/.test(n)) lines.push('', n)
   return lines.join('\n')
 }
 

@@ -294,7 +294,10 @@ pub struct UsageReport {
     pub no_recorded_cost: Vec<NoCostTask>,
     /// Models of counted requests that the price table does not know (`calculate`, `auto`).
     pub unpriced_models: Vec<String>,
-    /// How the figures were counted.
+    /// Records in range refused and not counted: tokens or a cost negative, not finite or past
+    /// belief (their reasons are in `notes`).
+    pub refused_records: u64,
+    /// How the figures were counted, and what was refused.
     pub notes: Vec<String>,
     /// What the index read again before this report.
     pub sync: SyncReport,
@@ -319,6 +322,15 @@ pub(crate) fn build(
 ) -> Result<(UsageReport, pass::BlockCounts), UsageError> {
     let since = day_bound(opts.since.as_deref(), "since")?;
     let until = day_bound(opts.until.as_deref(), "until")?;
+    if let (Some(s), Some(u)) = (since, until) {
+        if s > u {
+            return Err(UsageError::InvalidArgument(format!(
+                "the range is reversed: since {} is after until {}",
+                opts.since.as_deref().unwrap_or_default(),
+                opts.until.as_deref().unwrap_or_default()
+            )));
+        }
+    }
     let skeletons = store.skeletons();
     // Only a conversations report needs each task's root.
     let roots = if opts.group == Group::Conversations {
@@ -346,6 +358,8 @@ pub(crate) fn build(
             unpriced,
             no_cost,
             task_costs,
+            refused,
+            refused_why,
         },
         blocks,
     ) = pass.run(store.layout(), memo);
@@ -369,13 +383,25 @@ pub(crate) fn build(
             }
         }
     }
-    let report = assemble(
+    let mut report = assemble(
         opts,
         rows,
         row_of(opts, &Key::Text(Arc::from("total")), totals),
         no_cost,
         unpriced,
     );
+    report.refused_records = refused;
+    if refused > 0 {
+        report.notes.push(format!(
+            "{refused} record{} refused and not counted (tokens or a cost that are negative, not finite or beyond any real request): {}{}",
+            if refused == 1 { "" } else { "s" },
+            refused_why.join("; "),
+            if refused as usize > refused_why.len() { "; …" } else { "" }
+        ));
+    }
+    if opts.cost_mode != CostMode::Recorded {
+        report.notes.extend(opts.prices.refused.iter().cloned());
+    }
     Ok((report, blocks))
 }
 
@@ -405,6 +431,7 @@ fn assemble(
         } else {
             unpriced
         },
+        refused_records: 0,
         notes: notes(opts),
         sync: SyncReport::default(),
     }

@@ -157,7 +157,13 @@ pub(super) struct Partial<S> {
     pub(super) no_cost: Vec<NoCostTask>,
     /// Per task (by position in the handle), for a conversations report.
     pub(super) task_costs: Vec<(usize, Sums)>,
+    /// Records in range refused (see `records::record_problem`), and why for the first few.
+    pub(super) refused: u64,
+    pub(super) refused_why: Vec<String>,
 }
+
+/// Refused records whose reason a report repeats.
+const REFUSED_SHOWN: usize = 3;
 
 impl<S> Default for Partial<S> {
     fn default() -> Self {
@@ -167,6 +173,8 @@ impl<S> Default for Partial<S> {
             unpriced: Vec::new(),
             no_cost: Vec::new(),
             task_costs: Vec::new(),
+            refused: 0,
+            refused_why: Vec::new(),
         }
     }
 }
@@ -193,6 +201,10 @@ impl Partial<Arc<str>> {
         }
         self.no_cost.extend_from_slice(&later.no_cost);
         self.task_costs.extend_from_slice(&later.task_costs);
+        self.refused += later.refused;
+        let room = REFUSED_SHOWN.saturating_sub(self.refused_why.len());
+        self.refused_why
+            .extend(later.refused_why.iter().take(room).cloned());
     }
 }
 
@@ -214,6 +226,8 @@ impl Partial<&str> {
             unpriced: self.unpriced,
             no_cost: self.no_cost,
             task_costs: self.task_costs,
+            refused: self.refused,
+            refused_why: self.refused_why,
         }
     }
 }
@@ -355,6 +369,16 @@ impl<'a> Pass<'a> {
             let Some(usage) = self.index.task_at(t, &task.task_id) else {
                 continue;
             };
+            for r in &usage.refused {
+                let day = days.day(r.ts);
+                if since.is_some_and(|s| day < s) || until.is_some_and(|u| day > u) {
+                    continue;
+                }
+                p.refused += 1;
+                if p.refused_why.len() < REFUSED_SHOWN {
+                    p.refused_why.push(r.why.clone());
+                }
+            }
             let root = self.roots.get(t).map_or("", String::as_str);
             let mut task_sums = Sums::default();
             let per_task = opts.group == Group::Conversations;
