@@ -149,6 +149,31 @@ describe('hostile messages', () => {
   }, 60_000)
 })
 
+describe('params that do not fit the protocol', () => {
+  it('are answered -32602 with one readable line, and the server goes on serving', async () => {
+    const s = session()
+    try {
+      s.send(init(0))
+      await s.answer(0)
+      s.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+      s.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 42, arguments: {} } })
+      s.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_tasks', arguments: 'x' } })
+      s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { arguments: {} } })
+      for (const [id, where] of [[1, 'params.name'], [2, 'params.arguments'], [3, 'params.name']] as const) {
+        const e = (await s.answer(id)).error
+        expect(e.code).toBe(-32602)
+        expect(e.message).toContain(`invalid params of tools/call: ${where}: `)
+        expect(e.message).not.toContain('\n')
+        expect(e.message.length).toBeLessThan(300)
+      }
+      s.send(call(4))
+      expect((await s.answer(4)).result.isError).toBeFalsy()
+    } finally {
+      await s.close()
+    }
+  }, 60_000)
+})
+
 describe('answers cut to the limit', () => {
   it('stay valid JSON whatever they hold: whole elements first, then the longest strings', async () => {
     // @ts-expect-error an untyped JavaScript module of the CLI

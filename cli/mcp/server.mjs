@@ -9,7 +9,7 @@ import { createRequire } from 'node:module'
 import process from 'node:process'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { LineTransport } from './line-transport.mjs'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ErrorCode, InitializeRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { call, has } from '../lib/binding.mjs'
 import { describeError } from '../lib/errors.mjs'
 import { internal, tools } from './tools.mjs'
@@ -78,6 +78,26 @@ export function fitJson(value, max) {
   }
   if (text.length <= max) return text
   return JSON.stringify({ _truncated: `the answer (${text.length} characters) could not be brought under ${max} characters; narrow the request or write to a file (filePath)` })
+}
+
+/** The requests this server serves, by method, with the SDK's schema of each. */
+const REQUESTS = { initialize: InitializeRequestSchema, 'tools/list': ListToolsRequestSchema, 'tools/call': CallToolRequestSchema }
+
+/**
+ * Why the params of a request this server serves do not fit its method's schema, in one readable
+ * line (`tools/call: params.name: …`), or null. Checked by the transport before the SDK sees the
+ * request, so that a call whose `name` is a number is answered -32602 with this line instead of an
+ * internal error carrying the whole validation report.
+ */
+export function paramsProblem(message) {
+  const schema = REQUESTS[message?.method]
+  if (!schema || !('id' in message)) return null
+  const r = schema.safeParse(message)
+  if (r.success) return null
+  const issue = r.error.issues[0]
+  const where = (issue?.path ?? []).map(String).join('.') || 'params'
+  const what = String(issue?.message ?? 'does not fit').replace(/\s+/g, ' ').slice(0, 200)
+  return `invalid params of ${message.method}: ${where}: ${what}`
 }
 
 /** A tool's result as MCP content. */
@@ -221,7 +241,7 @@ export async function runServer(opts = {}) {
 
   const server = createServer(opts)
   // Our line transport: an oversize message is answered with an error instead of ending the session.
-  const transport = new LineTransport({ log })
+  const transport = new LineTransport({ log, checkParams: paramsProblem })
   let closing = false
   const shutdown = async () => {
     if (closing) return

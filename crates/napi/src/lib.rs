@@ -19,6 +19,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[napi_derive::module_init]
 fn init_allocator() {
     mark_js_thread();
+    panics::install();
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         sys::purge_at_once();
     }
@@ -102,6 +103,7 @@ pub mod grep;
 pub mod hierarchy;
 pub mod job;
 mod js_value;
+mod panics;
 pub mod rules;
 pub mod search;
 pub mod skeleton;
