@@ -302,6 +302,18 @@ impl Restart {
                 store.location()
             ));
             self.drop_store = true;
+            return Ok(());
+        }
+        // Vectors changed since the last run saved them: a damaged page, whose scores would be
+        // wrong without a word.
+        if let (Some(saved), Some(now)) = (st.vectors_digest, store.vectors_digest()) {
+            if saved != now {
+                self.reason = Some(format!(
+                    "the stored vectors of the {} are not those the last run wrote (a damaged page)",
+                    store.location()
+                ));
+                self.drop_store = true;
+            }
         }
         Ok(())
     }
@@ -607,6 +619,7 @@ impl IndexRun<'_, '_> {
     /// Points first, then the state that names them: a crash in between only re-embeds.
     fn save(&mut self, bulk: bool) -> Result<()> {
         self.store.commit(bulk)?;
+        self.st.vectors_digest = self.store.vectors_digest();
         self.st.generation += 1;
         self.st.updated_at_ms = state::now_ms();
         state::save(self.state_path, &self.st)
