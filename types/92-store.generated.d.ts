@@ -373,6 +373,11 @@ export type ExtensionIndexReport = {
    * Files written (paths); empty in a dry run.
    */
   written: Array<string>,
+  /**
+   * `history_item.json` files left alone because they are links out of the store (each said
+   * in a sentence): never backed up or replaced through the link.
+   */
+  refused?: Array<string>,
 };
 
 /**
@@ -458,6 +463,10 @@ export type CleanupReport = {
    */
   bytes: number,
   tasks: Array<TaskCleanup>,
+  /**
+   * Task folders left alone because they are links out of the store (each said in a sentence).
+   */
+  refused?: Array<string>,
 };
 
 /**

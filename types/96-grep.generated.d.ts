@@ -35,14 +35,33 @@ export type GrepMatch = {
 };
 
 /**
+ * A dialogue file a grep could not read.
+ */
+export type GrepSkippedFile = {
+  taskId: string,
+  file: string,
+  reason: string,
+};
+
+/**
  * What a grep found.
  */
 export type GrepTasksResult = {
   matches: Array<GrepMatch>,
   /**
-   * Whether matches were left out (`maxMatches`).
+   * Whether matches were left out (`maxMatches`, or the bound on the answer's text: a note
+   * then says so).
    */
   truncated: boolean,
+  /**
+   * Dialogue files not searched: not read (not a regular file, over the size cap, a link out
+   * of the store), not JSON, or refused whole by the reader.
+   */
+  filesSkipped: number,
+  /**
+   * The first of them ([`MAX_SKIPPED_LISTED`]), with why.
+   */
+  skipped: Array<GrepSkippedFile>,
   tasksSearched: number,
   tasksMatched: number,
   /**

@@ -488,7 +488,12 @@ export type UsageReport = {
    */
   inputBelowCache: number,
   /**
-   * How the figures were counted.
+   * Records in range refused and not counted: tokens or a cost negative, not finite or past
+   * belief (their reasons are in `notes`).
+   */
+  refusedRecords: number,
+  /**
+   * How the figures were counted, and what was refused.
    */
   notes: Array<string>,
   /**

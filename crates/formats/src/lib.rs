@@ -11,6 +11,7 @@ mod fields;
 pub mod history;
 pub mod host;
 pub mod instruction_key;
+pub mod links;
 pub mod read;
 pub mod text;
 #[cfg(feature = "ts")]

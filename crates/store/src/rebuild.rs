@@ -72,6 +72,11 @@ pub struct ExtensionIndexReport {
     pub backups: Vec<String>,
     /// Files written (paths); empty in a dry run.
     pub written: Vec<String>,
+    /// `history_item.json` files left alone because they are links out of the store (each said
+    /// in a sentence): never backed up or replaced through the link.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub refused: Vec<String>,
 }
 
 /// What [`rebuild_from_tasks`] found and did.
@@ -240,6 +245,9 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
 fn remove_killed_runs_temps(tasks_dir: &Path) -> Result<()> {
     fsutil::remove_stale_temps(tasks_dir, &[names::HISTORY_INDEX]);
     for (_, dir) in cache::list_tasks(tasks_dir)? {
+        if crate::confine::task_folder_out(&dir).is_some() {
+            continue;
+        }
         fsutil::remove_stale_temps(&dir, &[names::HISTORY_ITEM]);
     }
     Ok(())
@@ -309,8 +317,12 @@ fn regenerate_index(
     for s in sorted {
         let task_dir = tasks_dir.join(&s.task_id);
         let hi_path = task_dir.join(names::HISTORY_ITEM);
-        let existing = usable_record(&hi_path);
-        if let Some(v) = existing {
+        // A history item that is a link out of the store is neither read nor replaced.
+        if let Some(out) = crate::confine::task_file_out(&hi_path, None) {
+            rep.refused.push(out.to_string());
+            continue;
+        }
+        if let Some(v) = usable_record(&hi_path) {
             let ts = v.get("ts").and_then(|t| t.as_i64()).unwrap_or(0);
             rep.history_items_kept += 1;
             entries.push((ts, s.task_id.clone(), v));

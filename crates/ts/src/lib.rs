@@ -200,6 +200,7 @@ fn grep(d: &mut Decls) {
     use roo_search::grep;
     d.add::<grep::Kind>();
     d.add::<grep::GrepMatch>();
+    d.add::<grep::GrepSkipped>();
     d.add::<grep::GrepReport>();
 }
 

@@ -481,7 +481,10 @@ pub struct UsageReport {
     /// Counted requests whose `tokensIn`, said to hold the cache tokens, holds fewer than them
     /// (their `input` is counted as 0).
     pub input_below_cache: u64,
-    /// How the figures were counted.
+    /// Records in range refused and not counted: tokens or a cost negative, not finite or past
+    /// belief (their reasons are in `notes`).
+    pub refused_records: u64,
+    /// How the figures were counted, and what was refused.
     pub notes: Vec<String>,
     /// What went wrong on the way without changing the figures: kept records that did not
     /// check out (their tasks were read again from their folders) or could not be written.
@@ -556,6 +559,15 @@ fn build_once(
 ) -> Result<(UsageReport, pass::BlockCounts), UsageError> {
     let since = day_bound(opts.since.as_deref(), "since")?;
     let until = day_bound(opts.until.as_deref(), "until")?;
+    if let (Some(s), Some(u)) = (since, until) {
+        if s > u {
+            return Err(UsageError::InvalidArgument(format!(
+                "the range is reversed: since {} is after until {}",
+                opts.since.as_deref().unwrap_or_default(),
+                opts.until.as_deref().unwrap_or_default()
+            )));
+        }
+    }
     let skeletons = store.skeletons();
     // Only a conversations report needs each task's root.
     let roots = if opts.group == Group::Conversations {
@@ -606,7 +618,21 @@ fn build_once(
         &Key::Text(Arc::from("total")),
         std::mem::take(&mut partial.totals),
     );
-    Ok((assemble(opts, rows, totals, partial), blocks))
+    let (refused, refused_why) = (partial.refused, std::mem::take(&mut partial.refused_why));
+    let mut report = assemble(opts, rows, totals, partial);
+    report.refused_records = refused;
+    if refused > 0 {
+        report.notes.push(format!(
+            "{refused} record{} refused and not counted (tokens or a cost that are negative, not finite or beyond any real request): {}{}",
+            if refused == 1 { "" } else { "s" },
+            refused_why.join("; "),
+            if refused as usize > refused_why.len() { "; …" } else { "" }
+        ));
+    }
+    if opts.cost_mode != CostMode::Recorded {
+        report.notes.extend(opts.prices.refused.iter().cloned());
+    }
+    Ok((report, blocks))
 }
 
 fn assemble(
@@ -643,6 +669,7 @@ fn assemble(
         },
         history_disagreements: history,
         input_below_cache: partial.input_below_cache,
+        refused_records: 0,
         notes: notes(opts),
         warnings: Vec::new(),
         sync: SyncReport::default(),

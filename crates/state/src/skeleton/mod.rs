@@ -537,13 +537,17 @@ fn child_prefixes(children: &[NewTaskInstruction]) -> Vec<String> {
 
 /// Build the skeleton of one task directory: the UI record, then the API history (the sequence
 /// only when there is no UI record; children seen only there), then the history item and metadata.
-/// `Err` (one diagnostic) only when the directory holds none of the task files; every other task
-/// gets a skeleton, with the problems met listed in its `diagnostics`.
+/// `Err` (one diagnostic) only when the directory holds none of the task files, or is a link
+/// out of its store ([`roo_formats::links`]: nothing in it is read); every other task gets a
+/// skeleton, with the problems met listed in its `diagnostics`.
 pub fn analyze_task(
     task_id: &str,
     task_dir: &Path,
     opts: &AnalyzeOptions,
 ) -> Result<ConversationSkeleton, Vec<Diagnostic>> {
+    if let Some(out) = roo_formats::links::task_folder_out(task_dir) {
+        return Err(vec![out.diagnostic()]);
+    }
     let Some(found) = FoundFiles::stat(task_dir) else {
         return Err(vec![Diagnostic::new(
             task_dir.display().to_string(),
