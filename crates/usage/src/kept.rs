@@ -505,14 +505,7 @@ pub(crate) fn decode(body: &[u8]) -> Option<TaskUsage> {
     } else {
         None
     };
-    let n = c.len()?;
-    let mut refused = Vec::with_capacity(n.min(body.len() / 12));
-    for _ in 0..n {
-        let ts = c.i64()?;
-        let len = c.len()?;
-        let why = std::str::from_utf8(c.take(len)?).ok()?.to_owned();
-        refused.push(Refused { ts, why });
-    }
+    let refused = decode_refused(&mut c)?;
     (c.at == body.len()).then_some(TaskUsage {
         records,
         file_ops,
@@ -521,4 +514,17 @@ pub(crate) fn decode(body: &[u8]) -> Option<TaskUsage> {
         history,
         refused,
     })
+}
+
+/// The records refused as past belief (their time and why), as [`encode`] wrote them.
+fn decode_refused(c: &mut Cursor<'_>) -> Option<Vec<Refused>> {
+    let n = c.len()?;
+    let mut refused = Vec::with_capacity(n.min(c.bytes.len() / 12));
+    for _ in 0..n {
+        let ts = c.i64()?;
+        let len = c.len()?;
+        let why = std::str::from_utf8(c.take(len)?).ok()?.to_owned();
+        refused.push(Refused { ts, why });
+    }
+    Some(refused)
 }

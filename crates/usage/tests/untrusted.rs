@@ -6,7 +6,7 @@
 #[allow(dead_code)] // the other helpers serve the other tests
 mod common;
 
-use common::{close, open, stores_root};
+use common::{close, open, open_all, stores_root};
 use roo_usage::prices::{PriceTable, MAX_PRICE_FILE_BYTES};
 use roo_usage::report::{CostMode, Group, ReportOptions};
 use roo_usage::UsageIndex;
@@ -66,6 +66,35 @@ fn requests_past_belief_are_refused_and_counted_apart() {
     let said = report.notes.join("\n");
     assert!(said.contains("3 records refused"), "{said}");
     assert!(said.contains("-5.99") || said.contains("-1000"), "{said}");
+}
+
+#[test]
+fn refused_records_are_kept_with_the_others_between_runs() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let tasks = store_with_requests(
+        tmp.path(),
+        &[
+            r#"{"tokensIn":100,"tokensOut":10,"cost":0.5}"#,
+            r#"{"tokensIn":-1000,"tokensOut":-10,"cost":-5.99}"#,
+        ],
+    );
+    let cache = tmp.path().join("our-cache");
+    let options = ReportOptions {
+        group: Group::Daily,
+        cost_mode: CostMode::Recorded,
+        ..ReportOptions::default()
+    };
+    let run = || {
+        let store = open_all(&[tasks.as_path()], Some(&cache));
+        UsageIndex::new().report(&store, &options).expect("report")
+    };
+    let first = run();
+    assert_eq!((first.sync.read, first.refused_records), (1, 1));
+    // A new process takes the kept records, the refused one with them.
+    let second = run();
+    assert_eq!((second.sync.read, second.sync.cached), (0, 1));
+    assert_eq!(second.refused_records, 1);
+    assert_eq!(second.notes, first.notes);
 }
 
 #[test]
