@@ -145,12 +145,66 @@ fn private_dir(dir: &Path) -> Result<()> {
 pub struct WriterLock {
     file: File,
     path: PathBuf,
+    /// What the lock file says: the holder, and the extension's file lock it holds now.
+    note: serde_json::Value,
+    /// An extension file lock a killed writer of this store left behind, removed on taking over.
+    cleared: Option<PathBuf>,
 }
 
 impl WriterLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Note in the lock file that this writer holds the extension's file lock `lock_dir` (a
+    /// `proper-lockfile` folder, made at `mtime_ns`): if this process is killed before
+    /// [`WriterLock::note_released`], the next writer of the store removes that folder rather than
+    /// leave the extension waiting for it to go stale.
+    pub fn note_holding(&mut self, lock_dir: &Path, mtime_ns: i64) {
+        self.note["holding"] = serde_json::json!({
+            "lock": lock_dir.display().to_string(),
+            "mtimeNs": mtime_ns,
+        });
+        self.write_note();
+    }
+
+    /// The file lock noted with [`WriterLock::note_holding`] was released.
+    pub fn note_released(&mut self) {
+        if let Some(o) = self.note.as_object_mut() {
+            o.remove("holding");
+        }
+        self.write_note();
+    }
+
+    /// The extension file lock a killed writer of this store had noted and left, removed when
+    /// this lock was taken.
+    pub fn cleared(&self) -> Option<&Path> {
+        self.cleared.as_deref()
+    }
+
+    fn write_note(&mut self) {
+        use std::io::{Seek, SeekFrom};
+        let _ = self.file.set_len(0);
+        let _ = self.file.seek(SeekFrom::Start(0));
+        let _ = writeln!(self.file, "{}", self.note);
+    }
+}
+
+/// The extension file lock a killed writer noted in the lock file `file` and left as it made it
+/// (the folder still there, with the modification time it noted): removed, and returned.
+fn clear_left_holding(file: &mut File) -> Option<PathBuf> {
+    use std::io::Read;
+    let mut text = String::new();
+    file.read_to_string(&mut text).ok()?;
+    let note: serde_json::Value = serde_json::from_str(text.trim()).ok()?;
+    let lock = PathBuf::from(note.get("holding")?.get("lock")?.as_str()?);
+    let mtime = note.get("holding")?.get("mtimeNs")?.as_i64()?;
+    let md = fs::symlink_metadata(&lock).ok()?;
+    if !md.is_dir() || crate::fsutil::mtime_ns(&md) != mtime {
+        return None;
+    }
+    fs::remove_dir(&lock).ok()?;
+    Some(lock)
 }
 
 /// Whether `path` still names the file `file` is open on (a holder that finished removes its
@@ -230,16 +284,21 @@ pub fn store_writer(tasks_dir: &Path, what: &str) -> Result<WriterLock> {
             tasks_dir.display()
         )));
     };
-    let _ = file.set_len(0);
-    let _ = writeln!(
-        file,
-        "{{\"pid\":{},\"since\":{},\"store\":{}}}",
-        std::process::id(),
-        roo_js::now_ms(),
-        serde_json::Value::String(tasks_dir.display().to_string())
-    );
+    let cleared = clear_left_holding(&mut file);
+    let note = serde_json::json!({
+        "pid": std::process::id(),
+        "since": roo_js::now_ms(),
+        "store": tasks_dir.display().to_string(),
+    });
     remove_stale(&dir, &path);
-    Ok(WriterLock { file, path })
+    let mut lock = WriterLock {
+        file,
+        path,
+        note,
+        cleared,
+    };
+    lock.write_note();
+    Ok(lock)
 }
 
 impl Drop for WriterLock {

@@ -141,11 +141,20 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
     };
     let index_file = tasks_dir.join(names::HISTORY_INDEX);
     // One writer at a time; the lock is held to the end of the rebuild.
-    let _writer = if opts.dry_run {
+    let mut writer = if opts.dry_run {
         None
     } else {
         Some(crate::lock::store_writer(tasks_dir, "rebuild")?)
     };
+    if let Some(left) = writer.as_ref().and_then(|w| w.cleared()) {
+        report.diagnostics.push(Diagnostic::new(
+            left.display().to_string(),
+            "",
+            roo_formats::diag::DiagCode::Unreadable,
+            Severity::Info,
+            "an interrupted rebuild left this history item's lock behind; it was removed",
+        ));
+    }
     if opts.regenerate_extension_index
         && !opts.dry_run
         && keeps_history_index(tasks_dir)
@@ -235,7 +244,12 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
     }
 
     if opts.regenerate_extension_index {
-        report.extension_index = Some(regenerate_index(tasks_dir, skeletons, opts)?);
+        report.extension_index = Some(regenerate_index(
+            tasks_dir,
+            skeletons,
+            opts,
+            writer.as_mut(),
+        )?);
     }
     Ok(report)
 }
@@ -251,6 +265,25 @@ fn remove_killed_runs_temps(tasks_dir: &Path) -> Result<()> {
         fsutil::remove_stale_temps(&dir, &[names::HISTORY_ITEM]);
     }
     Ok(())
+}
+
+/// [`history_file::create_if_missing`], the file lock noted in the store's writer lock while it is
+/// held: a rebuild killed while holding it leaves a note, and the next one removes the lock rather
+/// than leave the extension waiting 31 s for it to go stale.
+fn create_noted(
+    hi_path: &Path,
+    record: &serde_json::Map<String, serde_json::Value>,
+    writer: Option<&mut crate::lock::WriterLock>,
+) -> Result<bool> {
+    let lock = history_file::FileLock::acquire(hi_path)?;
+    let Some(writer) = writer else {
+        return history_file::create_if_missing_locked(&lock, hi_path, record);
+    };
+    writer.note_holding(lock.dir(), lock.mtime_ns());
+    let written = history_file::create_if_missing_locked(&lock, hi_path, record);
+    drop(lock);
+    writer.note_released();
+    written
 }
 
 /// The object a task's `history_item.json` holds, keys and numbers as they are, when the typed
@@ -278,6 +311,7 @@ fn regenerate_index(
     tasks_dir: &Path,
     skeletons: &[ConversationSkeleton],
     opts: &RebuildOptions,
+    mut writer: Option<&mut crate::lock::WriterLock>,
 ) -> Result<ExtensionIndexReport> {
     let stamp = fsutil::file_stamp(opts.now_ms);
     let index_file = tasks_dir.join(names::HISTORY_INDEX);
@@ -345,7 +379,7 @@ fn regenerate_index(
                 rep.backups.push(b.display().to_string());
             }
             let record = value.as_object().cloned().unwrap_or_default();
-            if !history_file::create_if_missing(&hi_path, &record)? {
+            if !create_noted(&hi_path, &record, writer.as_deref_mut())? {
                 // The extension wrote a record while we were not holding the lock: it stays.
                 let theirs = history_file::read_record(&hi_path)?.unwrap_or(value);
                 let ts = theirs.get("ts").and_then(|t| t.as_i64()).unwrap_or(0);
