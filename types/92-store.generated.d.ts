@@ -19,9 +19,9 @@ export type StorageLocation = {
    */
   host: string | null,
   /**
-   * `roo`, `zoo-code`, `cline`, `kilo-code`, or `unknown`.
+   * The host's label (a `HostSource` of `roo_formats::host::SOURCES`), or `unknown`.
    */
-  source: "roo" | "zoo-code" | "cline" | "kilo-code" | "unknown",
+  source: HostSource | "unknown",
   /**
    * Editor build (`Code`, `Cursor`, `Code (server)`, …), when known.
    */
@@ -546,7 +546,7 @@ export type AlsoIn = {
    */
   tasksDir: string,
   /**
-   * Its host family (`roo`, `zoo-code`, `cline`, `kilo-code`), from the path.
+   * Its host (a `HostSource` of `roo_formats::host::SOURCES`), from the path.
    */
   host?: string,
   /**

@@ -20,6 +20,7 @@ use crate::history_gen;
 use crate::task_store::{OpenOptions, TaskStore, Watch};
 use crate::{HostEnv, Result, StoreError};
 use roo_formats::diag::{Diagnostic, Severity};
+use roo_formats::host::TaskList;
 use roo_formats::read::names;
 use roo_state::hierarchy::{normalize_workspace, HierarchyMetrics};
 use roo_state::ConversationSkeleton;
@@ -107,10 +108,10 @@ pub struct RebuildReport {
 /// How long the extension's write lock (`<file>.lock/`) stays fresh (proper-lockfile's 31 s).
 const EXTENSION_LOCK_FRESH_MS: i64 = 31_000;
 
-/// Whether the extension owning `tasks_dir` keeps `tasks/_index.json`: every host but Zoo Code,
-/// whose task list is the `history_item.json` files alone (3.80+).
+/// Whether the extension owning `tasks_dir` keeps `tasks/_index.json` (the hosts table says; a
+/// store of no known host is treated as Roo Code's).
 fn keeps_history_index(tasks_dir: &Path) -> bool {
-    host_of_path(tasks_dir).is_none_or(|h| h.source != "zoo-code")
+    host_of_path(tasks_dir).is_none_or(|h| h.task_list != TaskList::HistoryItems)
 }
 
 fn extension_busy(file: &Path, now_ms: i64) -> bool {

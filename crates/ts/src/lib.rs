@@ -67,6 +67,15 @@ pub fn stale(root: &Path) -> Vec<String> {
 
 /// Diagnostics, task files, skeletons and the hierarchy.
 fn core(d: &mut Decls) {
+    d.text.push_str(&format!(
+        "/** A task's host (`metadata.source`): the labels of the hosts table (roo-formats `host`). */\n\
+         export type HostSource = {}\n\n",
+        roo_formats::host::SOURCES
+            .iter()
+            .map(|s| format!("'{s}'"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    ));
     use roo_formats::diag;
     d.add::<diag::Severity>();
     d.add::<diag::DiagCode>();

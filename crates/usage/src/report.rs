@@ -156,7 +156,7 @@ pub struct ReportOptions {
     pub by_mode: bool,
     /// Only tasks of this workspace (compared as the handle compares workspaces).
     pub workspace: Option<String>,
-    /// Only tasks of these hosts (`roo`, `zoo-code`, `cline`, `kilo-code`: a task's `source`);
+    /// Only tasks of these hosts (labels of `roo_formats::host::SOURCES`: a task's `source`);
     /// empty: every host.
     pub hosts: Vec<String>,
     /// The order of the rows (`None`: [`Order::default_for`] the group).

@@ -51,7 +51,7 @@ pub struct GrepOptions {
     /// `tasks/` folders; empty: every store found on this machine.
     pub tasks_dirs: Vec<PathBuf>,
     pub workspace: Option<String>,
-    /// Host family (`roo`, `zoo-code`, `cline`, `kilo-code`).
+    /// Host (a label of `roo_formats::host::SOURCES`).
     pub host: Option<String>,
     pub start_date: Option<String>,
     pub end_date: Option<String>,

@@ -70,7 +70,7 @@ pub struct ChunkPayload {
     pub task_title: Option<String>,
     #[serde(default)]
     pub parent_task_id: Option<String>,
-    /// `roo`, `zoo-code`, `cline` or `kilo-code`.
+    /// A label of `roo_formats::host::SOURCES`.
     #[serde(default)]
     pub source: Option<String>,
 }
