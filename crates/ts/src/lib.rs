@@ -281,6 +281,51 @@ mod tests {
         );
     }
 
+    /// The header fields a list view may ask for (roo-store's `HEADER_FIELDS`) are the skeleton's
+    /// fields, every one, in its order: read here from the skeleton's own declaration, which
+    /// names each field whether or not it is set.
+    #[test]
+    fn the_header_fields_are_every_field_of_the_skeleton() {
+        use ts_rs::TS;
+        let decl = roo_state::ConversationSkeleton::decl(&ts_rs::Config::new());
+        // The declaration without its doc comments (which may hold any character).
+        let mut bare = String::new();
+        let mut rest = decl.as_str();
+        while let Some(at) = rest.find("/*") {
+            bare.push_str(&rest[..at]);
+            rest = rest[at..]
+                .find("*/")
+                .map_or("", |end| &rest[at + end + 2..]);
+        }
+        bare.push_str(rest);
+        let body = bare.split_once('{').map_or("", |(_, b)| b);
+        let mut names = Vec::new();
+        let mut depth = 0i32;
+        let mut start = true;
+        let mut word = String::new();
+        for c in body.chars() {
+            match c {
+                '{' | '<' | '(' | '[' => depth += 1,
+                '}' | '>' | ')' | ']' => depth -= 1,
+                ',' | ';' if depth == 0 => start = true,
+                ':' | '?' if depth == 0 && start => {
+                    if !word.trim().is_empty() {
+                        names.push(word.trim().to_owned());
+                    }
+                    start = false;
+                }
+                _ => {}
+            }
+            if depth == 0 && start && (c.is_alphanumeric() || c == '_') {
+                word.push(c);
+            } else if start && !(c.is_alphanumeric() || c == '_') {
+                word.clear();
+            }
+        }
+        assert!(names.len() > 10, "{decl}");
+        assert_eq!(names, roo_store::task_store::HEADER_FIELDS, "{decl}");
+    }
+
     #[test]
     fn a_changed_or_left_over_file_is_stale() {
         let root = std::env::temp_dir().join(format!("roo-ts-{}", std::process::id()));
