@@ -632,7 +632,7 @@ impl IndexRun<'_, '_> {
 
 /// Every task folder of the stores, with its store, the stores' names, and the task folders refused
 /// as links out of their store (`roo_store::confine::task_folder_out`), each said in a sentence.
-#[allow(clippy::type_complexity)]
+#[expect(clippy::type_complexity)]
 fn list_tasks(
     tasks_dirs: &[PathBuf],
 ) -> Result<(

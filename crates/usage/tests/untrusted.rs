@@ -3,7 +3,6 @@
 //! entries from the future or with negative prices are refused and said; a price file is read
 //! only when it is a regular file of a bounded size; a reversed range is an error.
 
-#[allow(dead_code)] // the other helpers serve the other tests
 mod common;
 
 use common::{close, open, open_all, stores_root};

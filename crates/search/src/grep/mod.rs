@@ -475,7 +475,7 @@ fn grep_task(
 }
 
 /// The matches of one text of task `t` (in the date range), into `found` (up to `max` and one).
-#[allow(clippy::too_many_arguments)]
+#[expect(clippy::too_many_arguments)]
 fn grep_text(
     found: &mut TaskFound,
     t: &GrepTask,

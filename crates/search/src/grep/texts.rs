@@ -77,7 +77,7 @@ pub type Text<'a> = (Kind, Option<i64>, usize, &'a [u8]);
 
 /// The texts of a body, in order, and the files it says were skipped (file and why); `None` at
 /// the first record that does not read (the caller then reads the task from its folder).
-#[allow(clippy::type_complexity)]
+#[expect(clippy::type_complexity)]
 pub fn texts(body: &[u8]) -> Option<(Vec<Text<'_>>, Vec<(String, String)>)> {
     let mut out = Vec::new();
     let mut skipped = Vec::new();

@@ -148,7 +148,7 @@ pub(super) fn grep_into(
 }
 
 /// One task: its texts from the store, else from its folder (then as a body to keep).
-#[allow(clippy::too_many_arguments)]
+#[expect(clippy::too_many_arguments)]
 fn read_task(
     t: &GrepTask,
     sig: u64,
