@@ -18,8 +18,17 @@ import { repoRoot } from './helpers'
 const MAX_FILE_LINES = 800
 const MAX_FN_LINES = 120
 
-/** The crates whose work every user runs: none of them may depend on roo-legacy. */
-const MAIN_PATH = ['js', 'formats', 'state', 'store', 'export', 'condense', 'search']
+/**
+ * The crates off the main path: the compatibility mode, the binding that exposes it, and the tools
+ * that only build and test (the corpus generator, the TypeScript declarations). Every other crate
+ * is on the main path (so a new crate is, until it is named here): none of them may depend on
+ * roo-legacy.
+ */
+const OFF_MAIN_PATH = ['legacy', 'napi', 'corpus', 'ts']
+const MAIN_PATH = fs
+  .readdirSync(path.join(repoRoot, 'crates'))
+  .filter((d) => fs.existsSync(path.join(repoRoot, 'crates', d, 'Cargo.toml')) && !OFF_MAIN_PATH.includes(d))
+  .sort()
 
 interface Exceptions {
   files: Record<string, number>
@@ -92,6 +101,7 @@ export function rustFunctions(source: string): { name: string; line: number; lin
 
 describe('house rules', () => {
   it('no crate on the main path depends on roo-legacy', () => {
+    expect(MAIN_PATH).toEqual(['condense', 'dirs', 'export', 'formats', 'js', 'json', 'model', 'search', 'state', 'store', 'usage'])
     const offenders: string[] = []
     for (const dir of MAIN_PATH) {
       const manifest = fs.readFileSync(path.join(repoRoot, 'crates', dir, 'Cargo.toml'), 'utf8')

@@ -126,6 +126,28 @@ fn extension_busy(file: &Path, now_ms: i64) -> bool {
         .unwrap_or(false)
 }
 
+/// The store's writer lock (none in a dry run), saying when it removed a history item's lock an
+/// interrupted rebuild had left.
+fn writer_lock(
+    opts: &RebuildOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Option<crate::lock::WriterLock>> {
+    if opts.dry_run {
+        return Ok(None);
+    }
+    let writer = crate::lock::store_writer(&opts.tasks_dir, "rebuild")?;
+    if let Some(left) = writer.cleared() {
+        diagnostics.push(Diagnostic::new(
+            left.display().to_string(),
+            "",
+            roo_formats::diag::DiagCode::Unreadable,
+            Severity::Info,
+            "an interrupted rebuild left this history item's lock behind; it was removed",
+        ));
+    }
+    Ok(Some(writer))
+}
+
 /// Scan `tasks_dir`, rebuild our cache of it, report what it holds, and optionally regenerate
 /// the extension's history index.
 pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
@@ -142,20 +164,7 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
     };
     let index_file = tasks_dir.join(names::HISTORY_INDEX);
     // One writer at a time; the lock is held to the end of the rebuild.
-    let mut writer = if opts.dry_run {
-        None
-    } else {
-        Some(crate::lock::store_writer(tasks_dir, "rebuild")?)
-    };
-    if let Some(left) = writer.as_ref().and_then(|w| w.cleared()) {
-        report.diagnostics.push(Diagnostic::new(
-            left.display().to_string(),
-            "",
-            roo_formats::diag::DiagCode::Unreadable,
-            Severity::Info,
-            "an interrupted rebuild left this history item's lock behind; it was removed",
-        ));
-    }
+    let mut writer = writer_lock(opts, &mut report.diagnostics)?;
     if opts.regenerate_extension_index
         && !opts.dry_run
         && keeps_history_index(tasks_dir)
