@@ -177,6 +177,17 @@ describe('house rules', () => {
     expect(loadCycles(['a.js', 'b.js', 'c.js', 'd.js', 'e.js'], dir)).toEqual(['a.js → b.js → c.js → a.js'])
   })
 
+  it('docs/ARCHITECTURE.md is a map under 300 lines, and every path and name it cites exists', () => {
+    const text = fs.readFileSync(path.join(repoRoot, 'docs', 'ARCHITECTURE.md'), 'utf8')
+    expect(text.split('\n').length).toBeLessThanOrEqual(300)
+    expect(missingCitations(text)).toEqual([])
+  })
+
+  it('finds a cited path or name that does not exist', () => {
+    const text = 'See `crates/state/src/skeleton/mod.rs`, `crates/nowhere.rs`, `TaskStore::refresh`, `no_such_function_here` and `roo-js`, `roo-nothing`.'
+    expect(missingCitations(text)).toEqual(['crates/nowhere.rs', 'no_such_function_here', 'roo-nothing'])
+  })
+
   it('the list of exceptions is not a place to put new ones: every entry is over its limit', () => {
     // An entry at or under the limit has been fixed and must leave the list.
     const stale: string[] = []
@@ -219,4 +230,56 @@ export function loadCycles(files: string[], root = repoRoot): string[] {
   }
   for (const f of [...files].sort()) walk(f, f, [f])
   return [...cycles].sort()
+}
+
+/** Every tracked source and document, its text (read once). */
+let sourceText: string | undefined
+function allSources(): string {
+  if (sourceText === undefined) {
+    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' })
+      .split('\0')
+      .filter((f) => /\.(rs|mjs|js|ts|toml)$/.test(f) && !/^(fixtures|__tests__)\//.test(f) && fs.existsSync(path.join(repoRoot, f)))
+    sourceText = files.map((f) => fs.readFileSync(path.join(repoRoot, f), 'utf8')).join('\n')
+  }
+  return sourceText
+}
+
+/**
+ * The citations of a document (its `code spans`) that name nothing: a path (with a `/`, or a file
+ * name with an extension) that no file or folder has, a crate (`roo-…`) that is no crate, a name
+ * (an identifier, or its last `::`/`.` segment) that no source holds. Spans with spaces, options
+ * (`--x`), attributes and globs other than `*` in a path are not citations.
+ */
+export function missingCitations(text: string, root = repoRoot): string[] {
+  const missing = new Set<string>()
+  const crates = fs
+    .readdirSync(path.join(repoRoot, 'crates'))
+    .map((d) => path.join(repoRoot, 'crates', d, 'Cargo.toml'))
+    .filter((m) => fs.existsSync(m))
+    .map((m) => /^name\s*=\s*"([^"]+)"/m.exec(fs.readFileSync(m, 'utf8'))?.[1])
+  const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' }).split('\n')
+  for (const [, span] of text.matchAll(/`([^`\n]+)`/g)) {
+    const t = span.trim()
+    if (/\s/.test(t) || /^[-#/<$(]/.test(t) || /[=(){}"'|,;]/.test(t)) continue
+    if (/^\.\.\/shared(\/|$)/.test(t)) {
+      if (fs.existsSync(path.join(root, '..', 'shared')) && !fs.existsSync(path.join(root, t))) missing.add(t)
+      continue
+    }
+    if (t.includes('/') || /\.(rs|mjs|js|ts|md|json|xsd|sh|jsonl|toml)$/.test(t)) {
+      const bare = t.replace(/\/$/, '')
+      const glob = (g: string) => g.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')
+      // A path from the root; a bare file or folder name anywhere in the tree.
+      const re = bare.includes('/') ? new RegExp(`^${glob(bare)}(/|$)`) : new RegExp(`(^|/)${glob(bare)}(/|$)`)
+      if (!tracked.some((f) => re.test(f))) missing.add(t)
+      continue
+    }
+    if (/^roo-[a-z]+$/.test(t)) {
+      if (!crates.includes(t)) missing.add(t)
+      continue
+    }
+    const name = t.split(/::|\./).filter(Boolean).pop() ?? t
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) continue
+    if (!new RegExp(`\\b${name}\\b`).test(allSources())) missing.add(t)
+  }
+  return [...missing]
 }

@@ -15,129 +15,13 @@ use serde::Serialize;
 use std::sync::Arc;
 
 mod conversation;
+mod kinds;
 mod pass;
 
 pub(crate) use pass::Memo;
 
 pub use conversation::{ConversationDetail, ConversationTask, ShareRow};
-
-/// What the rows are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageGroup"))]
-pub enum Group {
-    Daily,
-    Weekly,
-    Monthly,
-    Yearly,
-    Tasks,
-    Conversations,
-    Models,
-    Workspaces,
-    Hosts,
-    Modes,
-}
-
-impl Group {
-    /// Rows of periods of time (days, weeks, months, years).
-    pub fn is_time(self) -> bool {
-        matches!(
-            self,
-            Group::Daily | Group::Weekly | Group::Monthly | Group::Yearly
-        )
-    }
-
-    pub fn parse(s: &str) -> Result<Group, UsageError> {
-        Ok(match s {
-            "daily" | "day" => Group::Daily,
-            "weekly" | "week" => Group::Weekly,
-            "monthly" | "month" => Group::Monthly,
-            "yearly" | "year" => Group::Yearly,
-            "tasks" | "task" => Group::Tasks,
-            "conversations" | "conversation" => Group::Conversations,
-            "models" | "model" => Group::Models,
-            "workspaces" | "workspace" => Group::Workspaces,
-            "hosts" | "host" => Group::Hosts,
-            "modes" | "mode" => Group::Modes,
-            other => {
-                return Err(UsageError::InvalidArgument(format!(
-                    "unknown report {other:?}: daily, weekly, monthly, yearly, tasks, conversations, models, workspaces, hosts or modes"
-                )))
-            }
-        })
-    }
-}
-
-/// Which cost a record counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageCostMode"))]
-pub enum CostMode {
-    /// What the extension recorded (0 where it recorded nothing).
-    Recorded,
-    /// From the tokens, with the extension's cost functions and the price table.
-    Calculate,
-    /// Recorded, else calculated.
-    Auto,
-}
-
-impl CostMode {
-    pub fn parse(s: &str) -> Result<CostMode, UsageError> {
-        Ok(match s {
-            "recorded" | "display" => CostMode::Recorded,
-            "calculate" => CostMode::Calculate,
-            "auto" => CostMode::Auto,
-            other => {
-                return Err(UsageError::InvalidArgument(format!(
-                    "unknown cost mode {other:?}: recorded, calculate or auto"
-                )))
-            }
-        })
-    }
-}
-
-/// The order of the rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageOrder"))]
-pub enum Order {
-    /// Periods oldest first; other rows cheapest first.
-    Asc,
-    /// Periods newest first; other rows most expensive first.
-    Desc,
-}
-
-impl Order {
-    pub fn parse(s: &str) -> Result<Order, UsageError> {
-        match s {
-            "asc" => Ok(Order::Asc),
-            "desc" => Ok(Order::Desc),
-            other => Err(UsageError::InvalidArgument(format!(
-                "unknown order {other:?}: asc or desc"
-            ))),
-        }
-    }
-
-    /// The order a group's rows take when none is asked for.
-    pub fn default_for(group: Group) -> Order {
-        if group.is_time() {
-            Order::Asc
-        } else {
-            Order::Desc
-        }
-    }
-}
-
-/// What each row is broken down by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Breakdown {
-    #[default]
-    None,
-    /// Per-model sums (`models`).
-    Model,
-    /// Per-mode sums (`modes`).
-    Mode,
-}
+pub use kinds::{Breakdown, CostMode, Group, Order};
 
 /// The options of a report.
 #[derive(Debug, Clone)]
