@@ -1166,6 +1166,11 @@ export type ExtensionIndexReport = {
    * Files written (paths); empty in a dry run.
    */
   written: Array<string>,
+  /**
+   * `history_item.json` files left alone because they are links out of the store (each said
+   * in a sentence): never backed up or replaced through the link.
+   */
+  refused?: Array<string>,
 };
 
 /**
@@ -1251,6 +1256,10 @@ export type CleanupReport = {
    */
   bytes: number,
   tasks: Array<TaskCleanup>,
+  /**
+   * Task folders left alone because they are links out of the store (each said in a sentence).
+   */
+  refused?: Array<string>,
 };
 
 /**
@@ -1904,14 +1913,33 @@ export type GrepMatch = {
 };
 
 /**
+ * A dialogue file a grep could not read.
+ */
+export type GrepSkippedFile = {
+  taskId: string,
+  file: string,
+  reason: string,
+};
+
+/**
  * What a grep found.
  */
 export type GrepTasksResult = {
   matches: Array<GrepMatch>,
   /**
-   * Whether matches were left out (`maxMatches`).
+   * Whether matches were left out (`maxMatches`, or the bound on the answer's text: a note
+   * then says so).
    */
   truncated: boolean,
+  /**
+   * Dialogue files not searched: not read (not a regular file, over the size cap, a link out
+   * of the store), not JSON, or refused whole by the reader.
+   */
+  filesSkipped: number,
+  /**
+   * The first of them ([`MAX_SKIPPED_LISTED`]), with why.
+   */
+  skipped: Array<GrepSkippedFile>,
   tasksSearched: number,
   tasksMatched: number,
   /**
@@ -2417,7 +2445,12 @@ export type UsageReport = {
    */
   inputBelowCache: number,
   /**
-   * How the figures were counted.
+   * Records in range refused and not counted: tokens or a cost negative, not finite or past
+   * belief (their reasons are in `notes`).
+   */
+  refusedRecords: number,
+  /**
+   * How the figures were counted, and what was refused.
    */
   notes: Array<string>,
   /**
@@ -2949,6 +2982,14 @@ export interface ConfigureXmlExportOptions {
   /** For `set`: a partial configuration, merged into the current one. */
   config?: PartialExportConfig
 }
+
+/**
+ * Where a migration of the store `from` may go when an MCP tool call names the destination `to`
+ * (`roo_store::confine::confine_destination`): beside the store, or under one of `roots` (the
+ * folders the user named when the server was started), links resolved. Returns the resolved
+ * destination; throws `INVALID_PATH` for any other place.
+ */
+export declare function confineDestination(to: string, from: string, roots: Array<string>): string
 
 /**
  * The entry of `allowed` that `requested` names, compared by canonical paths (the storage folder

@@ -873,6 +873,7 @@ module.exports.compatSubInstructions = nativeBinding.compatSubInstructions
 module.exports.compatTraceToolCalls = nativeBinding.compatTraceToolCalls
 module.exports.computeInstructionPrefix = nativeBinding.computeInstructionPrefix
 module.exports.configureXmlExport = nativeBinding.configureXmlExport
+module.exports.confineDestination = nativeBinding.confineDestination
 module.exports.confineTasksDir = nativeBinding.confineTasksDir
 module.exports.consolidateTokenUsage = nativeBinding.consolidateTokenUsage
 module.exports.contextManagementEvents = nativeBinding.contextManagementEvents

@@ -1,7 +1,9 @@
 // The rules that keep the source tree readable by someone new to it, checked on every run:
 // - no crate on the main path depends on roo-legacy (the compatibility mode stays beside it);
 // - no source file over 800 lines, no Rust function over 120 lines, outside generated code and
-//   test data.
+//   test data;
+// - no module of the JavaScript layers (compat/, cli/) requires, when it loads, a module that
+//   requires it back: a part that needs its owner looks it up at call time.
 // A place allowed to break the size rules is listed in `house-rules.json` with its size: a listed
 // place may shrink but never grow, it leaves the list once it is within the limit, and a place that
 // is not listed may not break the rule at all. The list is empty today; it is edited by hand, so
@@ -16,8 +18,17 @@ import { repoRoot } from './helpers'
 const MAX_FILE_LINES = 800
 const MAX_FN_LINES = 120
 
-/** The crates whose work every user runs: none of them may depend on roo-legacy. */
-const MAIN_PATH = ['js', 'formats', 'state', 'store', 'export', 'condense', 'search']
+/**
+ * The crates off the main path: the compatibility mode, the binding that exposes it, and the tools
+ * that only build and test (the corpus generator, the TypeScript declarations). Every other crate
+ * is on the main path (so a new crate is, until it is named here): none of them may depend on
+ * roo-legacy.
+ */
+const OFF_MAIN_PATH = ['legacy', 'napi', 'corpus', 'ts']
+const MAIN_PATH = fs
+  .readdirSync(path.join(repoRoot, 'crates'))
+  .filter((d) => fs.existsSync(path.join(repoRoot, 'crates', d, 'Cargo.toml')) && !OFF_MAIN_PATH.includes(d))
+  .sort()
 
 interface Exceptions {
   files: Record<string, number>
@@ -90,6 +101,7 @@ export function rustFunctions(source: string): { name: string; line: number; lin
 
 describe('house rules', () => {
   it('no crate on the main path depends on roo-legacy', () => {
+    expect(MAIN_PATH).toEqual(['condense', 'dirs', 'export', 'formats', 'js', 'json', 'model', 'search', 'state', 'store', 'usage'])
     const offenders: string[] = []
     for (const dir of MAIN_PATH) {
       const manifest = fs.readFileSync(path.join(repoRoot, 'crates', dir, 'Cargo.toml'), 'utf8')
@@ -149,6 +161,33 @@ describe('house rules', () => {
     expect(problems).toEqual([])
   })
 
+  it('no JavaScript module is part of a cycle of load-time requires', () => {
+    const cycles = loadCycles(trackedSources().filter((f) => /^(compat|cli)\/.*\.(js|mjs)$/.test(f)))
+    expect(cycles).toEqual([])
+  })
+
+  it('finds a cycle of load-time requires and ignores requires made at call time', () => {
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'house-cycles-'))
+    const write = (f: string, text: string) => fs.writeFileSync(path.join(dir, f), text)
+    write('a.js', "const b = require('./b.js')\n")
+    write('b.js', "const { c } = require('./c.js')\n")
+    write('c.js', "const a = require('./a.js')\n")
+    write('d.js', "const lazy = () => require('./a.js')\n")
+    write('e.js', "import { d } from './d.js'\n")
+    expect(loadCycles(['a.js', 'b.js', 'c.js', 'd.js', 'e.js'], dir)).toEqual(['a.js → b.js → c.js → a.js'])
+  })
+
+  it('docs/ARCHITECTURE.md is a map under 300 lines, and every path and name it cites exists', () => {
+    const text = fs.readFileSync(path.join(repoRoot, 'docs', 'ARCHITECTURE.md'), 'utf8')
+    expect(text.split('\n').length).toBeLessThanOrEqual(300)
+    expect(missingCitations(text)).toEqual([])
+  })
+
+  it('finds a cited path or name that does not exist', () => {
+    const text = 'See `crates/state/src/skeleton/mod.rs`, `crates/nowhere.rs`, `TaskStore::refresh`, `no_such_function_here` and `roo-js`, `roo-nothing`.'
+    expect(missingCitations(text)).toEqual(['crates/nowhere.rs', 'no_such_function_here', 'roo-nothing'])
+  })
+
   it('the list of exceptions is not a place to put new ones: every entry is over its limit', () => {
     // An entry at or under the limit has been fixed and must leave the list.
     const stale: string[] = []
@@ -157,3 +196,90 @@ describe('house rules', () => {
     expect(stale).toEqual([])
   })
 })
+
+/**
+ * The cycles among `files` (paths under `root`) of the requires and imports a module makes as it
+ * loads: `require('./x')` at the start of a line (a top-level statement) or a static `import … from`.
+ * A `require` inside a function runs at call time and makes no load-time edge. Each cycle once, as
+ * `a → b → a` from its smallest path.
+ */
+export function loadCycles(files: string[], root = repoRoot): string[] {
+  const known = new Set(files)
+  const edges = new Map<string, string[]>()
+  const topLevel = /^(?:const|let|var)?[^=(]*=?\s*require\('(\.{1,2}\/[^']+)'\)|^import\s[^;]*?from\s+'(\.{1,2}\/[^']+)'|^\s*\.\.\.require\('(\.{1,2}\/[^']+)'\)/
+  for (const f of files) {
+    const out: string[] = []
+    for (const line of fs.readFileSync(path.join(root, f), 'utf8').split('\n')) {
+      const m = topLevel.exec(line)
+      const spec = m && (m[1] ?? m[2] ?? m[3])
+      if (!spec) continue
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(f), spec))
+      if (known.has(target)) out.push(target)
+    }
+    edges.set(f, out)
+  }
+  const cycles = new Set<string>()
+  const walk = (start: string, at: string, trail: string[]) => {
+    for (const next of edges.get(at) ?? []) {
+      if (next === start) {
+        cycles.add([...trail, start].join(' → '))
+      } else if (!trail.includes(next) && next > start) {
+        walk(start, next, [...trail, next])
+      }
+    }
+  }
+  for (const f of [...files].sort()) walk(f, f, [f])
+  return [...cycles].sort()
+}
+
+/** Every tracked source and document, its text (read once). */
+let sourceText: string | undefined
+function allSources(): string {
+  if (sourceText === undefined) {
+    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' })
+      .split('\0')
+      .filter((f) => /\.(rs|mjs|js|ts|toml)$/.test(f) && !/^(fixtures|__tests__)\//.test(f) && fs.existsSync(path.join(repoRoot, f)))
+    sourceText = files.map((f) => fs.readFileSync(path.join(repoRoot, f), 'utf8')).join('\n')
+  }
+  return sourceText
+}
+
+/**
+ * The citations of a document (its `code spans`) that name nothing: a path (with a `/`, or a file
+ * name with an extension) that no file or folder has, a crate (`roo-…`) that is no crate, a name
+ * (an identifier, or its last `::`/`.` segment) that no source holds. Spans with spaces, options
+ * (`--x`), attributes and globs other than `*` in a path are not citations.
+ */
+export function missingCitations(text: string, root = repoRoot): string[] {
+  const missing = new Set<string>()
+  const crates = fs
+    .readdirSync(path.join(repoRoot, 'crates'))
+    .map((d) => path.join(repoRoot, 'crates', d, 'Cargo.toml'))
+    .filter((m) => fs.existsSync(m))
+    .map((m) => /^name\s*=\s*"([^"]+)"/m.exec(fs.readFileSync(m, 'utf8'))?.[1])
+  const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' }).split('\n')
+  for (const [, span] of text.matchAll(/`([^`\n]+)`/g)) {
+    const t = span.trim()
+    if (/\s/.test(t) || /^[-#/<$(]/.test(t) || /[=(){}"'|,;]/.test(t)) continue
+    if (/^\.\.\/shared(\/|$)/.test(t)) {
+      if (fs.existsSync(path.join(root, '..', 'shared')) && !fs.existsSync(path.join(root, t))) missing.add(t)
+      continue
+    }
+    if (t.includes('/') || /\.(rs|mjs|js|ts|md|json|xsd|sh|jsonl|toml)$/.test(t)) {
+      const bare = t.replace(/\/$/, '')
+      const glob = (g: string) => g.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')
+      // A path from the root; a bare file or folder name anywhere in the tree.
+      const re = bare.includes('/') ? new RegExp(`^${glob(bare)}(/|$)`) : new RegExp(`(^|/)${glob(bare)}(/|$)`)
+      if (!tracked.some((f) => re.test(f))) missing.add(t)
+      continue
+    }
+    if (/^roo-[a-z]+$/.test(t)) {
+      if (!crates.includes(t)) missing.add(t)
+      continue
+    }
+    const name = t.split(/::|\./).filter(Boolean).pop() ?? t
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) continue
+    if (!new RegExp(`\\b${name}\\b`).test(allSources())) missing.add(t)
+  }
+  return [...missing]
+}

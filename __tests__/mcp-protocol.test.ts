@@ -148,3 +148,46 @@ describe('hostile messages', () => {
     }
   }, 60_000)
 })
+
+describe('params that do not fit the protocol', () => {
+  it('are answered -32602 with one readable line, and the server goes on serving', async () => {
+    const s = session()
+    try {
+      s.send(init(0))
+      await s.answer(0)
+      s.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+      s.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 42, arguments: {} } })
+      s.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_tasks', arguments: 'x' } })
+      s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { arguments: {} } })
+      for (const [id, where] of [[1, 'params.name'], [2, 'params.arguments'], [3, 'params.name']] as const) {
+        const e = (await s.answer(id)).error
+        expect(e.code).toBe(-32602)
+        expect(e.message).toContain(`invalid params of tools/call: ${where}: `)
+        expect(e.message).not.toContain('\n')
+        expect(e.message.length).toBeLessThan(300)
+      }
+      s.send(call(4))
+      expect((await s.answer(4)).result.isError).toBeFalsy()
+    } finally {
+      await s.close()
+    }
+  }, 60_000)
+})
+
+describe('answers cut to the limit', () => {
+  it('stay valid JSON whatever they hold: whole elements first, then the longest strings', async () => {
+    // @ts-expect-error an untyped JavaScript module of the CLI
+    const { fitJson } = await import('../cli/mcp/server.mjs')
+    // One match whose title is 2 MB (nothing to halve but the string), and 10 000 large matches.
+    const huge = fitJson({ matches: [{ title: 't'.repeat(2_000_000), line: 'x' }], truncated: false }, 300_000)
+    const h = JSON.parse(huge)
+    expect(huge.length).toBeLessThanOrEqual(300_000)
+    expect(h.matches[0].title).toMatch(/characters left out\]$/)
+    expect(h._truncated[0].path).toBe('matches[0].title')
+    const many = fitJson({ matches: Array.from({ length: 10_000 }, (_, i) => ({ id: i, line: 'y'.repeat(600), before: Array(20).fill('z'.repeat(600)) })) }, 300_000)
+    const m = JSON.parse(many)
+    expect(many.length).toBeLessThanOrEqual(300_000)
+    expect(m._truncated[0]).toEqual({ path: 'matches', kept: m.matches.length, total: 10_000 })
+    expect(m.matches[0].before).toHaveLength(20)
+  })
+})

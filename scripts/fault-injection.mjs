@@ -1,172 +1,49 @@
 #!/usr/bin/env node
-// Fault injection against the `roo-state` command and `roo-state mcp`, as a crash and as an
-// attacker would. Every case ends as one of: survived, lost (a task file missing or altered, a
-// task missing from what a command lists, a file outside the stores touched), crashed (an exit
-// that is neither success nor one of our error codes, or a signal), hung (no end within the
-// case's time limit). The run prints one line per case and the totals, and exits 1 unless every
-// case survived.
+// Fault injection against the `roo-state` command, `roo-state mcp` and `roo-state serve`, as a
+// crash and as an attacker would. Every case ends as one of: survived, lost (a task file missing
+// or altered, a task missing from what a command lists, a wrong figure, content from outside the
+// stores shown, a file outside the stores touched), silent (something refused, skipped or wrong
+// without a word saying so), crashed (an exit that is neither success nor one of our error codes,
+// a signal, a panic's backtrace, memory past the case's bound), hung (no end within the case's
+// time limit). The run prints one line per case and the totals, and exits 1 unless every case
+// survived.
 //
-//   node scripts/fault-injection.mjs [--kills N] [--seed S] [--tasks N]
+//   node scripts/fault-injection.mjs [--kills N] [--seed S] [--tasks N] [--only GROUP,…] [--root DIR]
 //
-// Groups: two rebuilds and two cleanups of one store at once (one runs, the other is told the
-// store is busy, nothing is lost); kill -9 at a random point of each writing command (cache build, rebuild with the
-// extension index, cleanup, migrate, index; --kills points each, inside the run's length as a
-// first whole run measured it), each followed by the same command run to its end and a
-// before/after hash manifest of every task file; each kind of skeleton cache damage; each kind
-// of search index damage; tasks whose files are a FIFO, a link to /dev/zero, a sparse file over
-// the size cap, a link loop; destructive MCP calls naming a folder outside the stores; hostile
-// MCP messages. Bounded: a few minutes on two cores with the defaults.
-import { spawn, spawnSync } from 'node:child_process'
-import crypto from 'node:crypto'
+// Groups (`--only` takes their names): `kill` two rebuilds and two cleanups of one store at once
+// (one runs, the other is told the store is busy, nothing is lost) and kill -9 at a random point
+// of each writing command (cache build, rebuild with the extension index, cleanup, migrate,
+// index; --kills points each, inside the run's length as a first whole run measured it), each
+// followed by the same command run to its end and a before/after hash manifest of every task
+// file; `cache` each kind of skeleton cache damage; `index` each kind of search index damage (a
+// damaged payload index, a zeroed vector page among them); `reads` tasks whose files are a FIFO,
+// a link to /dev/zero, a sparse file over the size cap, a link loop; `mcp` destructive MCP calls
+// naming a folder outside the stores, hostile MCP messages; `links` task folders and task files
+// that are links out of their store, through every reader and writer (CLI, MCP, serve); `numbers`
+// usage records and price tables that are not to be believed, price files that are not to be
+// read whole; `grep` bounds on what a grep holds and answers, and every file it skips said;
+// `arguments` reversed date ranges and malformed MCP calls; `locks` where the writer locks live.
+// A decoy folder outside the stores (what the links point at) is hashed before and after the
+// run: any change is a loss. `--root DIR` runs another checkout's command (the fixtures are this
+// one's). Bounded: a few minutes on two cores with the defaults. The harness (runner, outcomes,
+// stores, manifests) is scripts/faults/harness.mjs; the attacker's groups (links, numbers, grep,
+// arguments, locks, the decoy) are scripts/faults/attacks.mjs.
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { parseArgs } from 'node:util'
+import { N, argv, badEnd, cli, cut, endDetail, filesUnder, fixtureTasks, json, leftovers, losses, makeStore, manifest, mcpSession, projectManifest, record, results, work, zero } from './faults/harness.mjs'
+import { argumentsGroup, decoy, decoyCase, grepGroup, linksGroup, locksGroup, makeDecoy, numbersGroup } from './faults/attacks.mjs'
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
-const CLI = path.join(root, 'cli', 'roo-state.mjs')
-const { values: argv } = parseArgs({
-  options: { kills: { type: 'string', default: '5' }, seed: { type: 'string', default: '36' }, tasks: { type: 'string', default: '300' } },
-})
+const GROUPS = ['kill', 'cache', 'index', 'reads', 'mcp', 'links', 'numbers', 'grep', 'arguments', 'locks']
+const only = argv.only ? new Set(argv.only.split(',')) : null
+for (const g of only ?? []) if (!GROUPS.includes(g)) throw new Error(`--only takes ${GROUPS.join(', ')}; not ${g}`)
 const KILLS = Number(argv.kills)
-const N = Number(argv.tasks)
-/** Exit codes of ours (errors.mjs EXIT): anything else is a crash. */
-const OUR_EXITS = new Set([0, 1, 2, 3, 4, 5, 6, 130])
-const TASK_FILES = ['ui_messages.json', 'claude_messages.json', 'api_conversation_history.json', 'history_item.json', 'task_metadata.json']
 
 let seed = Number(argv.seed) >>> 0
 /** A reproducible random number in [0, 1). */
 function random() {
   seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0
   return seed / 2 ** 32
-}
-
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'roo-state-faults-'))
-const env = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ROO_STATE_'))),
-  HOME: path.join(work, 'home'),
-  XDG_CONFIG_HOME: path.join(work, 'home', '.config'),
-  XDG_CACHE_HOME: path.join(work, 'home', '.cache'),
-  ROO_STATE_CONFIG_DIR: path.join(work, 'config'),
-  ROO_STATE_DATA_DIR: path.join(work, 'data'),
-}
-fs.mkdirSync(env.HOME, { recursive: true })
-
-const results = []
-function record(group, name, outcome, detail = '') {
-  results.push({ group, name, outcome, detail })
-  process.stdout.write(`${outcome.padEnd(8)} ${group} / ${name}${detail ? ` — ${detail}` : ''}\n`)
-}
-
-/** Run the CLI; `killAfter` ms: kill -9 then. Resolves {code, signal, out, err, hung}. */
-function cli(args, { killAfter, timeoutMs = 120_000, extraEnv = {} } = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...env, ...extraEnv }, cwd: work, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    let hung = false
-    child.stdout.on('data', (d) => (out += d))
-    child.stderr.on('data', (d) => (err += d))
-    const killer = killAfter === undefined ? null : setTimeout(() => child.kill('SIGKILL'), killAfter)
-    const limit = setTimeout(() => {
-      hung = true
-      child.kill('SIGKILL')
-    }, timeoutMs)
-    child.on('exit', (code, signal) => {
-      clearTimeout(limit)
-      if (killer) clearTimeout(killer)
-      resolve({ code, signal, out, err, hung })
-    })
-  })
-}
-
-function json(r) {
-  try {
-    return JSON.parse(r.out)
-  } catch {
-    return null
-  }
-}
-
-/** The outcome of a command that must end on its own: crashed or hung, else null. */
-function badEnd(r) {
-  if (r.hung) return 'hung'
-  if (r.signal || !OUR_EXITS.has(r.code)) return 'crashed'
-  return null
-}
-
-// ------------------------------------------------------------------------------------------------
-// Stores
-
-const fixtureTasks = ['history-item-v3.50', 'native-tools-v3.45', 'stack-era-v3.20', 'v2-wrapper', 'claude-dev-2024'].flatMap((s) => {
-  const dir = path.join(root, 'fixtures', 'stores', s, 'tasks')
-  return fs.readdirSync(dir).filter((n) => !n.startsWith('_') && !n.startsWith('.')).map((n) => path.join(dir, n))
-})
-
-/** A store of `n` tasks copied from the fixtures, each with checkpoint data, some without a history item. */
-function makeStore(dir, n = N) {
-  const tasks = path.join(dir, 'tasks')
-  fs.mkdirSync(tasks, { recursive: true })
-  const ids = []
-  for (let i = 0; i < n; i++) {
-    const id = crypto.randomUUID()
-    const t = path.join(tasks, id)
-    fs.cpSync(fixtureTasks[i % fixtureTasks.length], t, { recursive: true })
-    fs.mkdirSync(path.join(t, 'checkpoints', 'objects'), { recursive: true })
-    fs.writeFileSync(path.join(t, 'checkpoints', 'objects', 'pack'), crypto.randomBytes(2048))
-    if (i % 3 === 0) fs.rmSync(path.join(t, 'history_item.json'), { force: true })
-    const old = new Date(Date.now() - 90 * 86_400_000)
-    for (const f of TASK_FILES) if (fs.existsSync(path.join(t, f))) fs.utimesSync(path.join(t, f), old, old)
-    ids.push(id)
-  }
-  return { tasks, ids }
-}
-
-/** Task files under a tasks folder: relative path → SHA-256. */
-function manifest(tasks) {
-  const out = new Map()
-  for (const id of fs.existsSync(tasks) ? fs.readdirSync(tasks) : []) {
-    for (const f of TASK_FILES) {
-      const p = path.join(tasks, id, f)
-      if (fs.existsSync(p) && fs.statSync(p).isFile()) out.set(`${id}/${f}`, crypto.createHash('sha256').update(fs.readFileSync(p)).digest('hex'))
-    }
-  }
-  return out
-}
-
-/** Files of `before` missing or altered in `after` (a history item may be rewritten by a rebuild, as valid JSON). */
-function losses(before, afterDir, { historyMayChange = false } = {}) {
-  const after = manifest(afterDir)
-  const lost = []
-  for (const [rel, hash] of before) {
-    if (!after.has(rel)) lost.push(`${rel} missing`)
-    else if (after.get(rel) !== hash) {
-      const ok = historyMayChange && rel.endsWith('history_item.json') && isJsonObject(path.join(afterDir, rel))
-      if (!ok) lost.push(`${rel} altered`)
-    }
-  }
-  return lost
-}
-
-function isJsonObject(p) {
-  try {
-    const v = JSON.parse(fs.readFileSync(p, 'utf8'))
-    return v !== null && typeof v === 'object'
-  } catch {
-    return false
-  }
-}
-
-function leftovers(tasks) {
-  const found = []
-  const walk = (d) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(path.join(d, e.name))
-      else if (/\.tmp-\d+-\d+$/.test(e.name)) found.push(path.join(d, e.name))
-    }
-  }
-  if (fs.existsSync(tasks)) walk(tasks)
-  return found
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -342,20 +219,6 @@ async function cacheGroup() {
 
 // ------------------------------------------------------------------------------------------------
 // 3. search index damage
-
-function filesUnder(d) {
-  const out = []
-  if (!fs.existsSync(d)) return out
-  for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-    const p = path.join(d, e.name)
-    if (e.isDirectory()) out.push(...filesUnder(p))
-    else out.push(p)
-  }
-  return out.sort()
-}
-
-const cut = (p) => fs.writeFileSync(p, fs.readFileSync(p).subarray(0, Math.floor(fs.statSync(p).size / 2)))
-const zero = (p) => fs.writeFileSync(p, Buffer.alloc(fs.statSync(p).size))
 const indexDamages = {
   'status.dat cut': [(p) => p.endsWith('status.dat'), cut],
   'WAL cut': [(p) => p.includes('/wal/') && !p.endsWith('.lock'), cut],
@@ -364,6 +227,7 @@ const indexDamages = {
   'id tracker zeroed': [(p) => p.includes('id_tracker'), zero],
   'edge_config.json garbage': [(p) => p.endsWith('edge_config.json'), (p) => fs.writeFileSync(p, '{garbage')],
   'gridstore page cut': [(p) => /page_\d+\.dat$/.test(p), cut],
+  'payload index page zeroed': [(p) => p.includes('/payload_index/') && /page_\d+\.dat$/.test(p), zero],
   'segments removed': [(p) => p.includes('/segments/'), (p) => fs.rmSync(p.slice(0, p.indexOf('/segments/') + '/segments'.length), { recursive: true, force: true })],
 }
 
@@ -393,6 +257,31 @@ async function indexGroup() {
       else record('index damage', label, 'survived')
     }
   }
+  await vectorPageCase(dir, base)
+}
+
+/** The score of each task a search found, as one text (tasks of equal score in any order). */
+function scores(r) {
+  return JSON.stringify((json(r)?.results ?? []).map((x) => `${x.taskId} ${x.score.toFixed(5)}`).sort())
+}
+
+/** A zeroed page of stored vectors: `index` must find it and repair it (the scores come back). */
+async function vectorPageCase(dir, base) {
+  const index = path.join(dir, 'index-vector-page')
+  const args = ['--tasks-dir', base.tasks, '--cache-dir', path.join(dir, 'roo-cache'), '--index-dir', index, '--json', '--quiet']
+  const search = () => cli(['search', 'cache test build', ...args, '-n', '20'])
+  const label = 'vector page zeroed then index'
+  const first = await cli(['index', ...args, '--embedder', 'none'])
+  const want = scores(await search())
+  const page = filesUnder(path.join(index, 'edge')).find((p) => /vector_storage[^/]*\/store\/page_\d+\.dat$/.test(p) || /vector_storage[^/]*\/chunk_\d+\.mmap$/.test(p))
+  if (first.code !== 0 || !page) return record('index damage', label, 'crashed', first.code !== 0 ? 'the first index failed' : 'no vector page to damage')
+  zero(page)
+  const again = await cli(['index', ...args, '--embedder', 'none'])
+  const after = await search()
+  const bad = badEnd(again) ?? badEnd(after)
+  if (bad) record('index damage', label, bad, `${endDetail(again)}, ${endDetail(after)}`)
+  else if (scores(after) !== want) record('index damage', label, 'silent', 'the scores changed and index repaired nothing')
+  else record('index damage', label, 'survived')
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -439,42 +328,6 @@ async function readsGroup() {
 
 // ------------------------------------------------------------------------------------------------
 // 5. MCP: destructive calls outside the stores, hostile messages
-
-function mcpSession(args) {
-  const child = spawn(process.execPath, [CLI, 'mcp', ...args], { env: { ...env, ROO_STATE_MCP_MAX_MESSAGE_BYTES: String(256 * 1024) }, cwd: work, stdio: ['pipe', 'pipe', 'pipe'] })
-  const answers = new Map()
-  let out = ''
-  child.stdout.on('data', (d) => {
-    out += d
-    let nl
-    while ((nl = out.indexOf('\n')) !== -1) {
-      const m = JSON.parse(out.slice(0, nl))
-      out = out.slice(nl + 1)
-      if ('id' in m) answers.set(JSON.stringify(m.id), m)
-    }
-  })
-  child.stderr.on('data', () => {})
-  return {
-    raw: (s) => child.stdin.write(`${s}\n`),
-    send(m) {
-      this.raw(JSON.stringify(m))
-    },
-    async answer(id, ms = 30_000) {
-      for (let t = 0; t < ms / 50 && !answers.has(JSON.stringify(id)); t++) await new Promise((r) => setTimeout(r, 50))
-      return answers.get(JSON.stringify(id)) ?? null
-    },
-    alive: () => child.exitCode === null,
-    close: () => new Promise((r) => {
-      child.once('exit', r)
-      child.stdin.end()
-    }),
-  }
-}
-
-function projectManifest(dir) {
-  return filesUnder(dir).map((p) => `${path.relative(dir, p)} ${crypto.createHash('sha256').update(fs.readFileSync(p)).digest('hex')}`).join('\n')
-}
-
 async function mcpGroup() {
   const dir = path.join(work, 'mcp')
   const base = makeStore(dir, 6)
@@ -549,19 +402,31 @@ async function mcpGroup() {
 // ------------------------------------------------------------------------------------------------
 
 const started = Date.now()
+const want = (g) => !only || only.has(g)
 try {
-  await killGroup()
-  await concurrencyGroup()
-  await cacheGroup()
-  await indexGroup()
-  await readsGroup()
-  await mcpGroup()
+  makeDecoy()
+  const decoyBefore = projectManifest(decoy)
+  if (want('kill')) {
+    await killGroup()
+    await concurrencyGroup()
+  }
+  if (want('cache')) await cacheGroup()
+  if (want('index')) await indexGroup()
+  if (want('reads')) await readsGroup()
+  if (want('mcp')) await mcpGroup()
+  if (want('links')) await linksGroup()
+  if (want('numbers')) await numbersGroup()
+  if (want('grep')) await grepGroup()
+  if (want('arguments')) await argumentsGroup()
+  if (want('locks')) await locksGroup()
+  decoyCase(decoyBefore)
 } finally {
   fs.rmSync(work, { recursive: true, force: true })
 }
-const totals = { cases: results.length, survived: 0, lost: 0, crashed: 0, hung: 0 }
+const totals = { cases: results.length, survived: 0, lost: 0, silent: 0, crashed: 0, hung: 0 }
 for (const r of results) totals[r.outcome]++
-process.stdout.write(`\nfault injection: ${JSON.stringify({ ...totals, killsLanded })} in ${Math.round((Date.now() - started) / 1000)} s\n`)
+const seconds = Math.round((Date.now() - started) / 1000)
+process.stdout.write(`\nfault injection: ${JSON.stringify({ ...totals, killsLanded })} in ${seconds} s\n`)
 // The closing line CI reads: each case that survived passed.
-process.stdout.write(`faults: ${totals.survived} passed, ${totals.cases - totals.survived} failed\n`)
+process.stdout.write(`faults: ${totals.survived} passed, ${totals.cases - totals.survived} failed: ${totals.lost} lost, ${totals.silent} silent, ${totals.crashed} crash, ${totals.hung} hang\n`)
 process.exit(totals.survived === totals.cases ? 0 : 1)

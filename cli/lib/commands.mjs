@@ -447,6 +447,7 @@ export const commands = {
     options: {
       'no-legacy': { type: 'boolean', help: 'do not list the legacy server\'s tool names (they stay callable)' },
       'allow-writes': { type: 'boolean', help: 'let cleanup, rebuild and migrate calls with dryRun false apply their changes (without it they run dry)' },
+      'migrate-to': { type: 'string', multiple: true, arg: 'DIR', help: 'a folder migrate_tasks_dir may move a store into (repeatable); without it, only beside the store' },
       'index-dir': O.indexDir,
     },
     examples: ['roo-state mcp', 'roo-state mcp --tasks-dir ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks'],
@@ -460,6 +461,7 @@ export const commands = {
         listLegacy: !ctx.opts['no-legacy'],
         cwd: ctx.cwd,
         allowWrites: Boolean(ctx.opts['allow-writes']),
+        migrateRoots: (ctx.opts['migrate-to'] ?? []).map((d) => path.resolve(ctx.cwd, d)),
       })
       return { data: null, text: () => '', keepAlive: true }
     },

@@ -47,7 +47,11 @@ export function renderGrep(r) {
     for (const a of m.after) out.push(`  ${' '.repeat(at.length)}- ${a}`)
   }
   const more = r.truncated ? ' (more were left out: raise --max)' : ''
-  out.push(`${out.length ? '\n' : ''}${r.matches.length} match${r.matches.length === 1 ? '' : 'es'}${more} in ${r.tasksMatched} of ${r.tasksSearched} tasks (${r.filesParsed} files parsed, ${(r.bytesRead / 1048576).toFixed(1)} MiB read, ${Math.round(r.elapsedMs)} ms)`)
+  const skipped = r.filesSkipped ? `, ${r.filesSkipped} file${r.filesSkipped === 1 ? '' : 's'} skipped` : ''
+  out.push(`${out.length ? '\n' : ''}${r.matches.length} match${r.matches.length === 1 ? '' : 'es'}${more} in ${r.tasksMatched} of ${r.tasksSearched} tasks (${r.filesParsed} files parsed, ${(r.bytesRead / 1048576).toFixed(1)} MiB read${skipped}, ${Math.round(r.elapsedMs)} ms)`)
+  // Each file skipped is said (the first few here; --json lists up to 50).
+  for (const k of (r.skipped ?? []).slice(0, 5)) out.push(`skipped: ${k.file}: ${k.reason}`)
+  if ((r.filesSkipped ?? 0) > 5) out.push(`skipped: … and ${r.filesSkipped - 5} more (--json lists them)`)
   for (const n of r.notes ?? []) out.push(`note: ${n}`)
   return out.join('\n')
 }

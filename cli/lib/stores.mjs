@@ -123,10 +123,25 @@ export async function confinedStore(sel, dir) {
   const named = sel.tasksDirs?.length ? await resolveStores(sel) : []
   const found = (await call('discoverStorage', { measureSize: false })).locations.map((l) => l.tasksDir)
   const allowed = [...new Set([...named, ...found])]
+  return coded(() => call('confineTasksDir', path.resolve(sel.cwd ?? process.cwd(), dir), allowed))
+}
+
+/**
+ * The destination `to` (absolute) of a migration of the store `from` that a tool call names, if
+ * it may be used: beside the store, or under one of `roots` (the folders the user named when the
+ * server was started: `roo-state mcp --migrate-to DIR`), links resolved (confineDestination).
+ * Any other place is refused with INVALID_PATH before anything is read or written.
+ * @returns {string}
+ */
+export function confinedDestination(to, from, roots = []) {
+  return coded(() => call('confineDestination', to, from, roots))
+}
+
+/** `f()`, a synchronous binding call whose error puts its code in front of the message. */
+function coded(f) {
   try {
-    return call('confineTasksDir', path.resolve(sel.cwd ?? process.cwd(), dir), allowed)
+    return f()
   } catch (err) {
-    // A synchronous binding error puts its code in front of the message.
     const m = /^([A-Z_]+): ([\s\S]*)$/.exec(err?.message ?? '')
     throw m ? new RooStateError(m[1], m[2]) : err
   }

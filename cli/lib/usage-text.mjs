@@ -110,6 +110,8 @@ function footnotes(report, compact) {
     lines.push(`${h.length} task(s) have a history_item.json whose totals disagree with their request records (estimated by a repair tool?); the records are counted: ${shown}${h.length > 5 ? ', …' : ''}`)
   }
   if (report.unpricedModels.length) lines.push(`No price for: ${report.unpricedModels.join(', ')} (give --prices FILE).`)
+  // What was refused (records past belief, price entries) is said, never left out in silence.
+  for (const n of report.notes ?? []) if (/refused/.test(n)) lines.push(n)
   for (const w of report.warnings ?? []) lines.push(`Warning: ${w}`)
   return lines.flatMap((l) => ['', l])
 }

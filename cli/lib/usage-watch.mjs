@@ -4,7 +4,6 @@
 // tasks) and the screen redrawn. Ctrl-C ends it.
 import process from 'node:process'
 import { resolveStores } from './stores.mjs'
-import { usageHandle } from './usage.mjs'
 
 /** How often the task folders are looked at. */
 export const WATCH_EVERY_MS = 2000
@@ -29,12 +28,13 @@ const clock = (d) => d.toTimeString().slice(0, 8)
  * @param {any} ctx the command's context (selection, signal)
  * @param {any} options the report's options (and noCache)
  * @param {(report: any) => string} text the report as text
+ * @param {(dirs: string[], o: any) => Promise<any>} openHandle the usage handle of the stores (usage.mjs)
  */
-export async function watchUsage(ctx, options, text) {
+export async function watchUsage(ctx, options, text, openHandle) {
   const signal = ctx.io.signal
   const dirs = await resolveStores(ctx.sel)
   const { noCache, ...reportOptions } = options
-  const handle = await usageHandle(dirs, { cacheDir: ctx.sel.cacheDir, noCache, signal })
+  const handle = await openHandle(dirs, { cacheDir: ctx.sel.cacheDir, noCache, signal })
   const draw = (report, note) => {
     const footer = `Watching ${dirs.length} store${dirs.length === 1 ? '' : 's'}: redrawn when a task changes (looked at every ${WATCH_EVERY_MS / 1000} s). ${note}. Ctrl-C to quit.`
     process.stdout.write(`\x1b[H\x1b[2J${text(report)}\n\n${footer}\n`)

@@ -122,7 +122,7 @@ export const usageCommands = {
       if (ctx.opts.watch) {
         if (ctx.opts.csv || ctx.json) throw usageError('--watch draws the table; it takes neither --csv nor --json.')
         if (!process.stdout.isTTY) throw usageError('--watch redraws the report in place: standard output must be a terminal.')
-        const data = await watchUsage(ctx, options, text)
+        const data = await watchUsage(ctx, options, text, usageHandle)
         return { data, text: () => '' }
       }
       const p = ctx.progress('reading tasks')

@@ -8,8 +8,9 @@
 // not JSON (-32700, its id found in the text), a batch (-32600 for each request in it: MCP has
 // no batches), a message without `"jsonrpc": "2.0"` or with members JSON-RPC does not define
 // (-32600), params that are not an object (-32602), nesting deeper than MAX_DEPTH levels
-// (-32602, before anything walks the value). A byte-order mark before a message is dropped. Each
-// refused message is one line on stderr; a message without an id is not answered.
+// (-32602, before anything walks the value), params the server's own check refuses (-32602 with
+// its one line: `checkParams`). A byte-order mark before a message is dropped. Each refused
+// message is one line on stderr; a message without an id is not answered.
 import process from 'node:process'
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
 
@@ -140,9 +141,10 @@ export class IdScanner {
 
 export class LineTransport {
   /**
-   * @param {{stdin?: NodeJS.ReadableStream, stdout?: NodeJS.WritableStream, maxMessageBytes?: number, log?: (s: string) => void}} [opts]
+   * @param {{stdin?: NodeJS.ReadableStream, stdout?: NodeJS.WritableStream, maxMessageBytes?: number, log?: (s: string) => void, checkParams?: (message: object) => string | null}} [opts]
    */
   constructor(opts = {}) {
+    this._checkParams = opts.checkParams ?? (() => null)
     this._stdin = opts.stdin ?? process.stdin
     this._stdout = opts.stdout ?? process.stdout
     this._max = opts.maxMessageBytes ?? limitFromEnv()
@@ -235,7 +237,9 @@ export class LineTransport {
     }
     const parsed = JSONRPCMessageSchema.safeParse(value)
     if (parsed.success) {
-      this.onmessage?.(parsed.data)
+      const why = this._checkParams(parsed.data)
+      if (why) this._refuse(idOf(value), -32602, why)
+      else this.onmessage?.(parsed.data)
       return
     }
     const { code, why } = whyRefused(value)

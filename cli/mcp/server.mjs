@@ -9,7 +9,7 @@ import { createRequire } from 'node:module'
 import process from 'node:process'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { LineTransport } from './line-transport.mjs'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ErrorCode, InitializeRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { serveResources } from './resources.mjs'
 import { call, has } from '../lib/binding.mjs'
 import { describeError } from '../lib/errors.mjs'
@@ -33,36 +33,72 @@ function cutText(text, max) {
 }
 
 /**
- * JSON of `value` within `max` characters, still valid JSON: the largest arrays are shortened
- * (halved until it fits) and each cut is listed under `_truncated` with its path and lengths.
+ * JSON of `value` within `max` characters, always valid JSON: the largest arrays are shortened
+ * (halved until it fits, whole elements kept), then the longest strings (cut in the middle of
+ * nothing: `…` and how many characters were left out end them); each cut is listed under
+ * `_truncated` with its path and lengths. What still does not fit is replaced by a note.
  */
 export function fitJson(value, max) {
   let text = JSON.stringify(value, null, 2)
   if (text.length <= max) return text
-  const copy = JSON.parse(JSON.stringify(value))
+  const copy = JSON.parse(text)
   const cuts = new Map()
-  for (let round = 0; round < 64 && text.length > max; round++) {
+  const noted = () => (Array.isArray(copy) ? { items: copy, _truncated: [...cuts.values()] } : { ...copy, _truncated: [...cuts.values()] })
+  /** The largest array (longer than one) or string (of more than 200 characters) under `copy`. */
+  const largest = (kind) => {
     let best = null
-    const visit = (node, at) => {
-      if (Array.isArray(node)) {
-        if (node.length > 1) {
-          const size = JSON.stringify(node).length
-          if (!best || size > best.size) best = { node, at, size }
-        }
-        node.forEach((x, i) => visit(x, `${at}[${i}]`))
-      } else if (node && typeof node === 'object') {
-        for (const [k, v] of Object.entries(node)) visit(v, at ? `${at}.${k}` : k)
+    const stack = [[copy, '', null, null]]
+    while (stack.length) {
+      const [node, at, parent, key] = stack.pop()
+      if (kind === 'array' && Array.isArray(node) && node.length > 1) {
+        const size = JSON.stringify(node).length
+        if (!best || size > best.size) best = { node, at, size }
       }
+      if (kind === 'string' && typeof node === 'string' && node.length > 200 && (!best || node.length > best.size)) best = { parent, key, at, size: node.length }
+      if (Array.isArray(node)) node.forEach((x, i) => stack.push([x, `${at}[${i}]`, node, i]))
+      else if (node && typeof node === 'object') for (const [k, v] of Object.entries(node)) stack.push([v, at ? `${at}.${k}` : k, node, k])
     }
-    visit(copy, '')
-    if (!best) break
-    const total = cuts.get(best.at)?.total ?? best.node.length
-    best.node.length = Math.floor(best.node.length / 2)
-    cuts.set(best.at, { path: best.at || '(root)', kept: best.node.length, total })
-    const withNote = Array.isArray(copy) ? { items: copy, _truncated: [...cuts.values()] } : { ...copy, _truncated: [...cuts.values()] }
-    text = JSON.stringify(withNote, null, 2)
+    return best
   }
-  return text.length <= max ? text : cutText(text, max)
+  for (let round = 0; round < 256 && text.length > max; round++) {
+    const arr = largest('array')
+    if (arr && arr.size > max / 8) {
+      const total = cuts.get(arr.at)?.total ?? arr.node.length
+      arr.node.length = Math.floor(arr.node.length / 2)
+      cuts.set(arr.at, { path: arr.at || '(root)', kept: arr.node.length, total })
+    } else {
+      const str = largest('string')
+      if (!str) break
+      const s = str.parent[str.key]
+      const total = cuts.get(str.at)?.total ?? s.length
+      const keep = Math.floor(s.length / 2)
+      str.parent[str.key] = `${s.slice(0, keep)}… [${total - keep} characters left out]`
+      cuts.set(str.at, { path: str.at, kept: keep, total })
+    }
+    text = JSON.stringify(noted(), null, 2)
+  }
+  if (text.length <= max) return text
+  return JSON.stringify({ _truncated: `the answer (${text.length} characters) could not be brought under ${max} characters; narrow the request or write to a file (filePath)` })
+}
+
+/** The requests this server serves, by method, with the SDK's schema of each. */
+const REQUESTS = { initialize: InitializeRequestSchema, 'tools/list': ListToolsRequestSchema, 'tools/call': CallToolRequestSchema }
+
+/**
+ * Why the params of a request this server serves do not fit its method's schema, in one readable
+ * line (`tools/call: params.name: …`), or null. Checked by the transport before the SDK sees the
+ * request, so that a call whose `name` is a number is answered -32602 with this line instead of an
+ * internal error carrying the whole validation report.
+ */
+export function paramsProblem(message) {
+  const schema = REQUESTS[message?.method]
+  if (!schema || !('id' in message)) return null
+  const r = schema.safeParse(message)
+  if (r.success) return null
+  const issue = r.error.issues[0]
+  const where = (issue?.path ?? []).map(String).join('.') || 'params'
+  const what = String(issue?.message ?? 'does not fit').replace(/\s+/g, ' ').slice(0, 200)
+  return `invalid params of ${message.method}: ${where}: ${what}`
 }
 
 /** A tool's result as MCP content. */
@@ -108,7 +144,7 @@ function progressSender(extra, token) {
 
 /**
  * The server, not yet connected.
- * @param {{tasksDirs?: string[], cacheDir?: string, indexDir?: string, listLegacy?: boolean, cwd?: string, allowWrites?: boolean}} opts
+ * @param {{tasksDirs?: string[], cacheDir?: string, indexDir?: string, listLegacy?: boolean, cwd?: string, allowWrites?: boolean, migrateRoots?: string[]}} opts
  */
 export function createServer(opts = {}) {
   const byName = new Map()
@@ -133,7 +169,7 @@ export function createServer(opts = {}) {
   // stores, and apply destructive changes only with the user's --allow-writes.
   const ctxBase = {
     sel: { tasksDirs: opts.tasksDirs, cwd: opts.cwd ?? process.cwd(), cacheDir: opts.cacheDir, idsOnly: true },
-    server: { indexDir: opts.indexDir, embedder: undefined, allowWrites: Boolean(opts.allowWrites) },
+    server: { indexDir: opts.indexDir, embedder: undefined, allowWrites: Boolean(opts.allowWrites), migrateRoots: opts.migrateRoots ?? [] },
   }
 
   const server = new Server(
@@ -216,7 +252,7 @@ export async function runServer(opts = {}) {
 
   const server = createServer(opts)
   // Our line transport: an oversize message is answered with an error instead of ending the session.
-  const transport = new LineTransport({ log })
+  const transport = new LineTransport({ log, checkParams: paramsProblem })
   let closing = false
   const shutdown = async () => {
     if (closing) return

@@ -1,11 +1,13 @@
 // The MCP tools: name, input (a zod shape, camelCase arguments) and a thin adapter to one
 // operation of ../lib/ops.mjs. The older argument spellings and the legacy server's tool names
 // are aliases, declared in ./aliases.mjs.
+import path from 'node:path'
+import process from 'node:process'
 import { z } from 'zod'
 import * as ops from '../lib/ops.mjs'
 import * as render from '../lib/render.mjs'
 import { RooStateError } from '../lib/errors.mjs'
-import { confinedStore } from '../lib/stores.mjs'
+import { confinedDestination, confinedStore } from '../lib/stores.mjs'
 import { configureFromTool, exportWrites } from './confine.mjs'
 import { grepTool } from './grep-tool.mjs'
 import { trackerTools } from './tracker-tools.mjs'
@@ -411,12 +413,18 @@ export const tools = [
     name: 'migrate_tasks_dir',
     title: 'Move a tasks folder',
     description: 'Move a tasks folder: rename on the same device, else copy, verify (size and hash), swap and remove. Resumable after any interruption. A dry run unless dryRun is false and the server was started with --allow-writes.',
-    input: { from: z.string().min(1).describe('One of the server\'s task stores.'), to: z.string().min(1).describe('A new or empty folder.'), dryRun, forceCopy: flag() },
+    input: {
+      from: z.string().min(1).describe('One of the server\'s task stores.'),
+      to: z.string().min(1).describe('A new or empty folder beside the store, or under a folder the server was started with (--migrate-to); any other place is refused.'),
+      dryRun,
+      forceCopy: flag(),
+    },
     annotations: destructive,
     async run(a, ctx) {
       const { apply, refused } = applyOf(a, ctx)
       const from = await confinedStore(ctx.sel, a.from)
-      return withRefusal(await ops.migrate(from, a.to, { apply, forceCopy: a.forceCopy }, ctx.sel.cwd), refused)
+      const to = confinedDestination(path.resolve(ctx.sel.cwd ?? process.cwd(), a.to), from, ctx.server.migrateRoots)
+      return withRefusal(await ops.migrate(from, to, { apply, forceCopy: a.forceCopy }, ctx.sel.cwd), refused)
     },
   },
   ...usageTools,

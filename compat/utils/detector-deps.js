@@ -8,8 +8,8 @@
 const { callerModule, exportOf } = require('./caller-modules.js')
 const fallbacks = require('./detector-fallbacks.js')
 
-/** The class, looked up at call time (it requires this module while it loads). */
-const detector = () => require('./roo-storage-detector.js').RooStorageDetector
+/** The class, looked up at call time (detector-class.js). */
+const { detectorClass: detector } = require('./detector-class.js')
 
 
 const own = {

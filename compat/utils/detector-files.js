@@ -13,8 +13,8 @@ const fsp = () => io.mod('fs/promises')
 const fss = () => io.mod('fs')
 const pth = () => io.mod('path')
 
-/** The class, looked up at call time (it requires this module while it loads). */
-const detector = () => require('./roo-storage-detector.js').RooStorageDetector
+/** The class, looked up at call time (detector-class.js). */
+const { detectorClass: detector } = require('./detector-class.js')
 
 
 /** The JSON values of a text's non-blank lines, and how many lines were not JSON. */

@@ -17,8 +17,8 @@ const { detectSourceFromPath } = require('./detector-files.js')
 const { stripBom } = fallbacks
 const pth = () => io.mod('path')
 
-/** The class, looked up at call time (it requires this module while it loads). */
-const detector = () => require('./roo-storage-detector.js').RooStorageDetector
+/** The class, looked up at call time (detector-class.js). */
+const { detectorClass: detector } = require('./detector-class.js')
 
 
 /** The statics whose replacement means a caller watches the composition (then no native path). */

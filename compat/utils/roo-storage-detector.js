@@ -20,6 +20,7 @@ const binding = require('../../index.js')
 const io = require('../io.js')
 const { currentMode } = require('../services/compat-mode.js')
 const { exportOf } = require('./caller-modules.js')
+const { registerDetector } = require('./detector-class.js')
 const { matchesPerPattern } = require('./detector-glob.js')
 const fallbacks = require('./detector-fallbacks.js')
 const oldSystem = require('./detector-old-system.js')
@@ -713,5 +714,6 @@ class RooStorageDetector {
 RooStorageDetector.MAX_CONVERSATION_FILE_SIZE = 10 * 1024 * 1024
 RooStorageDetector.ROO_EXTENSION_PATTERNS = ['**/saoudrizwan.claude-dev-*', '**/claude-dev*', '**/roo*', '**/cline*', '**/zoo-code*', '**/zoocodeorgan*']
 rememberStatics(RooStorageDetector)
+registerDetector(RooStorageDetector)
 
 module.exports = { RooStorageDetector, RooStorageError, detectSourceFromPath }

@@ -1,5 +1,5 @@
 //! Context management, condensation orchestration, cost and token accounting, with the rules of
-//! the Roo Code extension (3.52.1 by default, older releases through [`Era`]).
+//! the extension (Zoo Code 3.80 by default, Roo Code 3.52.1 and older releases through [`Era`]).
 //!
 //! Messages are JSON objects (`serde_json::Value`, key order kept) in the shapes the extension
 //! stores; every function takes and returns them as they are, so results can be written back or

@@ -9,7 +9,7 @@
 use crate::api::{ApiMessage, Block, Role};
 use crate::api_head::{ApiHead, HeadBlock};
 use crate::text;
-use crate::ui::{ApiReqInfo, Ask, ClineMessage, MessageKind, Payload, Say, UnreadText};
+use crate::ui::{ApiReqInfo, ClineMessage, MessageKind, Payload, Say, ToolCallKind, UnreadText};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -169,40 +169,11 @@ impl Extractor {
     /// and `unread` holds it as it stands in the file): an API request's usage is read from it.
     pub fn ui_with_unread(&mut self, msg: &ClineMessage, unread: Option<UnreadText<'_>>) {
         let ts = msg.ts;
+        if let Some(kind) = msg.kind.tool_call_kind() {
+            self.ui_tool_call(msg, kind);
+            return;
+        }
         match &msg.kind {
-            MessageKind::Ask(Ask::Tool) | MessageKind::Say(Say::Tool) => self.ui_tool(msg),
-            MessageKind::Ask(Ask::Command) | MessageKind::Say(Say::Command) => {
-                self.push_ui_tool(ToolCall {
-                    ts,
-                    name: "execute_command".into(),
-                    kind: "command",
-                    path: None,
-                    status: if msg.partial == Some(true) {
-                        "in_progress"
-                    } else {
-                        "success"
-                    },
-                })
-            }
-            MessageKind::Ask(Ask::UseMcpServer) | MessageKind::Say(Say::UseMcpServer) => {
-                self.push_ui_tool(ToolCall {
-                    ts,
-                    name: mcp_tool_name(msg),
-                    kind: "tool",
-                    path: None,
-                    status: "success",
-                });
-            }
-            MessageKind::Ask(Ask::BrowserActionLaunch)
-            | MessageKind::Say(Say::BrowserActionLaunch | Say::BrowserAction) => {
-                self.push_ui_tool(ToolCall {
-                    ts,
-                    name: "browser_action".into(),
-                    kind: "tool",
-                    path: None,
-                    status: "success",
-                })
-            }
             MessageKind::Say(Say::Error | Say::DiffError | Say::RooignoreError) => {
                 // The tool call just before failed.
                 if let Some(i) = self.last_ui_was_tool.take() {
@@ -247,6 +218,39 @@ impl Extractor {
             )
         {
             self.last_ui_was_tool = None;
+        }
+    }
+
+    /// The call a UI record of tool-call kind `kind` holds.
+    fn ui_tool_call(&mut self, msg: &ClineMessage, kind: ToolCallKind) {
+        let ts = msg.ts;
+        match kind {
+            ToolCallKind::Tool => self.ui_tool(msg),
+            ToolCallKind::Command => self.push_ui_tool(ToolCall {
+                ts,
+                name: "execute_command".into(),
+                kind: "command",
+                path: None,
+                status: if msg.partial == Some(true) {
+                    "in_progress"
+                } else {
+                    "success"
+                },
+            }),
+            ToolCallKind::Mcp => self.push_ui_tool(ToolCall {
+                ts,
+                name: mcp_tool_name(msg),
+                kind: "tool",
+                path: None,
+                status: "success",
+            }),
+            ToolCallKind::Browser => self.push_ui_tool(ToolCall {
+                ts,
+                name: "browser_action".into(),
+                kind: "tool",
+                path: None,
+                status: "success",
+            }),
         }
     }
 
@@ -614,4 +618,42 @@ pub fn extract(
         x.api(m);
     }
     x.finish(own_instruction)
+}
+
+#[cfg(test)]
+mod tool_call_tests {
+    use super::*;
+    use crate::diag::Diags;
+    use crate::ui::Ask;
+    use serde_json::{json, Value};
+
+    fn message(kind: &str, value: &str) -> ClineMessage {
+        let record = json!({"ts": 1, "type": kind, kind: value, "text": "{\"tool\":\"readFile\",\"path\":\"a.txt\"}"});
+        let Value::Object(map) = record else {
+            return ClineMessage::from_object(serde_json::Map::new(), "", &mut Diags::for_file(""));
+        };
+        ClineMessage::from_object(map, "", &mut Diags::for_file(""))
+    }
+
+    /// The skeleton counts a record as an action when `is_tool_call` says so, and takes the
+    /// action's name from the extractor's calls by position: for every kind either both see a
+    /// call or neither does.
+    #[test]
+    fn every_tool_call_kind_gives_the_extractor_one_call() {
+        let kinds = Ask::ALL_TEXTS
+            .iter()
+            .map(|a| ("ask", *a))
+            .chain(Say::ALL_TEXTS.iter().map(|s| ("say", *s)));
+        let mut seen = 0;
+        for (kind, value) in kinds {
+            let msg = message(kind, value);
+            let mut ex = Extractor::new();
+            ex.ui(&msg);
+            let calls = ex.finish(None).tool_calls.len();
+            let expected = usize::from(msg.kind.is_tool_call());
+            assert_eq!(calls, expected, "{kind}:{value}");
+            seen += expected;
+        }
+        assert_eq!(seen, 9, "the tool-call kinds of asks and says");
+    }
 }

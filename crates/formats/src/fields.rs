@@ -194,6 +194,9 @@ macro_rules! open_enum {
         }
 
         impl $name {
+            /// The text of every value this version knows, current and retired.
+            pub const ALL_TEXTS: &'static [&'static str] = &[$($text,)* $($rtext,)*];
+
             pub fn parse(s: &str) -> Self {
                 match s {
                     $($text => Self::$variant,)*
@@ -212,11 +215,7 @@ macro_rules! open_enum {
 
             /// True for values that current releases no longer write.
             pub fn is_retired(&self) -> bool {
-                #[allow(clippy::match_like_matches_macro)]
-                match self {
-                    $(Self::$rvariant => true,)*
-                    _ => false,
-                }
+                false $(|| matches!(self, Self::$rvariant))*
             }
 
             /// True for values outside the known and retired lists.

@@ -9,6 +9,106 @@
 //! fields only one family writes, and Cline's task ids (the creation time in milliseconds).
 
 use crate::ui::{ClineMessage, MessageKind};
+use std::path::Path;
+
+/// The labels a task's host carries (`metadata.source`, report rows, filters), one per product.
+/// The TypeScript union `HostSource` and the CLI's list are generated from it (crates/ts).
+pub const SOURCES: [&str; 4] = ["roo", "zoo-code", "cline", "kilo-code"];
+
+/// An extension (or a build of one) that keeps task folders: the one table of hosts. Builds of a
+/// product (a nightly build, a port to another IDE) are entries of their own, with the product's
+/// `source`. Adding a host is adding an entry here (docs/checklists.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Host {
+    /// The lower-case id VS Code uses for `globalStorage/<id>`.
+    pub id: &'static str,
+    /// The key of its `globalState` row in `state.vscdb` (publisher.name as published).
+    pub state_key: &'static str,
+    /// Configuration namespace of its settings (`<ns>.customStoragePath`): the extension's
+    /// `name` in its `package.json`.
+    pub settings_ns: &'static str,
+    /// Its label, one of [`SOURCES`].
+    pub source: &'static str,
+    /// The product's name, as people know it.
+    pub name: &'static str,
+    /// The family whose message kinds its tasks hold.
+    pub family: HostFamily,
+    /// Its task files are replaced by a rename (a new file), so a folder's modification time
+    /// stands for its files' (the cache's fast path); Cline writes in place.
+    pub writes_by_rename: bool,
+    /// Where it keeps its list of tasks.
+    pub task_list: TaskList,
+}
+
+/// Where a host keeps its list of tasks (what a rebuild must write for it to list them again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskList {
+    /// `history_item.json` per task with `tasks/_index.json` beside them (Roo Code 3.49–3.52;
+    /// before, the editor's `state.vscdb`).
+    Index,
+    /// The `history_item.json` files alone, read as they change (Zoo Code 3.80+).
+    HistoryItems,
+    /// The editor's `state.vscdb` (`taskHistory` of its global state).
+    GlobalState,
+}
+
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one row of the hosts table, read as a row"
+)]
+const fn host(
+    id: &'static str,
+    state_key: &'static str,
+    settings_ns: &'static str,
+    source: &'static str,
+    name: &'static str,
+    family: HostFamily,
+    writes_by_rename: bool,
+    task_list: TaskList,
+) -> Host {
+    Host {
+        id,
+        state_key,
+        settings_ns,
+        source,
+        name,
+        family,
+        writes_by_rename,
+        task_list,
+    }
+}
+
+/// Every host this version knows.
+#[rustfmt::skip]
+pub const HOSTS: [Host; 6] = [
+    host("rooveterinaryinc.roo-cline", "RooVeterinaryInc.roo-cline", "roo-cline", "roo", "Roo Code", HostFamily::Roo, true, TaskList::Index),
+    host("zoocodeorganization.zoo-code", "ZooCodeOrganization.zoo-code", "zoo-code", "zoo-code", "Zoo Code", HostFamily::Roo, true, TaskList::HistoryItems),
+    // Zoo Code's nightly build: its package is renamed `zoo-code-nightly`, settings included.
+    host("zoocodeorganization.zoo-code-nightly", "ZooCodeOrganization.zoo-code-nightly", "zoo-code-nightly", "zoo-code", "Zoo Code", HostFamily::Roo, true, TaskList::HistoryItems),
+    // Zoo Code in JetBrains IDEs: the plugin runs the extension with its own storage root
+    // (`~/.zoo-code/globalStorage/`).
+    host("wecode-ai.zoo-code", "wecode-ai.zoo-code", "zoo-code", "zoo-code", "Zoo Code", HostFamily::Roo, true, TaskList::HistoryItems),
+    host("saoudrizwan.claude-dev", "saoudrizwan.claude-dev", "cline", "cline", "Cline", HostFamily::Cline, false, TaskList::GlobalState),
+    host("kilocode.kilo-code", "kilocode.Kilo-Code", "kilo-code", "kilo-code", "Kilo Code", HostFamily::Kilo, true, TaskList::GlobalState),
+];
+
+/// The host whose id appears in `path` (any case, either slash), if any: the longest such id, as
+/// a nightly build's folder contains its release's id.
+pub fn host_of_path(path: &Path) -> Option<&'static Host> {
+    let p = path.to_string_lossy().to_lowercase();
+    HOSTS
+        .iter()
+        .filter(|h| p.contains(h.id))
+        .max_by_key(|h| h.id.len())
+}
+
+/// The host with this id (case-insensitive), label or published key.
+pub fn host_by_name(name: &str) -> Option<&'static Host> {
+    let n = name.to_lowercase();
+    HOSTS
+        .iter()
+        .find(|h| h.id == n || h.source == n || h.state_key.to_lowercase() == n)
+}
 
 /// A family of hosts sharing one on-disk task format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -302,5 +402,35 @@ mod tests {
         );
         assert_eq!(ms_from_task_id("0000000000001"), None);
         assert_eq!(ms_from_task_id("17700000000000"), None);
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    /// The table holds together: every host's label is one of the labels and every label has a
+    /// host, a family's own label is one, ids are unique and each is found in a path under it.
+    #[test]
+    fn every_host_has_a_known_label_and_is_found_by_its_folder() {
+        for h in &HOSTS {
+            assert!(SOURCES.contains(&h.source), "{}: {}", h.id, h.source);
+            let path = Path::new("/home/u/.config/Code/User/globalStorage")
+                .join(h.id)
+                .join("tasks");
+            assert_eq!(host_of_path(&path).map(|f| f.id), Some(h.id));
+            assert_eq!(HOSTS.iter().filter(|o| o.id == h.id).count(), 1);
+        }
+        for s in SOURCES {
+            assert!(HOSTS.iter().any(|h| h.source == s), "{s} has no host");
+        }
+        for f in [HostFamily::Roo, HostFamily::Cline, HostFamily::Kilo] {
+            assert!(SOURCES.contains(&f.source()));
+        }
+        assert_eq!(
+            host_of_path(Path::new(r"C:\Users\u\AppData\Roaming\Code\User\globalStorage\ZooCodeOrganization.Zoo-Code\tasks"))
+                .map(|h| h.source),
+            Some("zoo-code")
+        );
     }
 }

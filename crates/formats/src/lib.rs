@@ -11,6 +11,7 @@ mod fields;
 pub mod history;
 pub mod host;
 pub mod instruction_key;
+pub mod links;
 pub mod read;
 pub mod text;
 #[cfg(feature = "ts")]
@@ -34,4 +35,4 @@ pub use read::{
     read_api_history, read_history_index, read_history_item, read_task_metadata, read_ui_messages,
     StreamSummary,
 };
-pub use ui::{Ask, ClineMessage, MessageKind, Payload, Say, SayTool, WantedTexts};
+pub use ui::{Ask, ClineMessage, MessageKind, Payload, Say, SayTool, ToolCallKind, WantedTexts};

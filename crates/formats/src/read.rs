@@ -99,14 +99,90 @@ pub fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
     o.open(path)
 }
 
+/// Open a task file as [`open_nonblocking`] does, under the rule for links
+/// ([`crate::links`]): a file that is a link, or whose task folder is one, is opened only when it
+/// resolves inside its store. On Unix the file is opened with `O_NOFOLLOW` first, so a file that
+/// is no link costs nothing more than its task folder's `lstat`.
+fn open_task_file(path: &Path) -> Result<std::io::Result<std::fs::File>, Diagnostic> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let first = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+            .open(path);
+        match first {
+            // A link (or a loop of them): followed only when it stays in the store.
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                if let Some(out) = crate::links::task_file_out(path, Some(true)) {
+                    return Err(out.diagnostic());
+                }
+                Ok(open_nonblocking(path))
+            }
+            other => {
+                if let Some(out) = crate::links::task_file_out(path, Some(false)) {
+                    return Err(out.diagnostic());
+                }
+                Ok(other)
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        if let Some(out) = crate::links::task_file_out(path, None) {
+            return Err(out.diagnostic());
+        }
+        Ok(open_nonblocking(path))
+    }
+}
+
 /// Read a task file into `buffer` (replacing what it held), within the limits every reader keeps:
-/// a regular file only (a link is followed; a FIFO, device, socket or directory is refused
-/// without reading a byte), of at most [`max_file_bytes`]. `Ok(false)` when the file is missing;
-/// anything else that stops the read is a diagnostic for the task.
+/// a regular file only (a link is followed while it stays in its store, see [`crate::links`]; a
+/// FIFO, device, socket or directory is refused without reading a byte), of at most
+/// [`max_file_bytes`]. `Ok(false)` when the file is missing; anything else that stops the read is
+/// a diagnostic for the task.
 pub fn read_task_file_into(path: &Path, buffer: &mut Vec<u8>) -> Result<bool, Diagnostic> {
     use std::io::Read as _;
     buffer.clear();
-    let file = match open_nonblocking(path) {
+    let Some((file, len)) = open_checked(path)? else {
+        return Ok(false);
+    };
+    let cap = max_file_bytes();
+    let read = buffer
+        .try_reserve_exact(len as usize)
+        .map_err(std::io::Error::other)
+        .and_then(|()| file.take(cap + 1).read_to_end(buffer));
+    match read {
+        // The file grew past the cap while it was read.
+        Ok(_) if buffer.len() as u64 > cap => {
+            let n = buffer.len() as u64;
+            buffer.clear();
+            Err(too_big(path, n))
+        }
+        Ok(_) => Ok(true),
+        Err(err) => Err(unreadable(path, &err)),
+    }
+}
+
+/// The first `n` bytes (at most) of a task file, under the limits of [`read_task_file_into`]
+/// (the rule for links, a regular file only, the size cap): what a reader that must not read a
+/// whole file to judge it looks at. `Ok(None)` when the file is missing.
+pub fn peek_task_file(path: &Path, n: usize) -> Result<Option<Vec<u8>>, Diagnostic> {
+    use std::io::Read as _;
+    let Some((file, _)) = open_checked(path)? else {
+        return Ok(None);
+    };
+    let mut head = Vec::with_capacity(n.min(1 << 16));
+    file.take(n as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| unreadable(path, &e))?;
+    Ok(Some(head))
+}
+
+/// A task file opened for reading with its length, once every check before the first byte has
+/// passed; `None` when it is missing.
+fn open_checked(path: &Path) -> Result<Option<(std::fs::File, u64)>, Diagnostic> {
+    let file = match open_task_file(path)? {
         Ok(f) => f,
         // A link to nowhere is there, and says so; a missing file is not a problem.
         Err(err)
@@ -114,7 +190,7 @@ pub fn read_task_file_into(path: &Path, buffer: &mut Vec<u8>) -> Result<bool, Di
         {
             return Err(unreadable(path, &err))
         }
-        Err(err) if err.kind() == ErrorKind::NotFound => return Ok(false),
+        Err(err) if err.kind() == ErrorKind::NotFound => return Ok(None),
         Err(err) => return Err(unreadable(path, &err)),
     };
     let md = file.metadata().map_err(|e| unreadable(path, &e))?;
@@ -130,33 +206,21 @@ pub fn read_task_file_into(path: &Path, buffer: &mut Vec<u8>) -> Result<bool, Di
             "it is not a regular file (a FIFO, device or socket) and was not read".into(),
         ));
     }
-    let cap = max_file_bytes();
-    let too_big = |size: u64| {
-        skipped(
-            path,
-            format!(
-                "the file is {size} bytes, more than the {cap} bytes a task file may hold \
-                 ({MAX_FILE_BYTES_ENV}); it was not read"
-            ),
-        )
-    };
-    if md.len() > cap {
-        return Err(too_big(md.len()));
+    if md.len() > max_file_bytes() {
+        return Err(too_big(path, md.len()));
     }
-    let read = buffer
-        .try_reserve_exact(md.len() as usize)
-        .map_err(std::io::Error::other)
-        .and_then(|()| file.take(cap + 1).read_to_end(buffer));
-    match read {
-        // The file grew past the cap while it was read.
-        Ok(_) if buffer.len() as u64 > cap => {
-            let n = buffer.len() as u64;
-            buffer.clear();
-            Err(too_big(n))
-        }
-        Ok(_) => Ok(true),
-        Err(err) => Err(unreadable(path, &err)),
-    }
+    Ok(Some((file, md.len())))
+}
+
+fn too_big(path: &Path, size: u64) -> Diagnostic {
+    skipped(
+        path,
+        format!(
+            "the file is {size} bytes, more than the {} bytes a task file may hold \
+             ({MAX_FILE_BYTES_ENV}); it was not read",
+            max_file_bytes()
+        ),
+    )
 }
 
 /// [`read_task_file_into`] into a new buffer.

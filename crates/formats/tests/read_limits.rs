@@ -44,23 +44,29 @@ fn a_fifo_is_refused_without_blocking() {
 }
 
 #[test]
-fn a_link_to_a_device_is_refused() {
-    let dir = tmp();
-    let link = dir.path().join("ui_messages.json");
-    std::os::unix::fs::symlink("/dev/zero", &link).unwrap_or_else(|e| panic!("{e}"));
-    let err = read_task_file(&link).expect_err("/dev/zero is not read");
+fn a_device_is_refused_and_a_link_to_one_is_a_link_out_of_the_store() {
+    // The device itself: not a regular file.
+    let err = read_task_file(std::path::Path::new("/dev/zero")).expect_err("not read");
     assert!(
         err.message.contains("not a regular file"),
         "{}",
         err.message
     );
+    // A task file linked to it leads out of its store: refused before it is opened.
+    let dir = tmp();
+    let task = dir.path().join("tasks").join("t1");
+    std::fs::create_dir_all(&task).unwrap_or_else(|e| panic!("{e}"));
+    let link = task.join("ui_messages.json");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap_or_else(|e| panic!("{e}"));
+    let err = read_task_file(&link).expect_err("/dev/zero is not read");
+    assert!(err.message.contains("outside its store"), "{}", err.message);
     // The typed reader reports it too, and reads nothing.
     let r = read_ui_messages(&link);
     assert!(r.value.is_empty());
     assert!(r
         .diagnostics
         .iter()
-        .any(|d| d.message.contains("not a regular file")));
+        .any(|d| d.message.contains("outside its store")));
 }
 
 #[test]

@@ -10,7 +10,9 @@
 //!   self-contamination and artefacts), main instruction, counts, sizes, workspace, dates, …;
 //! * [`extract_new_task_instructions_legacy`] — the legacy 7-extractor chain over `ui_messages.json`;
 //! * [`LegacyInstructionIndex`] — the legacy in-memory prefix index with its exact-trie lookup semantics;
-//! * [`legacy_links`] — the parent links the legacy engine finds by content alone on a tasks folder.
+//! * [`legacy_links`] — the parent links the legacy engine finds by content alone on a tasks folder;
+//! * [`reconstruct_shaped`] — the project's own hierarchy over legacy-shaped skeletons (the compat
+//!   layer's `fixed` mode).
 //!
 //! Nothing on the project's main path depends on this crate: the instruction key the skeletons carry
 //! is `roo_formats::instruction_key` (re-exported here as [`compute_instruction_prefix`]).
@@ -44,6 +46,7 @@ mod links;
 mod name_walk;
 mod prefix;
 mod sequence;
+mod shaped;
 mod sub_instructions;
 mod tool_calls;
 
@@ -63,5 +66,6 @@ pub use js::json_parse;
 pub use links::legacy_links;
 pub use name_walk::entries_named_with_prefixes;
 pub use prefix::{compute_instruction_prefix, DEFAULT_PREFIX_LEN};
+pub use shaped::{reconstruct_shaped, ShapedLink, ShapedLinks};
 pub use sub_instructions::{instruction_similarity, sub_instructions};
 pub use tool_calls::{trace_tool_calls, TraceToolCall};

@@ -27,7 +27,7 @@ pub struct GrepTasksOptions {
     pub tasks_dirs: Option<Vec<String>>,
     /// A workspace path (separators and case normalised) or a bare folder name.
     pub workspace: Option<String>,
-    /// Host family: `roo`, `zoo-code`, `cline`, `kilo-code`.
+    /// Host: a label of the hosts table (`HostSource`).
     pub host: Option<String>,
     /// Messages whose time is within the range (inclusive; a bare end date covers its day).
     pub date_range: Option<SearchDateRange>,

@@ -109,7 +109,8 @@ impl<'task, T: Send + 'static> ScopedTask<'task> for Job<T> {
         if self.cancel.load(Ordering::SeqCst) {
             return Ok(Err(CodedError::aborted()));
         }
-        Ok(work(&self.cancel))
+        let cancel = &self.cancel;
+        Ok(crate::panics::caught(|| work(cancel)))
     }
 
     fn resolve(&mut self, env: &'task Env, output: Self::Output) -> napi::Result<Self::JsValue> {
@@ -136,7 +137,7 @@ where
     T: Serialize + Send + 'static,
     F: FnOnce() -> Result<T, CodedError> + Send + 'static,
 {
-    match napi::bindgen_prelude::spawn_blocking(work).await {
+    match napi::bindgen_prelude::spawn_blocking(|| crate::panics::caught(work)).await {
         Ok(Ok(value)) => Ok(Written(value)),
         // No `Env` here to hang the code on the error object: it leads the message instead.
         Ok(Err(err)) => Err(err.into_sync()),

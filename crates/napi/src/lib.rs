@@ -19,6 +19,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[napi_derive::module_init]
 fn init_allocator() {
     mark_js_thread();
+    panics::install();
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         sys::purge_at_once();
     }
@@ -103,6 +104,7 @@ pub mod hierarchy;
 pub mod history_file;
 pub mod job;
 mod js_value;
+mod panics;
 pub mod rules;
 pub mod search;
 pub mod skeleton;

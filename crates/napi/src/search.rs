@@ -253,7 +253,7 @@ pub struct SearchTasksOptions {
     pub date_range: Option<SearchDateRange>,
     /// A workspace path (exact, separators and case normalised) or a bare folder name.
     pub workspace: Option<String>,
-    /// Only tasks of this host family: `roo`, `zoo-code`, `cline`, `kilo-code`.
+    /// Only tasks of this host (`HostSource`).
     pub host: Option<String>,
     /// Only this task (id or unique prefix) and its descendants.
     pub task: Option<String>,

@@ -46,7 +46,9 @@ fn max_content_len(max: Option<u32>) -> usize {
 }
 
 pub(crate) fn task_error(task_dir: &Path, diagnostics: Vec<roo_formats::Diagnostic>) -> CodedError {
-    if !task_dir.exists() {
+    if let Some(out) = roo_formats::links::task_folder_out(task_dir) {
+        CodedError::new(ErrorCode::InvalidPath, out.to_string())
+    } else if !task_dir.exists() {
         CodedError::new(
             ErrorCode::TaskNotFound,
             format!("no task directory at {}", task_dir.display()),

@@ -451,3 +451,19 @@ pub fn confine_tasks_dir(requested: String, allowed: Vec<String>) -> napi::Resul
         .map(|p| p.to_string_lossy().into_owned())
         .map_err(|e| coded(e).into_sync())
 }
+
+/// Where a migration of the store `from` may go when an MCP tool call names the destination `to`
+/// (`roo_store::confine::confine_destination`): beside the store, or under one of `roots` (the
+/// folders the user named when the server was started), links resolved. Returns the resolved
+/// destination; throws `INVALID_PATH` for any other place.
+#[napi]
+pub fn confine_destination(to: String, from: String, roots: Vec<String>) -> napi::Result<String> {
+    let roots: Vec<PathBuf> = roots.into_iter().map(PathBuf::from).collect();
+    roo_store::confine::confine_destination(
+        std::path::Path::new(&to),
+        std::path::Path::new(&from),
+        &roots,
+    )
+    .map(|p| p.to_string_lossy().into_owned())
+    .map_err(|e| coded(e).into_sync())
+}

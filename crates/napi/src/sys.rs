@@ -280,8 +280,12 @@ fn external_latin1() -> Option<ExternalLatin1> {
                     c"node_api_create_external_string_latin1".as_ptr(),
                 )
             };
-            (!found.is_null())
-                .then(|| unsafe { std::mem::transmute::<*mut libc::c_void, ExternalLatin1>(found) })
+            (!found.is_null()).then(|| {
+                // SAFETY: `found` is the non-null address of Node's
+                // `node_api_create_external_string_latin1`, whose C signature `ExternalLatin1`
+                // declares; a function pointer and a data pointer have the same size here.
+                unsafe { std::mem::transmute::<*mut libc::c_void, ExternalLatin1>(found) }
+            })
         }
         #[cfg(not(unix))]
         {

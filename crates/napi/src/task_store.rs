@@ -49,7 +49,7 @@ pub struct TaskListQuery {
     /// Only tasks of this workspace (compared after normalisation).
     pub workspace: Option<String>,
     /// Only tasks of this host family.
-    #[napi(ts_type = "'roo' | 'zoo-code' | 'cline' | 'kilo-code'")]
+    #[napi(ts_type = "HostSource")]
     pub host: Option<String>,
     /// Only tasks of this mode (`code`, `orchestrator`, …; compared without case).
     pub mode: Option<String>,

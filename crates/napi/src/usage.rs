@@ -37,7 +37,7 @@ pub struct UsageReportOptions {
     pub by_mode: Option<bool>,
     /// Only tasks of this workspace (a path, or a bare folder name).
     pub workspace: Option<String>,
-    /// Only tasks of these hosts (`roo`, `zoo-code`, `cline`, `kilo-code`).
+    /// Only tasks of these hosts (`HostSource`).
     pub hosts: Option<Vec<String>>,
     /// `asc` (default for periods: oldest first) or `desc` (default otherwise: most expensive
     /// first).

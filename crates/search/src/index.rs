@@ -88,12 +88,12 @@ pub fn index_tasks(opts: &IndexOptions) -> Result<IndexReport> {
 
     // Inputs first, so a wrong path fails before anything is touched.
     let tasks_dirs = tasks_dirs_to_index(opts)?;
-    let (listing, dir_names) = list_tasks(&tasks_dirs)?;
+    let (listing, dir_names, refused) = list_tasks(&tasks_dirs)?;
     let (tasks, cache_note) = open_task_store(&tasks_dirs, opts.cancel)?;
     let listing = one_per_task(listing, tasks.as_ref());
 
     let _lock = WriteLock::acquire(&t.index_dir)?;
-    let mut notes: Vec<String> = cache_note.into_iter().collect();
+    let mut notes: Vec<String> = cache_note.into_iter().chain(refused).collect();
     let embedder = progress::build_embedder(&opts.embedder, opts.on_progress, &mut notes)?;
     let eid = embedder.id()?;
     let store = store::open(&t.resolved, &t.collection)?;
@@ -306,6 +306,18 @@ impl Restart {
                 store.location()
             ));
             self.drop_store = true;
+            return Ok(());
+        }
+        // Vectors changed since the last run saved them: a damaged page, whose scores would be
+        // wrong without a word.
+        if let (Some(saved), Some(now)) = (st.vectors_digest, store.vectors_digest()) {
+            if saved != now {
+                self.reason = Some(format!(
+                    "the stored vectors of the {} are not those the last run wrote (a damaged page)",
+                    store.location()
+                ));
+                self.drop_store = true;
+            }
         }
         Ok(())
     }
@@ -611,29 +623,40 @@ impl IndexRun<'_, '_> {
     /// Points first, then the state that names them: a crash in between only re-embeds.
     fn save(&mut self, bulk: bool) -> Result<()> {
         self.store.commit(bulk)?;
+        self.st.vectors_digest = self.store.vectors_digest();
         self.st.generation += 1;
         self.st.updated_at_ms = state::now_ms();
         state::save(self.state_path, &self.st)
     }
 }
 
-/// Every task folder of the stores, with its store, and the stores' names.
-#[allow(clippy::type_complexity)]
+/// Every task folder of the stores, with its store, the stores' names, and the task folders refused
+/// as links out of their store (`roo_store::confine::task_folder_out`), each said in a sentence.
+#[expect(clippy::type_complexity)]
 fn list_tasks(
     tasks_dirs: &[PathBuf],
-) -> Result<(Vec<(String, PathBuf, String)>, BTreeSet<String>)> {
+) -> Result<(
+    Vec<(String, PathBuf, String)>,
+    BTreeSet<String>,
+    Vec<String>,
+)> {
     let mut listing: Vec<(String, PathBuf, String)> = Vec::new();
     let mut dir_names: BTreeSet<String> = BTreeSet::new();
+    let mut refused = Vec::new();
     for dir in tasks_dirs {
         let (dirs, _diags) = roo_state::scan::list_task_dirs(dir)
             .map_err(|_| Error::TasksDirNotFound(dir.clone()))?;
         let dir_name = dir.display().to_string();
         dir_names.insert(dir_name.clone());
         for (id, path) in dirs {
+            if let Some(out) = roo_store::confine::task_folder_out(&path) {
+                refused.push(out.to_string());
+                continue;
+            }
             listing.push((id, path, dir_name.clone()));
         }
     }
-    Ok((listing, dir_names))
+    Ok((listing, dir_names, refused))
 }
 
 /// One folder per task id: a task two stores hold (Zoo Code's import of Roo Code's history) is

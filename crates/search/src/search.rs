@@ -59,7 +59,7 @@ pub struct SearchOptions {
     /// A workspace path (matched exactly, after normalising separators and case) or a bare
     /// folder name (matched against the last component).
     pub workspace: Option<String>,
-    /// Only tasks of this host family (`roo`, `zoo-code`, `cline`, `kilo-code`).
+    /// Only tasks of this host family (a label of `roo_formats::host::SOURCES`).
     pub host: Option<String>,
     /// Only this task (an id or unique prefix) and its descendants.
     pub task: Option<String>,

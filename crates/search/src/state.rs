@@ -104,6 +104,10 @@ pub struct IndexState {
     pub generation: u64,
     pub tasks: BTreeMap<String, TaskRecord>,
     pub updated_at_ms: i64,
+    /// The XXH3 of the stored vectors' files when this state was saved (a store on disk only):
+    /// the next run finds a page damaged since (zeroed, cut, altered) by it and starts again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vectors_digest: Option<u64>,
 }
 
 impl IndexState {
@@ -160,6 +164,7 @@ impl IndexState {
             generation: 0,
             tasks: BTreeMap::new(),
             updated_at_ms: now_ms(),
+            vectors_digest: None,
         }
     }
 

@@ -32,7 +32,7 @@ fn index(
     })
 }
 
-fn find(index_dir: &Path) -> roo_search::Result<Vec<String>> {
+fn search(index_dir: &Path) -> roo_search::Result<roo_search::SearchResponse> {
     roo_search::search_tasks_semantic(&SearchOptions {
         query: QUERY.to_owned(),
         mode: Some(Mode::Lexical),
@@ -40,7 +40,10 @@ fn find(index_dir: &Path) -> roo_search::Result<Vec<String>> {
         store: edge(),
         ..SearchOptions::default()
     })
-    .map(|r| task_ids(&r))
+}
+
+fn find(index_dir: &Path) -> roo_search::Result<Vec<String>> {
+    search(index_dir).map(|r| task_ids(&r))
 }
 
 /// Every file under `dir`.
@@ -162,6 +165,48 @@ fn every_damage_is_met_by_index_and_by_rebuild() {
             roo_search::store::close_dir(&index_dir);
         }
     }
+}
+
+/// The score of each task the query finds, sorted.
+fn scores(index_dir: &Path) -> Vec<String> {
+    let r = search(index_dir).expect("search");
+    let mut v: Vec<String> = r
+        .results
+        .iter()
+        .map(|t| format!("{} {:.5}", t.task_id, t.score))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_vector_page_damaged_in_place_is_found_by_index_and_repaired() {
+    let work = tempfile::tempdir().expect("tmp");
+    let (tasks, index_dir, _) = fresh(work.path());
+    let want = scores(&index_dir);
+    roo_search::store::close_dir(&index_dir);
+    // Nothing changed: the next run finds the vectors as it left them.
+    let report = index(&tasks, &index_dir, false).expect("index");
+    assert_eq!(report.rebuilt, None, "{report:?}");
+    roo_search::store::close_dir(&index_dir);
+    // A zeroed page loads without an error and changes the scores without a word.
+    damage(
+        &index_dir,
+        &|p| p.contains("/vector_storage") && p.contains("/store/page_") && p.ends_with(".dat"),
+        &zero,
+    );
+    assert_ne!(scores(&index_dir), want);
+    roo_search::store::close_dir(&index_dir);
+    let report = index(&tasks, &index_dir, false).expect("index");
+    assert!(
+        report
+            .rebuilt
+            .as_deref()
+            .is_some_and(|r| r.contains("damaged page")),
+        "{report:?}"
+    );
+    assert_eq!(scores(&index_dir), want);
+    roo_search::store::close_dir(&index_dir);
 }
 
 #[test]

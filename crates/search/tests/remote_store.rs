@@ -69,7 +69,7 @@ fn parse_id(id: Option<pb::PointId>) -> Result<Uuid, Status> {
     }
 }
 
-#[allow(deprecated)]
+#[expect(deprecated)]
 fn dense_of(v: pb::Vector) -> Option<Vec<f32>> {
     match v.vector {
         Some(pb::vector::Vector::Dense(d)) => Some(d.data),
@@ -78,7 +78,7 @@ fn dense_of(v: pb::Vector) -> Option<Vec<f32>> {
     }
 }
 
-#[allow(deprecated)]
+#[expect(deprecated)]
 fn sparse_of(v: pb::Vector) -> Option<SparseVec> {
     match v.vector {
         Some(pb::vector::Vector::Sparse(s)) => Some(SparseVec {

@@ -229,7 +229,7 @@ impl Builder {
     }
 
     /// A task and, recursively, its children. Returns the time the task finished.
-    #[allow(clippy::too_many_arguments)]
+    #[expect(clippy::too_many_arguments)]
     fn task(
         &mut self,
         id: String,

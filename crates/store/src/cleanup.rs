@@ -13,7 +13,8 @@
 //!
 //! A checkpoint folder is first renamed to `checkpoints.removing-<stamp>` (atomic), then deleted,
 //! so an interruption never leaves a half-deleted repository that the extension would try to use.
-//! Symbolic links are removed as links, never followed.
+//! Symbolic links are removed as links, never followed; a task folder that is a link out of the
+//! store ([`crate::confine::task_folder_out`]) is left alone and named in the report.
 
 use crate::cache::task_sig;
 use crate::fsutil;
@@ -141,6 +142,10 @@ pub struct CleanupReport {
     /// Bytes freed (or that would be, in a dry run).
     pub bytes: u64,
     pub tasks: Vec<TaskCleanup>,
+    /// Task folders left alone because they are links out of the store (each said in a sentence).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub refused: Vec<String>,
 }
 
 struct Removable {
@@ -282,6 +287,10 @@ pub fn cleanup_obsolete_checkpoints(
         if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(StoreError::Aborted);
         }
+        if let Some(out) = crate::confine::task_folder_out(&dir) {
+            report.refused.push(out.to_string());
+            continue;
+        }
         let found = removable(&dir, opts.include_other);
         if found.targets.is_empty() {
             continue;
@@ -329,6 +338,10 @@ pub fn cleanup_obsolete_checkpoints(
 }
 
 fn remove_targets(task_dir: &Path, targets: &[PathBuf], stamp: &str) -> std::io::Result<()> {
+    // Checked again right before removal: the folder may have been swapped for a link since.
+    if let Some(out) = crate::confine::task_folder_out(task_dir) {
+        return Err(std::io::Error::other(out.to_string()));
+    }
     for target in targets {
         let rel = target.strip_prefix(task_dir).unwrap_or(target);
         // Checked again right before removal: a conversation path is never removed.

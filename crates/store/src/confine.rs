@@ -8,10 +8,20 @@
 //!   stands for that `tasks/`. Any other folder (a project, a home folder, a backup) is refused
 //!   before anything is read or written in it;
 //! - a **task id** is a name, never a path: no `/` or `\`, no `..`, no NUL or other control
-//!   character; it is then looked up in the allowed stores only ([`crate::find`]).
+//!   character; it is then looked up in the allowed stores only ([`crate::find`]);
+//! - a **migration's destination** ([`confine_destination`]) is a folder beside the store, or
+//!   under a folder the user named when the server was started, never anywhere else.
+//!
+//! And the rule every reader and writer of this workspace keeps for links inside a store
+//! ([`roo_formats::links`], re-exported here): a task folder or task file that resolves outside
+//! its store is refused with a diagnostic when read ([`task_file_out`], [`task_folder_out`]:
+//! `roo_formats::read::read_task_file_into` and `roo_state::analyze_task` go through them) and
+//! never followed when written or removed (the cleanup, the rebuild, the search index).
 
 use crate::{Result, StoreError};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+
+pub use roo_formats::links::{outside, task_file_out, task_folder_out, LinkOut};
 
 /// Longest task id or prefix accepted (a folder name's limit on common file systems).
 const MAX_ID_BYTES: usize = 255;
@@ -89,6 +99,72 @@ pub fn confine_tasks_dir(requested: &Path, allowed: &[PathBuf]) -> Result<PathBu
                 }
             ))
         })
+}
+
+/// `path` with its longest existing part resolved (links followed) and the rest appended; `None`
+/// when nothing of it exists or the rest climbs (`..`).
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let mut base = path;
+    let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
+    loop {
+        if let Ok(canon) = std::fs::canonicalize(base) {
+            return Some(rest.iter().rev().fold(canon, |p, c| p.join(c)));
+        }
+        match base.components().next_back() {
+            Some(Component::Normal(name)) => rest.push(name),
+            _ => return None,
+        }
+        base = base.parent()?;
+    }
+}
+
+/// The destination `to` of a migration of the store `from` that a caller who is not the user (an
+/// MCP tool call) names, when it may be used: a new folder beside the store (in the folder
+/// holding it), or a folder under one of `roots` (the folders the user named when the server was
+/// started). Both are compared after every link on the way is resolved, so a destination that
+/// reaches elsewhere through a link is refused; so is one inside the store itself. Else
+/// `InvalidPath` saying where a migration may go.
+pub fn confine_destination(to: &Path, from: &Path, roots: &[PathBuf]) -> Result<PathBuf> {
+    let refused = |why: &str| {
+        let listed: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+        StoreError::InvalidPath(format!(
+            "{} cannot be this migration's destination: {why}. A tool call may move a store only \
+             beside it (into its own folder{}) or under a folder named when the server was \
+             started (roo-state mcp --migrate-to DIR{}); ask the user to run `roo-state migrate` \
+             for any other place",
+            to.display(),
+            from.parent()
+                .map(|p| format!(", {}", p.display()))
+                .unwrap_or_default(),
+            if listed.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", listed.join(", "))
+            }
+        ))
+    };
+    if !to.is_absolute() {
+        return Err(refused("it is not an absolute path"));
+    }
+    let store = std::fs::canonicalize(from).map_err(|_| StoreError::NotFound {
+        path: from.to_path_buf(),
+    })?;
+    let dest = resolved(to).ok_or_else(|| refused("it cannot be resolved"))?;
+    if dest.starts_with(&store) || store.starts_with(&dest) {
+        return Err(refused("it lies inside the store, or holds it"));
+    }
+    let beside = store.parent().is_some_and(|p| dest.parent() == Some(p));
+    let under = roots
+        .iter()
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .any(|r| dest.starts_with(&r));
+    if beside || under {
+        Ok(dest)
+    } else {
+        Err(refused(
+            "it is neither beside the store nor under a folder the user named",
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -171,5 +247,45 @@ mod tests {
         let allowed = vec![tasks.clone()];
         assert_eq!(confine_tasks_dir(&to_store, &allowed).ok(), Some(tasks));
         assert!(confine_tasks_dir(&to_other, &allowed).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_migration_goes_beside_the_store_or_under_a_named_folder_only() {
+        let root = tmp();
+        let storage = root.path().join("storage");
+        let tasks = storage.join("tasks");
+        let named = root.path().join("named");
+        let elsewhere = root.path().join("elsewhere");
+        for d in [&tasks, &named, &elsewhere] {
+            fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let roots = vec![named.clone()];
+        let ok = |to: &Path| confine_destination(to, &tasks, &roots);
+        // Beside the store, and under the named folder (new folders, or an empty one).
+        assert!(ok(&storage.join("tasks-moved")).is_ok());
+        assert!(ok(&named.join("roo").join("tasks")).is_ok());
+        assert!(ok(&named).is_ok());
+        // Anywhere else, inside the store, through `..`, or through a link out: refused.
+        for bad in [
+            elsewhere.join("x"),
+            PathBuf::from("/etc/x"),
+            tasks.join("inner"),
+            storage.clone(),
+            named.join("..").join("elsewhere").join("x"),
+            PathBuf::from("relative/x"),
+        ] {
+            let r = ok(&bad);
+            assert!(
+                matches!(r, Err(StoreError::InvalidPath(_))),
+                "{bad:?}: {r:?}"
+            );
+        }
+        std::os::unix::fs::symlink(&elsewhere, storage.join("escape"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(ok(&storage.join("escape").join("x")).is_err());
+        assert!(ok(&storage.join("escape")).is_err());
+        // Without named folders, only beside the store.
+        assert!(confine_destination(&named.join("x"), &tasks, &[]).is_err());
     }
 }

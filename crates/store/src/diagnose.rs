@@ -262,7 +262,8 @@ fn diagnose_one(t: &Target, opts: &DiagnoseOptions) -> LocationReport {
     let host = t.host.or_else(|| discover::host_of_path(&t.tasks_dir));
     // Zoo Code 3.80+ lists the tasks whose history_item.json parses: neither `_index.json` nor
     // the task history in state.vscdb (kept there for a downgrade) decides what it shows.
-    let lists_history_items = host.is_some_and(|h| h.source == "zoo-code");
+    let lists_history_items =
+        host.is_some_and(|h| h.task_list == roo_formats::host::TaskList::HistoryItems);
     let (history_index_entries, history_index_stale) = if lists_history_items {
         let present = t.tasks_dir.join(names::HISTORY_INDEX).is_file();
         let entries = present

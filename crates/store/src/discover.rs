@@ -25,62 +25,7 @@ use serde::Serialize;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-/// An extension (or a build of one) that keeps task folders. Builds of one family (a nightly
-/// build, a port to another IDE) are entries of their own, with the family's `source`.
-#[derive(Debug, Clone, Copy)]
-pub struct Host {
-    /// The lower-case id VS Code uses for `globalStorage/<id>`.
-    pub id: &'static str,
-    /// The key of its `globalState` row in `state.vscdb` (publisher.name as published).
-    pub state_key: &'static str,
-    /// Configuration namespace of its settings (`<ns>.customStoragePath`): the extension's
-    /// `name` in its `package.json`.
-    pub settings_ns: &'static str,
-    /// Short name used in skeletons (`metadata.source`).
-    pub source: &'static str,
-}
-
-pub const HOSTS: [Host; 6] = [
-    Host {
-        id: "rooveterinaryinc.roo-cline",
-        state_key: "RooVeterinaryInc.roo-cline",
-        settings_ns: "roo-cline",
-        source: "roo",
-    },
-    Host {
-        id: "zoocodeorganization.zoo-code",
-        state_key: "ZooCodeOrganization.zoo-code",
-        settings_ns: "zoo-code",
-        source: "zoo-code",
-    },
-    // Zoo Code's nightly build: its package is renamed `zoo-code-nightly`, settings included.
-    Host {
-        id: "zoocodeorganization.zoo-code-nightly",
-        state_key: "ZooCodeOrganization.zoo-code-nightly",
-        settings_ns: "zoo-code-nightly",
-        source: "zoo-code",
-    },
-    // Zoo Code in JetBrains IDEs: the plugin runs the extension with its own storage root
-    // (`~/.zoo-code/globalStorage/`, see [`PORTS`]).
-    Host {
-        id: "wecode-ai.zoo-code",
-        state_key: "wecode-ai.zoo-code",
-        settings_ns: "zoo-code",
-        source: "zoo-code",
-    },
-    Host {
-        id: "saoudrizwan.claude-dev",
-        state_key: "saoudrizwan.claude-dev",
-        settings_ns: "cline",
-        source: "cline",
-    },
-    Host {
-        id: "kilocode.kilo-code",
-        state_key: "kilocode.Kilo-Code",
-        settings_ns: "kilo-code",
-        source: "kilo-code",
-    },
-];
+pub use roo_formats::host::{host_by_name, host_of_path, Host, HOSTS};
 
 /// Desktop editor builds (their user-data directory names).
 pub const EDITORS: [&str; 6] = [
@@ -105,16 +50,6 @@ pub const SERVERS: [(&str, &str); 5] = [
 /// holding `globalStorage/`, editor).
 pub const PORTS: [(&str, &str); 1] = [(".zoo-code", "JetBrains (Zoo Code plugin)")];
 
-/// The host whose id appears in `path`, if any (the longest such id: a nightly build's folder
-/// contains its release's id).
-pub fn host_of_path(path: &Path) -> Option<&'static Host> {
-    let p = path.to_string_lossy().to_lowercase();
-    HOSTS
-        .iter()
-        .filter(|h| p.contains(h.id))
-        .max_by_key(|h| h.id.len())
-}
-
 /// The host an extension folder of `globalStorage/` belongs to: its id, else the longest id it
 /// starts with followed by `-` (a build the table does not name).
 fn host_of_folder(name: &str) -> Option<&'static Host> {
@@ -124,14 +59,6 @@ fn host_of_folder(name: &str) -> Option<&'static Host> {
             .filter(|h| name.starts_with(h.id) && name.as_bytes().get(h.id.len()) == Some(&b'-'))
             .max_by_key(|h| h.id.len())
     })
-}
-
-/// The host with this id (case-insensitive) or short name.
-pub fn host_by_name(name: &str) -> Option<&'static Host> {
-    let n = name.to_lowercase();
-    HOSTS
-        .iter()
-        .find(|h| h.id == n || h.source == n || h.state_key.to_lowercase() == n)
 }
 
 /// How a location was found.
@@ -161,11 +88,8 @@ pub struct StorageLocation {
     pub tasks_dir: String,
     /// Extension id, when known.
     pub host: Option<String>,
-    /// `roo`, `zoo-code`, `cline`, `kilo-code`, or `unknown`.
-    #[cfg_attr(
-        feature = "ts",
-        ts(type = "\"roo\" | \"zoo-code\" | \"cline\" | \"kilo-code\" | \"unknown\"")
-    )]
+    /// The host's label (a `HostSource` of `roo_formats::host::SOURCES`), or `unknown`.
+    #[cfg_attr(feature = "ts", ts(type = "HostSource | \"unknown\""))]
     pub source: String,
     /// Editor build (`Code`, `Cursor`, `Code (server)`, …), when known.
     pub editor: Option<String>,

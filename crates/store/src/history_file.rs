@@ -169,6 +169,16 @@ pub struct FileLock {
 }
 
 impl FileLock {
+    /// The lock folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The lock folder's modification time in ns (what tells this lock from one made after it).
+    pub fn mtime_ns(&self) -> i64 {
+        fs::metadata(&self.dir).map_or(0, |m| fsutil::mtime_ns(&m))
+    }
+
     /// The lock folder of `file`: `<file>.lock`.
     pub fn path_for(file: &Path) -> PathBuf {
         let mut name = file.as_os_str().to_owned();
@@ -278,7 +288,17 @@ pub fn update(
 /// Write `record` into `file` under its lock unless the file holds a usable record (an object
 /// with an `id`) by then: `true` when written. For writers that only fill in missing records.
 pub fn create_if_missing(file: &Path, record: &Map<String, Value>) -> Result<bool> {
-    let _lock = FileLock::acquire(file)?;
+    let lock = FileLock::acquire(file)?;
+    create_if_missing_locked(&lock, file, record)
+}
+
+/// [`create_if_missing`] with the file's lock already held (a writer that notes the locks it
+/// holds takes it first).
+pub fn create_if_missing_locked(
+    _lock: &FileLock,
+    file: &Path,
+    record: &Map<String, Value>,
+) -> Result<bool> {
     let usable = read_record(file)?
         .as_ref()
         .and_then(Value::as_object)

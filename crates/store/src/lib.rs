@@ -121,5 +121,6 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 /// The suffix counts changes to what a skeleton holds between releases (bump it with any change
 /// of a skeleton value, so caches written before are rebuilt): 2 = host kinds (Cline's
 /// `say:"task"`/`"command"`), API-only counts and completion, dates from task ids and metadata;
-/// 3 = a subtask abandoned in Zoo Code keeps no parent (the cached links and metrics).
-pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+skeleton.3");
+/// 3 = a subtask abandoned in Zoo Code keeps no parent (the cached links and metrics);
+/// 4 = a task folder linked out of its store has no skeleton, a task file linked out is unread.
+pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+skeleton.4");

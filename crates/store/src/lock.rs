@@ -7,9 +7,13 @@
 //! who holds the lock, for people reading the directory.
 //!
 //! [`store_writer`] is the one-writer rule of the maintenance commands that write into a task
-//! store (rebuild, cleanup, migrate): a lock per store, in the system's temporary folder (so that
-//! processes with different cache folders see each other), taken without waiting: the second
-//! writer is told the store is busy.
+//! store (rebuild, cleanup, migrate): a lock file per store, taken without waiting (the second
+//! writer is told the store is busy), in a folder of the user's own ([`writers_dir`]: the
+//! runtime folder `$XDG_RUNTIME_DIR`, else the platform's cache folder, never a folder shared
+//! with other users, and not the `--cache-dir`, so that processes with different cache folders
+//! see each other), made private (0700) and refused when another user owns it. The holder
+//! removes its file when it is done; a file a killed holder left (its lock released by the OS) is
+//! removed by the next writer.
 
 use crate::{Result, StoreError};
 use fs4::fs_std::FileExt;
@@ -82,22 +86,228 @@ impl DirLock {
     }
 }
 
-/// The writer lock of the task store `tasks_dir`, for `what` (a command's name); another holder
-/// makes it [`StoreError::Busy`] at once.
-pub fn store_writer(tasks_dir: &Path, what: &str) -> Result<DirLock> {
-    let dir = std::env::temp_dir()
-        .join("roo-state-core-writers")
-        .join(crate::fsutil::path_key(&crate::fsutil::canonical(
-            tasks_dir,
-        )));
-    DirLock::acquire(&dir, Duration::ZERO, None).map_err(|e| match e {
-        StoreError::Locked { .. } => StoreError::Busy(format!(
+/// The folder of the writer locks: `$XDG_RUNTIME_DIR/roo-state-core/writers` when the system
+/// gives the user a runtime folder (an absolute path), else
+/// `<the user's cache folder>/roo-state-core/writers`; created private (0700 on Unix), made
+/// private again when it is not, and refused when another user owns it.
+pub fn writers_dir() -> Result<PathBuf> {
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let base = runtime
+        .or_else(|| roo_dirs::current(roo_dirs::Folder::Cache))
+        .ok_or_else(|| {
+            StoreError::InvalidPath(
+                "no per-user folder for the writer locks: neither XDG_RUNTIME_DIR nor a home \
+                 folder is set"
+                    .into(),
+            )
+        })?;
+    let dir = base.join("roo-state-core").join("writers");
+    private_dir(&dir)?;
+    Ok(dir)
+}
+
+/// Create `dir` (and what it lacks) readable by its owner only, and check it is the user's own.
+fn private_dir(dir: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| StoreError::io("creating", dir, e))?;
+        let md = fs::symlink_metadata(dir).map_err(|e| StoreError::io("reading", dir, e))?;
+        let me = rustix::process::geteuid().as_raw();
+        if !md.is_dir() || md.uid() != me {
+            return Err(StoreError::InvalidPath(format!(
+                "{} is not a folder of this user's own (owner {}, this user {me}); the writer \
+                 locks are not kept there",
+                dir.display(),
+                md.uid()
+            )));
+        }
+        if md.mode() & 0o077 != 0 {
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(|e| StoreError::io("making private", dir, e))?;
+        }
+        Ok(())
+    }
+    #[cfg(not(unix))]
+    {
+        fs::create_dir_all(dir).map_err(|e| StoreError::io("creating", dir, e))
+    }
+}
+
+/// A store's writer lock, held until dropped (its file then removed).
+#[derive(Debug)]
+pub struct WriterLock {
+    file: File,
+    path: PathBuf,
+    /// What the lock file says: the holder, and the extension's file lock it holds now.
+    note: serde_json::Value,
+    /// An extension file lock a killed writer of this store left behind, removed on taking over.
+    cleared: Option<PathBuf>,
+}
+
+impl WriterLock {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Note in the lock file that this writer holds the extension's file lock `lock_dir` (a
+    /// `proper-lockfile` folder, made at `mtime_ns`): if this process is killed before
+    /// [`WriterLock::note_released`], the next writer of the store removes that folder rather than
+    /// leave the extension waiting for it to go stale.
+    pub fn note_holding(&mut self, lock_dir: &Path, mtime_ns: i64) {
+        self.note["holding"] = serde_json::json!({
+            "lock": lock_dir.display().to_string(),
+            "mtimeNs": mtime_ns,
+        });
+        self.write_note();
+    }
+
+    /// The file lock noted with [`WriterLock::note_holding`] was released.
+    pub fn note_released(&mut self) {
+        if let Some(o) = self.note.as_object_mut() {
+            o.remove("holding");
+        }
+        self.write_note();
+    }
+
+    /// The extension file lock a killed writer of this store had noted and left, removed when
+    /// this lock was taken.
+    pub fn cleared(&self) -> Option<&Path> {
+        self.cleared.as_deref()
+    }
+
+    fn write_note(&mut self) {
+        use std::io::{Seek, SeekFrom};
+        let _ = self.file.set_len(0);
+        let _ = self.file.seek(SeekFrom::Start(0));
+        let _ = writeln!(self.file, "{}", self.note);
+    }
+}
+
+/// The extension file lock a killed writer noted in the lock file `file` and left as it made it
+/// (the folder still there, with the modification time it noted): removed, and returned.
+fn clear_left_holding(file: &mut File) -> Option<PathBuf> {
+    use std::io::Read;
+    let mut text = String::new();
+    file.read_to_string(&mut text).ok()?;
+    let note: serde_json::Value = serde_json::from_str(text.trim()).ok()?;
+    let lock = PathBuf::from(note.get("holding")?.get("lock")?.as_str()?);
+    let mtime = note.get("holding")?.get("mtimeNs")?.as_i64()?;
+    let md = fs::symlink_metadata(&lock).ok()?;
+    if !md.is_dir() || crate::fsutil::mtime_ns(&md) != mtime {
+        return None;
+    }
+    fs::remove_dir(&lock).ok()?;
+    Some(lock)
+}
+
+/// Whether `path` still names the file `file` is open on (a holder that finished removes its
+/// file; a writer that opened it before must then start again on a new one).
+fn still_named(path: &Path, file: &File) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (fs::metadata(path), file.metadata()) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (path, file);
+        true
+    }
+}
+
+/// Lock `path` (created if needed) without waiting: `Ok(None)` when another process holds it.
+fn try_lock_file(path: &Path) -> Result<Option<File>> {
+    for _ in 0..8 {
+        let mut o = OpenOptions::new();
+        o.create(true).truncate(false).read(true).write(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            o.mode(0o600);
+        }
+        let file = o
+            .open(path)
+            .map_err(|e| StoreError::io("opening the lock file", path, e))?;
+        match file.try_lock_exclusive() {
+            Ok(true) => {}
+            Ok(false) => return Ok(None),
+            Err(e) => return Err(StoreError::io("locking", path, e)),
+        }
+        if still_named(path, &file) {
+            return Ok(Some(file));
+        }
+    }
+    Err(StoreError::Busy(format!(
+        "the writer lock {} kept changing hands; try again",
+        path.display()
+    )))
+}
+
+/// Remove the lock files of `dir` that no process holds (their holders were killed), `keep`
+/// aside.
+fn remove_stale(dir: &Path, keep: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p == keep || p.extension().is_none_or(|x| x != "lock") {
+            continue;
+        }
+        if let Ok(Some(file)) = try_lock_file(&p) {
+            let _ = fs::remove_file(&p);
+            let _ = FileExt::unlock(&file);
+        }
+    }
+}
+
+/// The writer lock of the task store `tasks_dir`, for `what` (a command's name), in
+/// [`writers_dir`]; another holder makes it [`StoreError::Busy`] at once.
+pub fn store_writer(tasks_dir: &Path, what: &str) -> Result<WriterLock> {
+    let dir = writers_dir()?;
+    let key = crate::fsutil::path_key(&crate::fsutil::canonical(tasks_dir));
+    let path = dir.join(format!("{key}.lock"));
+    let Some(mut file) = try_lock_file(&path)? else {
+        return Err(StoreError::Busy(format!(
             "another roo-state process is writing {} (a rebuild, cleanup or migration); the {what} \
              was not started: run it again when that one has finished",
             tasks_dir.display()
-        )),
-        other => other,
-    })
+        )));
+    };
+    let cleared = clear_left_holding(&mut file);
+    let note = serde_json::json!({
+        "pid": std::process::id(),
+        "since": roo_js::now_ms(),
+        "store": tasks_dir.display().to_string(),
+    });
+    remove_stale(&dir, &path);
+    let mut lock = WriterLock {
+        file,
+        path,
+        note,
+        cleared,
+    };
+    lock.write_note();
+    Ok(lock)
+}
+
+impl Drop for WriterLock {
+    fn drop(&mut self) {
+        // Removed while held: a writer that opened it before finds it gone and starts again.
+        #[cfg(unix)]
+        let _ = fs::remove_file(&self.path);
+        let _ = FileExt::unlock(&self.file);
+    }
 }
 
 impl Drop for DirLock {

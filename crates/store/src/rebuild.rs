@@ -20,6 +20,7 @@ use crate::history_gen;
 use crate::task_store::{OpenOptions, TaskStore, Watch};
 use crate::{HostEnv, Result, StoreError};
 use roo_formats::diag::{Diagnostic, Severity};
+use roo_formats::host::TaskList;
 use roo_formats::read::names;
 use roo_state::hierarchy::{normalize_workspace, HierarchyMetrics};
 use roo_state::ConversationSkeleton;
@@ -72,6 +73,11 @@ pub struct ExtensionIndexReport {
     pub backups: Vec<String>,
     /// Files written (paths); empty in a dry run.
     pub written: Vec<String>,
+    /// `history_item.json` files left alone because they are links out of the store (each said
+    /// in a sentence): never backed up or replaced through the link.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub refused: Vec<String>,
 }
 
 /// What [`rebuild_from_tasks`] found and did.
@@ -102,10 +108,10 @@ pub struct RebuildReport {
 /// How long the extension's write lock (`<file>.lock/`) stays fresh (proper-lockfile's 31 s).
 const EXTENSION_LOCK_FRESH_MS: i64 = 31_000;
 
-/// Whether the extension owning `tasks_dir` keeps `tasks/_index.json`: every host but Zoo Code,
-/// whose task list is the `history_item.json` files alone (3.80+).
+/// Whether the extension owning `tasks_dir` keeps `tasks/_index.json` (the hosts table says; a
+/// store of no known host is treated as Roo Code's).
 fn keeps_history_index(tasks_dir: &Path) -> bool {
-    host_of_path(tasks_dir).is_none_or(|h| h.source != "zoo-code")
+    host_of_path(tasks_dir).is_none_or(|h| h.task_list != TaskList::HistoryItems)
 }
 
 fn extension_busy(file: &Path, now_ms: i64) -> bool {
@@ -118,6 +124,28 @@ fn extension_busy(file: &Path, now_ms: i64) -> bool {
     std::fs::metadata(&lock)
         .map(|m| now_ms - fsutil::mtime_ms(&m) < EXTENSION_LOCK_FRESH_MS)
         .unwrap_or(false)
+}
+
+/// The store's writer lock (none in a dry run), saying when it removed a history item's lock an
+/// interrupted rebuild had left.
+fn writer_lock(
+    opts: &RebuildOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Option<crate::lock::WriterLock>> {
+    if opts.dry_run {
+        return Ok(None);
+    }
+    let writer = crate::lock::store_writer(&opts.tasks_dir, "rebuild")?;
+    if let Some(left) = writer.cleared() {
+        diagnostics.push(Diagnostic::new(
+            left.display().to_string(),
+            "",
+            roo_formats::diag::DiagCode::Unreadable,
+            Severity::Info,
+            "an interrupted rebuild left this history item's lock behind; it was removed",
+        ));
+    }
+    Ok(Some(writer))
 }
 
 /// Scan `tasks_dir`, rebuild our cache of it, report what it holds, and optionally regenerate
@@ -136,11 +164,7 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
     };
     let index_file = tasks_dir.join(names::HISTORY_INDEX);
     // One writer at a time; the lock is held to the end of the rebuild.
-    let _writer = if opts.dry_run {
-        None
-    } else {
-        Some(crate::lock::store_writer(tasks_dir, "rebuild")?)
-    };
+    let mut writer = writer_lock(opts, &mut report.diagnostics)?;
     if opts.regenerate_extension_index
         && !opts.dry_run
         && keeps_history_index(tasks_dir)
@@ -230,7 +254,12 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
     }
 
     if opts.regenerate_extension_index {
-        report.extension_index = Some(regenerate_index(tasks_dir, skeletons, opts)?);
+        report.extension_index = Some(regenerate_index(
+            tasks_dir,
+            skeletons,
+            opts,
+            writer.as_mut(),
+        )?);
     }
     Ok(report)
 }
@@ -240,9 +269,31 @@ pub fn rebuild_from_tasks(opts: &RebuildOptions) -> Result<RebuildReport> {
 fn remove_killed_runs_temps(tasks_dir: &Path) -> Result<()> {
     fsutil::remove_stale_temps(tasks_dir, &[names::HISTORY_INDEX]);
     for (_, dir) in cache::list_tasks(tasks_dir)? {
+        if crate::confine::task_folder_out(&dir).is_some() {
+            continue;
+        }
         fsutil::remove_stale_temps(&dir, &[names::HISTORY_ITEM]);
     }
     Ok(())
+}
+
+/// [`history_file::create_if_missing`], the file lock noted in the store's writer lock while it is
+/// held: a rebuild killed while holding it leaves a note, and the next one removes the lock rather
+/// than leave the extension waiting 31 s for it to go stale.
+fn create_noted(
+    hi_path: &Path,
+    record: &serde_json::Map<String, serde_json::Value>,
+    writer: Option<&mut crate::lock::WriterLock>,
+) -> Result<bool> {
+    let lock = history_file::FileLock::acquire(hi_path)?;
+    let Some(writer) = writer else {
+        return history_file::create_if_missing_locked(&lock, hi_path, record);
+    };
+    writer.note_holding(lock.dir(), lock.mtime_ns());
+    let written = history_file::create_if_missing_locked(&lock, hi_path, record);
+    drop(lock);
+    writer.note_released();
+    written
 }
 
 /// The object a task's `history_item.json` holds, keys and numbers as they are, when the typed
@@ -270,6 +321,7 @@ fn regenerate_index(
     tasks_dir: &Path,
     skeletons: &[ConversationSkeleton],
     opts: &RebuildOptions,
+    mut writer: Option<&mut crate::lock::WriterLock>,
 ) -> Result<ExtensionIndexReport> {
     let stamp = fsutil::file_stamp(opts.now_ms);
     let index_file = tasks_dir.join(names::HISTORY_INDEX);
@@ -309,8 +361,12 @@ fn regenerate_index(
     for s in sorted {
         let task_dir = tasks_dir.join(&s.task_id);
         let hi_path = task_dir.join(names::HISTORY_ITEM);
-        let existing = usable_record(&hi_path);
-        if let Some(v) = existing {
+        // A history item that is a link out of the store is neither read nor replaced.
+        if let Some(out) = crate::confine::task_file_out(&hi_path, None) {
+            rep.refused.push(out.to_string());
+            continue;
+        }
+        if let Some(v) = usable_record(&hi_path) {
             let ts = v.get("ts").and_then(|t| t.as_i64()).unwrap_or(0);
             rep.history_items_kept += 1;
             entries.push((ts, s.task_id.clone(), v));
@@ -333,7 +389,7 @@ fn regenerate_index(
                 rep.backups.push(b.display().to_string());
             }
             let record = value.as_object().cloned().unwrap_or_default();
-            if !history_file::create_if_missing(&hi_path, &record)? {
+            if !create_noted(&hi_path, &record, writer.as_deref_mut())? {
                 // The extension wrote a record while we were not holding the lock: it stays.
                 let theirs = history_file::read_record(&hi_path)?.unwrap_or(value);
                 let ts = theirs.get("ts").and_then(|t| t.as_i64()).unwrap_or(0);

@@ -1,4 +1,5 @@
-//! `cargo run -p roo-ts` writes the generated declarations under types/ (and removes generated
+//! `cargo run -p roo-ts` writes the generated declarations under types/ and the JavaScript registry
+//! `cli/lib/registry.generated.mjs` (and removes generated
 //! files no area gives any more); `-- --check` only says whether the committed ones are current
 //! (exit 1 when they are not).
 

@@ -15,7 +15,7 @@
 //! its own and renamed over it, so a reader sees one whole file and two writers never mix.
 
 use crate::activity::{Event, EventKind, HistoryTotals};
-use crate::records::{FileOp, FileOpKind, Outcome, RecordKind, TaskUsage, UsageRecord};
+use crate::records::{FileOp, FileOpKind, Outcome, RecordKind, Refused, TaskUsage, UsageRecord};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,7 +25,7 @@ const TAIL: &[u8; 8] = b"ROOUSEND";
 /// Bumped whenever the encoding changes, or a task's records would be read otherwise
 /// (`records`, `activity`): records kept by an older reading are then read again. The engine
 /// version (`roo_store::ENGINE_VERSION`, which changes with the readers under them) is checked too.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// `count (u32) · footer length (u64) · footer XXH3 (u64) · TAIL`.
 const TRAILER: usize = 4 + 8 + 8 + 8;
 
@@ -391,6 +391,12 @@ pub(crate) fn encode(u: &TaskUsage, out: &mut Vec<u8>) {
             }
         }
     }
+    out.extend_from_slice(&(u.refused.len() as u32).to_le_bytes());
+    for r in &u.refused {
+        out.extend_from_slice(&r.ts.to_le_bytes());
+        out.extend_from_slice(&(r.why.len() as u32).to_le_bytes());
+        out.extend_from_slice(r.why.as_bytes());
+    }
 }
 
 /// The records of a body; `None` at anything that does not read.
@@ -499,11 +505,26 @@ pub(crate) fn decode(body: &[u8]) -> Option<TaskUsage> {
     } else {
         None
     };
+    let refused = decode_refused(&mut c)?;
     (c.at == body.len()).then_some(TaskUsage {
         records,
         file_ops,
         unrecorded,
         events,
         history,
+        refused,
     })
+}
+
+/// The records refused as past belief (their time and why), as [`encode`] wrote them.
+fn decode_refused(c: &mut Cursor<'_>) -> Option<Vec<Refused>> {
+    let n = c.len()?;
+    let mut refused = Vec::with_capacity(n.min(c.bytes.len() / 12));
+    for _ in 0..n {
+        let ts = c.i64()?;
+        let len = c.len()?;
+        let why = std::str::from_utf8(c.take(len)?).ok()?.to_owned();
+        refused.push(Refused { ts, why });
+    }
+    Some(refused)
 }

@@ -5,11 +5,25 @@
 //! router) or a Bedrock `anthropic.` prefix: the entry whose `match` text is the longest prefix
 //! of it wins; among entries with that text, the one with the latest `from` date on or before
 //! the request's day (the earliest entry for an older request: the table knows no older price).
+//!
+//! Nothing in a table is taken on faith: an entry with a price (any `…Price` or `…Multiplier`
+//! number, tiers included) that is negative or above [`MAX_PRICE`], or whose `from` date is after
+//! today, is refused and said in [`PriceTable::refused`] (a report lists it in its notes); the
+//! others are used. A price file is read only when it is a regular file of at most
+//! [`MAX_PRICE_FILE_BYTES`] (never a FIFO, a device or a sparse giant).
 
 use crate::UsageError;
 use roo_condense::cost::ModelInfo;
 use serde::Deserialize;
+use serde_json::Value;
 use std::path::Path;
+
+/// The highest price a table may give, in USD per million tokens (or as a multiplier): some
+/// hundred times the dearest model listed anywhere.
+pub const MAX_PRICE: f64 = 1e4;
+
+/// The largest price file read (the bundled table is some 5 KiB).
+pub const MAX_PRICE_FILE_BYTES: u64 = 4 << 20;
 
 const BUNDLED: &str = include_str!("../data/prices.json");
 
@@ -50,6 +64,44 @@ pub struct PriceTable {
     prices: Vec<Price>,
     /// A hash of the texts the table was read from (see [`PriceTable::fingerprint`]).
     fingerprint: u64,
+    /// The entries refused (see the [module documentation](self)), each said in a sentence.
+    pub refused: Vec<String>,
+}
+
+/// Today, in days since the epoch (UTC).
+fn today() -> i64 {
+    roo_js::now_ms().div_euclid(86_400_000)
+}
+
+/// The text of the price file `path`: a regular file of at most [`MAX_PRICE_FILE_BYTES`], opened
+/// without blocking (a FIFO or a device is refused before a byte is read).
+fn read_price_file(path: &Path) -> Result<String, UsageError> {
+    use std::io::Read as _;
+    let bad =
+        |why: String| UsageError::InvalidArgument(format!("price table {}: {why}", path.display()));
+    let file = roo_formats::read::open_nonblocking(path).map_err(|e| bad(e.to_string()))?;
+    let md = file.metadata().map_err(|e| bad(e.to_string()))?;
+    if !md.is_file() {
+        return Err(bad(
+            "not a regular file (a FIFO, a device or a folder); it was not read".into(),
+        ));
+    }
+    if md.len() > MAX_PRICE_FILE_BYTES {
+        return Err(bad(format!(
+            "{} bytes, more than the {MAX_PRICE_FILE_BYTES} a price table may hold; it was not read",
+            md.len()
+        )));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_PRICE_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| bad(e.to_string()))?;
+    if bytes.len() as u64 > MAX_PRICE_FILE_BYTES {
+        return Err(bad(format!(
+            "it grew past the {MAX_PRICE_FILE_BYTES} bytes a price table may hold while it was read"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| bad("not UTF-8 text".into()))
 }
 
 fn hash_text(text: &str) -> u64 {
@@ -59,7 +111,41 @@ fn hash_text(text: &str) -> u64 {
     h.finish()
 }
 
-fn entries(file: TableFile, rank: u8, into: &mut Vec<Price>) -> Result<Option<String>, UsageError> {
+/// Why a price entry cannot be used: a price out of bounds, or a `from` day after `today`.
+fn entry_problem(e: &Entry, from_day: i64, today: i64) -> Option<String> {
+    if from_day > today {
+        return Some(format!(
+            "it is dated {}, after today",
+            e.from.as_deref().unwrap_or_default()
+        ));
+    }
+    let info = serde_json::to_value(&e.info).ok()?;
+    let mut stack = vec![(String::new(), &info)];
+    while let Some((key, v)) = stack.pop() {
+        match v {
+            Value::Object(o) => stack.extend(o.iter().map(|(k, v)| (k.clone(), v))),
+            Value::Array(a) => stack.extend(a.iter().map(|v| (key.clone(), v))),
+            Value::Number(n) if key.contains("Price") || key.contains("Multiplier") => {
+                let x = n.as_f64().unwrap_or(f64::NAN);
+                if !(0.0..=MAX_PRICE).contains(&x) {
+                    return Some(format!(
+                        "its {key} is {x}, not a price from 0 to {MAX_PRICE}"
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn entries(
+    file: TableFile,
+    rank: u8,
+    today: i64,
+    into: &mut Vec<Price>,
+    refused: &mut Vec<String>,
+) -> Result<Option<String>, UsageError> {
     for e in file.models {
         let from_day = match e.from.as_deref() {
             Some(d) => crate::zone::parse_date(d).ok_or_else(|| {
@@ -67,6 +153,13 @@ fn entries(file: TableFile, rank: u8, into: &mut Vec<Price>) -> Result<Option<St
             })?,
             None => i64::MIN,
         };
+        if let Some(why) = entry_problem(&e, from_day, today) {
+            refused.push(format!(
+                "the price entry for {} was refused: {why}",
+                e.matches.join(", ")
+            ));
+            continue;
+        }
         for m in e.matches {
             into.push(Price {
                 text: m.to_lowercase(),
@@ -86,16 +179,22 @@ impl PriceTable {
         TABLE
             .get_or_init(|| {
                 let mut prices = Vec::new();
+                let mut refused = Vec::new();
                 // The bundled file is checked by a test; a broken one gives an empty table.
                 let updated = serde_json::from_str::<TableFile>(BUNDLED)
                     .ok()
-                    .and_then(|f| entries(f, 1, &mut prices).ok().flatten())
+                    .and_then(|f| {
+                        entries(f, 1, today(), &mut prices, &mut refused)
+                            .ok()
+                            .flatten()
+                    })
                     .unwrap_or_default();
                 PriceTable {
                     updated,
                     override_file: None,
                     prices,
                     fingerprint: hash_text(BUNDLED),
+                    refused,
                 }
             })
             .clone()
@@ -103,15 +202,15 @@ impl PriceTable {
 
     /// The bundled table with the entries of `path` (same shape) in front of it.
     pub fn with_file(path: &Path) -> Result<PriceTable, UsageError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            UsageError::InvalidArgument(format!("price table {}: {e}", path.display()))
-        })?;
+        let text = read_price_file(path)?;
         let file: TableFile = serde_json::from_str(&text).map_err(|e| {
             UsageError::InvalidArgument(format!("price table {}: {e}", path.display()))
         })?;
         let mut prices = Vec::new();
-        entries(file, 0, &mut prices)?;
+        let mut refused = Vec::new();
+        entries(file, 0, today(), &mut prices, &mut refused)?;
         let mut table = PriceTable::bundled();
+        table.refused.splice(0..0, refused);
         prices.append(&mut table.prices);
         table.prices = prices;
         table.override_file = Some(path.display().to_string());

@@ -17,6 +17,10 @@
 //!   takes the latest of these at or before its time; the task's own mode when there is none.
 //! - a task with no UI record (the API history alone): one request per assistant message, with
 //!   no usage recorded, or the totals of its `history_item.json` as one record when it has them.
+//!
+//! No figure is taken on faith: a record whose tokens or cost are negative, not finite, or past
+//! any real request ([`record_problem`]) is refused ([`TaskUsage::refused`], with why) and never
+//! summed; a report counts the refused records apart and says so.
 
 use roo_formats::api::Role;
 use roo_formats::extract::{Extractor, ToolCall};
@@ -92,6 +96,13 @@ pub struct FileOp {
     pub lines: Option<u32>,
 }
 
+/// A record refused: its time, and why (a sentence naming the task folder and the figure).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused {
+    pub ts: i64,
+    pub why: String,
+}
+
 /// Everything a report needs of one task folder.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TaskUsage {
@@ -104,6 +115,37 @@ pub struct TaskUsage {
     /// The totals of the task's `history_item.json` when they disagree with its request records
     /// (module `activity`).
     pub history: Option<crate::activity::HistoryTotals>,
+    /// Records whose figures cannot be believed, left out of `records`.
+    pub refused: Vec<Refused>,
+}
+
+/// The most tokens of one kind one record may count: a thousand times the largest context window
+/// there is. More is not a count to add up.
+pub const MAX_TOKENS: f64 = 1e10;
+
+/// The highest cost one record may carry, in USD.
+pub const MAX_COST: f64 = 1e6;
+
+/// Why a record's figures cannot be believed (the first that cannot: negative, not finite, or
+/// above [`MAX_TOKENS`] / [`MAX_COST`]), or `None`.
+pub fn record_problem(r: &UsageRecord) -> Option<String> {
+    let tokens = [
+        ("tokensIn", r.tokens_in),
+        ("tokensOut", r.tokens_out),
+        ("cacheWrites", r.cache_writes),
+        ("cacheReads", r.cache_reads),
+    ];
+    for (name, v) in tokens {
+        if !(0.0..=MAX_TOKENS).contains(&v) {
+            return Some(format!("{name} is {v}, not a count from 0 to {MAX_TOKENS}"));
+        }
+    }
+    match r.cost {
+        Some(c) if !(0.0..=MAX_COST).contains(&c) => Some(format!(
+            "its cost is {c}, not an amount from 0 to {MAX_COST} USD"
+        )),
+        _ => None,
+    }
 }
 
 /// The model, provider and mode in force from a time (or, undated, from a position).
@@ -423,6 +465,22 @@ pub fn read_task_usage(dir: &Path, skeleton: &ConversationSkeleton) -> TaskUsage
             }
         }
     }
+    // Records past belief are set apart, each with why.
+    let (kept, refused): (Vec<UsageRecord>, Vec<UsageRecord>) = std::mem::take(&mut usage.records)
+        .into_iter()
+        .partition(|r| record_problem(r).is_none());
+    usage.records = kept;
+    usage.refused = refused
+        .iter()
+        .map(|r| Refused {
+            ts: r.ts,
+            why: format!(
+                "a usage record of {} was refused: {}",
+                dir.display(),
+                record_problem(r).unwrap_or_default()
+            ),
+        })
+        .collect();
     usage.records.sort_by_key(|r| r.ts);
     usage
 }

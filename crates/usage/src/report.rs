@@ -15,129 +15,13 @@ use serde::Serialize;
 use std::sync::Arc;
 
 mod conversation;
+mod kinds;
 mod pass;
 
 pub(crate) use pass::Memo;
 
 pub use conversation::{ConversationDetail, ConversationTask, ShareRow};
-
-/// What the rows are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageGroup"))]
-pub enum Group {
-    Daily,
-    Weekly,
-    Monthly,
-    Yearly,
-    Tasks,
-    Conversations,
-    Models,
-    Workspaces,
-    Hosts,
-    Modes,
-}
-
-impl Group {
-    /// Rows of periods of time (days, weeks, months, years).
-    pub fn is_time(self) -> bool {
-        matches!(
-            self,
-            Group::Daily | Group::Weekly | Group::Monthly | Group::Yearly
-        )
-    }
-
-    pub fn parse(s: &str) -> Result<Group, UsageError> {
-        Ok(match s {
-            "daily" | "day" => Group::Daily,
-            "weekly" | "week" => Group::Weekly,
-            "monthly" | "month" => Group::Monthly,
-            "yearly" | "year" => Group::Yearly,
-            "tasks" | "task" => Group::Tasks,
-            "conversations" | "conversation" => Group::Conversations,
-            "models" | "model" => Group::Models,
-            "workspaces" | "workspace" => Group::Workspaces,
-            "hosts" | "host" => Group::Hosts,
-            "modes" | "mode" => Group::Modes,
-            other => {
-                return Err(UsageError::InvalidArgument(format!(
-                    "unknown report {other:?}: daily, weekly, monthly, yearly, tasks, conversations, models, workspaces, hosts or modes"
-                )))
-            }
-        })
-    }
-}
-
-/// Which cost a record counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageCostMode"))]
-pub enum CostMode {
-    /// What the extension recorded (0 where it recorded nothing).
-    Recorded,
-    /// From the tokens, with the extension's cost functions and the price table.
-    Calculate,
-    /// Recorded, else calculated.
-    Auto,
-}
-
-impl CostMode {
-    pub fn parse(s: &str) -> Result<CostMode, UsageError> {
-        Ok(match s {
-            "recorded" | "display" => CostMode::Recorded,
-            "calculate" => CostMode::Calculate,
-            "auto" => CostMode::Auto,
-            other => {
-                return Err(UsageError::InvalidArgument(format!(
-                    "unknown cost mode {other:?}: recorded, calculate or auto"
-                )))
-            }
-        })
-    }
-}
-
-/// The order of the rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageOrder"))]
-pub enum Order {
-    /// Periods oldest first; other rows cheapest first.
-    Asc,
-    /// Periods newest first; other rows most expensive first.
-    Desc,
-}
-
-impl Order {
-    pub fn parse(s: &str) -> Result<Order, UsageError> {
-        match s {
-            "asc" => Ok(Order::Asc),
-            "desc" => Ok(Order::Desc),
-            other => Err(UsageError::InvalidArgument(format!(
-                "unknown order {other:?}: asc or desc"
-            ))),
-        }
-    }
-
-    /// The order a group's rows take when none is asked for.
-    pub fn default_for(group: Group) -> Order {
-        if group.is_time() {
-            Order::Asc
-        } else {
-            Order::Desc
-        }
-    }
-}
-
-/// What each row is broken down by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Breakdown {
-    #[default]
-    None,
-    /// Per-model sums (`models`).
-    Model,
-    /// Per-mode sums (`modes`).
-    Mode,
-}
+pub use kinds::{Breakdown, CostMode, Group, Order};
 
 /// The options of a report.
 #[derive(Debug, Clone)]
@@ -156,7 +40,7 @@ pub struct ReportOptions {
     pub by_mode: bool,
     /// Only tasks of this workspace (compared as the handle compares workspaces).
     pub workspace: Option<String>,
-    /// Only tasks of these hosts (`roo`, `zoo-code`, `cline`, `kilo-code`: a task's `source`);
+    /// Only tasks of these hosts (labels of `roo_formats::host::SOURCES`: a task's `source`);
     /// empty: every host.
     pub hosts: Vec<String>,
     /// The order of the rows (`None`: [`Order::default_for`] the group).
@@ -481,7 +365,10 @@ pub struct UsageReport {
     /// Counted requests whose `tokensIn`, said to hold the cache tokens, holds fewer than them
     /// (their `input` is counted as 0).
     pub input_below_cache: u64,
-    /// How the figures were counted.
+    /// Records in range refused and not counted: tokens or a cost negative, not finite or past
+    /// belief (their reasons are in `notes`).
+    pub refused_records: u64,
+    /// How the figures were counted, and what was refused.
     pub notes: Vec<String>,
     /// What went wrong on the way without changing the figures: kept records that did not
     /// check out (their tasks were read again from their folders) or could not be written.
@@ -556,6 +443,15 @@ fn build_once(
 ) -> Result<(UsageReport, pass::BlockCounts), UsageError> {
     let since = day_bound(opts.since.as_deref(), "since")?;
     let until = day_bound(opts.until.as_deref(), "until")?;
+    if let (Some(s), Some(u)) = (since, until) {
+        if s > u {
+            return Err(UsageError::InvalidArgument(format!(
+                "the range is reversed: since {} is after until {}",
+                opts.since.as_deref().unwrap_or_default(),
+                opts.until.as_deref().unwrap_or_default()
+            )));
+        }
+    }
     let skeletons = store.skeletons();
     // Only a conversations report needs each task's root.
     let roots = if opts.group == Group::Conversations {
@@ -606,7 +502,21 @@ fn build_once(
         &Key::Text(Arc::from("total")),
         std::mem::take(&mut partial.totals),
     );
-    Ok((assemble(opts, rows, totals, partial), blocks))
+    let (refused, refused_why) = (partial.refused, std::mem::take(&mut partial.refused_why));
+    let mut report = assemble(opts, rows, totals, partial);
+    report.refused_records = refused;
+    if refused > 0 {
+        report.notes.push(format!(
+            "{refused} record{} refused and not counted (tokens or a cost that are negative, not finite or beyond any real request): {}{}",
+            if refused == 1 { "" } else { "s" },
+            refused_why.join("; "),
+            if refused as usize > refused_why.len() { "; …" } else { "" }
+        ));
+    }
+    if opts.cost_mode != CostMode::Recorded {
+        report.notes.extend(opts.prices.refused.iter().cloned());
+    }
+    Ok((report, blocks))
 }
 
 fn assemble(
@@ -643,6 +553,7 @@ fn assemble(
         },
         history_disagreements: history,
         input_below_cache: partial.input_below_cache,
+        refused_records: 0,
         notes: notes(opts),
         warnings: Vec::new(),
         sync: SyncReport::default(),

@@ -3,7 +3,6 @@
 //! last periods; hosts; and the guard against a `history_item.json` whose totals disagree with
 //! the task's own request records.
 
-#[allow(dead_code)] // the other helpers serve the other tests
 mod common;
 
 use common::{close, open, stores_root};

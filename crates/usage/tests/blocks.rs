@@ -2,7 +2,6 @@
 //! holding a changed task: whatever it kept, it must equal the report of a fresh index, to the
 //! last bit.
 
-#[allow(dead_code)] // the other helpers serve the other tests
 mod common;
 
 use common::{open, write_task};

@@ -2,7 +2,6 @@
 //! `childIds`, and links inferred from `new_task` messages), Cline's per-request model and mode,
 //! cancelled and failed requests, file operations, and the incremental index.
 
-#[allow(dead_code)] // the other helpers serve the other tests
 mod common;
 
 use common::{close, open, stores_root};

@@ -4,7 +4,6 @@
 //! two time zones.
 
 use roo_condense::cost::{calculate_api_cost_anthropic, ModelInfo};
-#[allow(dead_code)] // the other helpers serve the other tests
 mod common;
 
 use common::{close, open, stores_root};

@@ -3,7 +3,6 @@
 //! changed, and trusts nothing that does not check out; its report is the report of an index that
 //! read every folder.
 
-#[allow(dead_code)] // the other helpers serve the other tests
 mod common;
 
 use common::{open_all, stores_root, write_task};

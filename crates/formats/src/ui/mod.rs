@@ -130,23 +130,44 @@ pub enum MessageKind {
     Other(Option<String>),
 }
 
+/// The kinds of tool call a UI record can hold (what the extractor reads of each differs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolCallKind {
+    /// `ask:"tool"` / `say:"tool"`: a named tool with its parameters in the text.
+    Tool,
+    /// `ask:"command"` / `say:"command"`: a shell command.
+    Command,
+    /// `ask:"use_mcp_server"` / `say:"use_mcp_server"`: an MCP server's tool or resource.
+    Mcp,
+    /// `ask:"browser_action_launch"`, `say:"browser_action_launch"`, `say:"browser_action"`.
+    Browser,
+}
+
 impl MessageKind {
-    /// A message that records one tool call: an approval asked (`ask:"tool"`, `"command"`,
-    /// `"use_mcp_server"`, `"browser_action_launch"`) or a call made without asking (the `say`
-    /// twins Cline writes for auto-approved calls, and `say:"browser_action"` steps).
+    /// The tool call this message records, if it records one: an approval asked or a call made
+    /// without asking (the `say` twins Cline writes for auto-approved calls, and
+    /// `say:"browser_action"` steps). The one list of tool-call kinds: the skeleton's action count
+    /// and the extractor's calls both come from it, and are paired by position.
+    pub fn tool_call_kind(&self) -> Option<ToolCallKind> {
+        match self {
+            MessageKind::Ask(Ask::Tool) | MessageKind::Say(Say::Tool) => Some(ToolCallKind::Tool),
+            MessageKind::Ask(Ask::Command) | MessageKind::Say(Say::Command) => {
+                Some(ToolCallKind::Command)
+            }
+            MessageKind::Ask(Ask::UseMcpServer) | MessageKind::Say(Say::UseMcpServer) => {
+                Some(ToolCallKind::Mcp)
+            }
+            MessageKind::Ask(Ask::BrowserActionLaunch)
+            | MessageKind::Say(Say::BrowserActionLaunch | Say::BrowserAction) => {
+                Some(ToolCallKind::Browser)
+            }
+            _ => None,
+        }
+    }
+
+    /// A message that records one tool call ([`MessageKind::tool_call_kind`]).
     pub fn is_tool_call(&self) -> bool {
-        matches!(
-            self,
-            MessageKind::Ask(
-                Ask::Tool | Ask::Command | Ask::UseMcpServer | Ask::BrowserActionLaunch
-            ) | MessageKind::Say(
-                Say::Tool
-                    | Say::Command
-                    | Say::UseMcpServer
-                    | Say::BrowserActionLaunch
-                    | Say::BrowserAction
-            )
-        )
+        self.tool_call_kind().is_some()
     }
 }
 

@@ -127,13 +127,52 @@ pub fn ui_kind(kind: &MessageKind, first_text_seen: bool) -> Option<Kind> {
     })
 }
 
-/// The file a task's texts are read from: its UI record, else its API history.
-pub fn source_file(task_dir: &Path) -> Option<PathBuf> {
+/// The task's dialogue files in the order they are read: its UI record (either name), then its
+/// API history; only those that are there (a name taken by a FIFO, a link or anything else is
+/// there too, and refused when read, so that the refusal is said).
+pub fn source_files(task_dir: &Path) -> Vec<PathBuf> {
     UI_FILES
         .iter()
         .chain([&API_FILE])
         .map(|name| task_dir.join(name))
-        .find(|p| p.is_file())
+        .filter(|p| std::fs::symlink_metadata(p).is_ok())
+        .collect()
+}
+
+/// The first of [`source_files`].
+pub fn source_file(task_dir: &Path) -> Option<PathBuf> {
+    source_files(task_dir).into_iter().next()
+}
+
+/// Why bytes that begin so cannot be a dialogue file, or `None`: after a byte-order mark and
+/// white space a task file's JSON begins with `[` or `{` (a UTF-16 file without a mark, with
+/// one of them beside a NUL). A file of NULs or of any other binary is refused by its first
+/// bytes, before it is read whole.
+pub fn json_start_problem(head: &[u8]) -> Option<String> {
+    let opens = |b: u8| b == b'[' || b == b'{';
+    match head {
+        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => return None,
+        [a, 0, ..] | [0, a, ..] if opens(*a) => return None,
+        _ => {}
+    }
+    let body = head.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(head);
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        None => None,
+        Some(&b) if opens(b) => None,
+        Some(&b) => Some(format!(
+            "it is not JSON (its first byte is 0x{b:02X}, where `[` or `{{` should be); it was not read"
+        )),
+    }
+}
+
+/// Why the dialogue file `file` cannot be read at all, judged before it is read whole: refused
+/// by the reader's limits ([`roo_formats::read::peek_task_file`]), or by its first bytes.
+pub fn file_problem(file: &Path) -> Option<String> {
+    match roo_formats::read::peek_task_file(file, 4096) {
+        Err(d) => Some(d.message),
+        Ok(None) => None,
+        Ok(Some(head)) => json_start_problem(&head),
+    }
 }
 
 /// Hand every wanted text of `file` to `f` as `(kind, ts, message index, text)`, in order.
@@ -144,10 +183,10 @@ pub fn for_each_text(
     kinds: Kinds,
     may_hold: &dyn Fn(&[u8]) -> bool,
     mut f: impl FnMut(Kind, Option<i64>, usize, &str),
-) {
+) -> Option<String> {
     let is_api = file.file_name().is_some_and(|n| n == API_FILE);
     if is_api {
-        let _ = for_each_api_message(file, |i, msg| {
+        let (summary, _) = for_each_api_message(file, |i, msg| {
             let role = match &msg.role {
                 Some(Role::User) => Kind::User,
                 Some(Role::Assistant) => Kind::Assistant,
@@ -182,13 +221,13 @@ pub fn for_each_text(
                 }
             }
         });
-        return;
+        return refusal(&summary);
     }
     // No text is decoded by the reader: each comes as its JSON literal, and only a literal whose
     // bytes may hold a match (`may_hold`, the pattern's pre-check) is decoded.
     let mut first_text_seen = false;
     let none = |_: &MessageKind| false;
-    for_each_ui_message_with_texts(file, &none, |i, msg: ClineMessage, unread| {
+    let summary = for_each_ui_message_with_texts(file, &none, |i, msg: ClineMessage, unread| {
         if let Some(ForeignMessage { role, text, ts }) = msg.foreign_message() {
             let k = if role == "user" {
                 Kind::User
@@ -222,6 +261,24 @@ pub fn for_each_text(
             _ => {}
         }
     });
+    refusal(&summary)
+}
+
+/// Why a file the reader kept nothing of was refused, or `None`: a file with a message kept, or
+/// an empty one, was read. Refused: a file the reader stopped on (its first error), or whose
+/// elements were all unreadable (the first problem said of them).
+fn refusal(summary: &roo_formats::StreamSummary) -> Option<String> {
+    if summary.kept > 0 {
+        return None;
+    }
+    let errors = summary
+        .diagnostics
+        .iter()
+        .find(|d| d.severity == roo_formats::Severity::Error);
+    let elements = summary.stats.as_ref().is_some_and(|s| s.elements > 0);
+    errors
+        .or_else(|| summary.diagnostics.first().filter(|_| elements))
+        .map(|d| format!("no message of it could be read ({})", d.message))
 }
 
 /// The text of a tool result's content: a string, or the texts of its blocks, one per line.

@@ -8,6 +8,16 @@
 //! checked by the pattern's byte pre-check ([`matcher`]); only a file that may hold a match is
 //! parsed, and the pattern runs on each message's text on its own: a match never spans two
 //! messages.
+//!
+//! Everything a grep holds is bounded, whatever the tasks hold: a line is cut around its match
+//! ([`MAX_LINE_BYTES`]), a match's context lines share [`MAX_CONTEXT_BYTES`] (the rest is one
+//! marker line), its title and workspace are cut ([`MAX_LABEL_CHARS`]), the matches of one
+//! line keep the spans shown, lines are found without a table of the text's lines, and the
+//! matches of a whole grep hold at most [`MAX_ANSWER_BYTES`] of text (further matches are left
+//! out, whole, and a note says so). Every dialogue file a grep could not read (refused by the
+//! readers' limits or the rule for links, not JSON from its first bytes, or refused whole by the
+//! reader) is counted in `filesSkipped` and named in `skipped`; the task's next file (its API
+//! history after its UI record) is searched instead.
 
 pub mod dialogue;
 pub mod matcher;
@@ -41,7 +51,7 @@ pub struct GrepOptions {
     /// `tasks/` folders; empty: every store found on this machine.
     pub tasks_dirs: Vec<PathBuf>,
     pub workspace: Option<String>,
-    /// Host family (`roo`, `zoo-code`, `cline`, `kilo-code`).
+    /// Host (a label of `roo_formats::host::SOURCES`).
     pub host: Option<String>,
     pub start_date: Option<String>,
     pub end_date: Option<String>,
@@ -84,14 +94,30 @@ pub struct GrepMatch {
     pub after: Vec<String>,
 }
 
+/// A dialogue file a grep could not read.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "GrepSkippedFile"))]
+pub struct GrepSkipped {
+    pub task_id: String,
+    pub file: String,
+    pub reason: String,
+}
+
 /// What a grep found.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "GrepTasksResult"))]
 pub struct GrepReport {
     pub matches: Vec<GrepMatch>,
-    /// Whether matches were left out (`maxMatches`).
+    /// Whether matches were left out (`maxMatches`, or the bound on the answer's text: a note
+    /// then says so).
     pub truncated: bool,
+    /// Dialogue files not searched: not read (not a regular file, over the size cap, a link out
+    /// of the store), not JSON, or refused whole by the reader.
+    pub files_skipped: usize,
+    /// The first of them ([`MAX_SKIPPED_LISTED`]), with why.
+    pub skipped: Vec<GrepSkipped>,
     pub tasks_searched: usize,
     pub tasks_matched: usize,
     /// Files parsed after their bytes passed the pre-check (or, with the text store, because the
@@ -104,6 +130,14 @@ pub struct GrepReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub notes: Vec<String>,
+    /// Bytes of text the matches hold (against [`MAX_ANSWER_BYTES`]), and whether matches were
+    /// left out for it.
+    #[serde(skip)]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub held_bytes: usize,
+    #[serde(skip)]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub cut_by_size: bool,
 }
 
 /// A task to search: its header facts and folder.
@@ -116,7 +150,47 @@ pub struct GrepTask {
 }
 
 /// Longest line returned, in bytes; a longer one is cut around its first match.
-const MAX_LINE_BYTES: usize = 600;
+pub const MAX_LINE_BYTES: usize = 600;
+
+/// Bytes of context lines one match holds at most (before and after, half each); the lines past
+/// it are one marker line.
+pub const MAX_CONTEXT_BYTES: usize = 4096;
+
+/// Characters of a task's title and workspace a match repeats.
+pub const MAX_LABEL_CHARS: usize = 200;
+
+/// Bytes of text (lines, context, labels) the matches of one grep hold at most: matches past it
+/// are left out whole, and a note says so.
+pub const MAX_ANSWER_BYTES: usize = 16 << 20;
+
+/// Skipped files named in a report (all are counted).
+pub const MAX_SKIPPED_LISTED: usize = 50;
+
+/// Match spans of one line kept (a line shows [`MAX_LINE_BYTES`]; spans past what it can show
+/// are not kept).
+const MAX_SPANS: usize = MAX_LINE_BYTES;
+
+/// `s` cut to [`MAX_LABEL_CHARS`] characters, with `…` when cut.
+fn label(s: &str) -> String {
+    match s.char_indices().nth(MAX_LABEL_CHARS) {
+        None => s.to_owned(),
+        Some((at, _)) => format!("{}…", &s[..at]),
+    }
+}
+
+/// Bytes of text a match holds.
+fn held(m: &GrepMatch) -> usize {
+    m.line.len()
+        + m.before
+            .iter()
+            .chain(&m.after)
+            .map(String::len)
+            .sum::<usize>()
+        + m.title.as_ref().map_or(0, String::len)
+        + m.workspace.as_ref().map_or(0, String::len)
+        + 16 * m.ranges.len()
+        + 64
+}
 
 /// Grep the dialogue of the tasks `opts` selects.
 pub fn grep_tasks(opts: &GrepOptions, cancel: Option<&AtomicBool>) -> Result<GrepReport> {
@@ -134,6 +208,27 @@ pub fn grep_tasks(opts: &GrepOptions, cancel: Option<&AtomicBool>) -> Result<Gre
         let root = roo_store::HostEnv::current().cache_root(None);
         grep_through_texts(&store, tasks, &root, &matcher, opts, range, cancel)?
     };
+    // Task folders that are links out of their store have no header: each is said too.
+    for d in store.diagnostics() {
+        let folder = std::path::Path::new(&d.file);
+        if d.code == roo_formats::DiagCode::Unreadable
+            && roo_store::confine::task_folder_out(folder).is_some()
+        {
+            let id = folder.file_name().map(|n| n.to_string_lossy().into_owned());
+            skip(
+                &mut report,
+                id.unwrap_or_default(),
+                d.file.clone(),
+                d.message.clone(),
+            );
+        }
+    }
+    if report.cut_by_size {
+        report.notes.push(format!(
+            "matches past {} MiB of text were left out (whole); narrow the pattern, or ask for fewer context lines or matches",
+            MAX_ANSWER_BYTES >> 20
+        ));
+    }
     report.notes.extend(note);
     report.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     Ok(report)
@@ -228,12 +323,24 @@ pub fn select_tasks(
         .filter_map(|s| {
             Some(GrepTask {
                 task_id: s.task_id.clone(),
-                title: s.metadata.title.clone(),
-                workspace: s.metadata.workspace.clone(),
+                title: s.metadata.title.as_deref().map(label),
+                workspace: s.metadata.workspace.as_deref().map(label),
                 dir: store.task_dir(&s.task_id)?,
             })
         })
         .collect())
+}
+
+/// Count a skipped file in `report` (and name it, among the first).
+fn skip(report: &mut GrepReport, task_id: String, file: String, reason: String) {
+    report.files_skipped += 1;
+    if report.skipped.len() < MAX_SKIPPED_LISTED {
+        report.skipped.push(GrepSkipped {
+            task_id,
+            file,
+            reason,
+        });
+    }
 }
 
 /// Tasks searched between two looks at the match count (in parallel within a batch).
@@ -271,11 +378,15 @@ pub fn grep_selected(
     Ok(report)
 }
 
-/// Count one task's search in `report` and take its matches, up to `max` in all.
+/// Count one task's search in `report` and take its matches, up to `max` in all and
+/// [`MAX_ANSWER_BYTES`] of text.
 fn take_found(report: &mut GrepReport, f: TaskFound, max: usize) {
     report.tasks_searched += 1;
     report.bytes_read += f.bytes;
     report.files_parsed += usize::from(f.parsed);
+    for (task_id, file, reason) in f.skipped {
+        skip(report, task_id, file, reason);
+    }
     if f.matches.is_empty() {
         return;
     }
@@ -284,7 +395,16 @@ fn take_found(report: &mut GrepReport, f: TaskFound, max: usize) {
     if f.matches.len() > room || f.more {
         report.truncated = true;
     }
-    report.matches.extend(f.matches.into_iter().take(room));
+    report.cut_by_size |= f.cut_by_size;
+    for m in f.matches.into_iter().take(room) {
+        if report.held_bytes > MAX_ANSWER_BYTES {
+            report.truncated = true;
+            report.cut_by_size = true;
+            break;
+        }
+        report.held_bytes += held(&m);
+        report.matches.push(m);
+    }
 }
 
 #[derive(Default)]
@@ -293,6 +413,18 @@ struct TaskFound {
     parsed: bool,
     matches: Vec<GrepMatch>,
     more: bool,
+    /// Bytes of text `matches` hold, and whether matches were left out for it.
+    held: usize,
+    cut_by_size: bool,
+    /// Dialogue files skipped: task id, file, why.
+    skipped: Vec<(String, String, String)>,
+}
+
+impl TaskFound {
+    fn skipped(&mut self, t: &GrepTask, file: &std::path::Path, why: String) {
+        self.skipped
+            .push((t.task_id.clone(), file.display().to_string(), why));
+    }
 }
 
 fn grep_task(
@@ -305,23 +437,36 @@ fn grep_task(
     buf: &mut Vec<u8>,
 ) -> TaskFound {
     let mut found = TaskFound::default();
-    let Some(file) = dialogue::source_file(&t.dir) else {
-        return found;
-    };
-    if !matches!(roo_formats::read::read_task_file_into(&file, buf), Ok(true)) {
-        return found;
+    // The UI record, else (missing or skipped) the API history.
+    for file in dialogue::source_files(&t.dir) {
+        match roo_formats::read::read_task_file_into(&file, buf) {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(d) => {
+                found.skipped(t, &file, d.message);
+                continue;
+            }
+        }
+        if let Some(why) = dialogue::json_start_problem(&buf[..buf.len().min(4096)]) {
+            found.skipped(t, &file, why);
+            continue;
+        }
+        found.bytes = buf.len() as u64;
+        if !matcher.may_match(buf) {
+            return found;
+        }
+        found.parsed = true;
+        let may_hold = |bytes: &[u8]| matcher.may_match(bytes);
+        let refused = dialogue::for_each_text(&file, kinds, &may_hold, |kind, ts, index, text| {
+            grep_text(
+                &mut found, t, matcher, context, range, max, kind, ts, index, text,
+            );
+        });
+        match refused {
+            Some(why) => found.skipped(t, &file, why),
+            None => break,
+        }
     }
-    found.bytes = buf.len() as u64;
-    if !matcher.may_match(buf) {
-        return found;
-    }
-    found.parsed = true;
-    let may_hold = |bytes: &[u8]| matcher.may_match(bytes);
-    dialogue::for_each_text(&file, kinds, &may_hold, |kind, ts, index, text| {
-        grep_text(
-            &mut found, t, matcher, context, range, max, kind, ts, index, text,
-        );
-    });
     if found.matches.len() > max {
         found.matches.truncate(max);
         found.more = true;
@@ -330,7 +475,7 @@ fn grep_task(
 }
 
 /// The matches of one text of task `t` (in the date range), into `found` (up to `max` and one).
-#[allow(clippy::too_many_arguments)]
+#[expect(clippy::too_many_arguments)]
 fn grep_text(
     found: &mut TaskFound,
     t: &GrepTask,
@@ -343,8 +488,9 @@ fn grep_text(
     index: usize,
     text: &str,
 ) {
-    if found.matches.len() > max {
+    if found.matches.len() > max || found.held > MAX_ANSWER_BYTES {
         found.more = true;
+        found.cut_by_size |= found.held > MAX_ANSWER_BYTES;
         return;
     }
     let in_range = from_ms.is_none_or(|f| ts.is_some_and(|ts| ts >= f))
@@ -352,7 +498,13 @@ fn grep_text(
     if !in_range {
         return;
     }
-    for_each_match_line(&matcher.regex, text, context, |m| {
+    for_each_match_line_while(&matcher.regex, text, context, |m| {
+        if found.matches.len() > max || found.held > MAX_ANSWER_BYTES {
+            found.more = true;
+            found.cut_by_size |= found.held > MAX_ANSWER_BYTES;
+            return false;
+        }
+        found.held += m.held();
         found.matches.push(GrepMatch {
             task_id: t.task_id.clone(),
             title: t.title.clone(),
@@ -366,6 +518,7 @@ fn grep_text(
             before: m.before,
             after: m.after,
         });
+        true
     });
 }
 
@@ -378,8 +531,109 @@ pub struct LineMatch {
     pub after: Vec<String>,
 }
 
-/// Matches gathered for output: first and last line, and the byte spans of the matches.
-type Pending = (usize, usize, Vec<(usize, usize)>);
+impl LineMatch {
+    /// Bytes of text it holds, with its labels' share (see [`held`]).
+    fn held(&self) -> usize {
+        self.line.len()
+            + self
+                .before
+                .iter()
+                .chain(&self.after)
+                .map(String::len)
+                .sum::<usize>()
+            + 16 * self.ranges.len()
+            + 2 * MAX_LABEL_CHARS
+            + 64
+    }
+}
+
+/// Where the search stands in a text: a position, its line (from 0) and that line's start, moved
+/// forward only, counting the line breaks passed (no table of the text's lines is kept).
+struct LineCursor<'t> {
+    text: &'t [u8],
+    pos: usize,
+    line: usize,
+    start: usize,
+}
+
+impl LineCursor<'_> {
+    /// The line (from 0) of byte `at` and that line's start; `at` never before the last asked.
+    fn at(&mut self, at: usize) -> (usize, usize) {
+        let at = at.max(self.pos);
+        for nl in memchr::memchr_iter(b'\n', &self.text[self.pos..at]) {
+            self.line += 1;
+            self.start = self.pos + nl + 1;
+        }
+        self.pos = at;
+        (self.line, self.start)
+    }
+}
+
+/// The end of the line starting at `start` (its `\n`, or the end of the text).
+fn line_end(text: &[u8], start: usize) -> usize {
+    memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i)
+}
+
+/// Up to `n` lines before the line starting at `start`, nearest last, within `budget` bytes:
+/// each line cut to [`MAX_LINE_BYTES`]; lines past the budget become one marker line first.
+fn lines_before(text: &str, start: usize, n: usize, budget: usize) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut spent = 0;
+    let mut end = start;
+    let mut left = 0;
+    for taken in 0..n {
+        if end == 0 {
+            break;
+        }
+        // `end - 1` is the break ending the line before.
+        let from = memchr::memrchr(b'\n', &bytes[..end - 1]).map_or(0, |i| i + 1);
+        let line = cut_line(text[from..end - 1].trim_end_matches('\r'), &[]).0;
+        if spent + line.len() > budget {
+            left = n - taken;
+            break;
+        }
+        spent += line.len();
+        out.push(line);
+        end = from;
+    }
+    if left > 0 && end > 0 {
+        out.push(format!("… {left} more context line(s) cut"));
+    }
+    out.reverse();
+    out
+}
+
+/// Up to `n` lines after the line ending at `end` (its break), within `budget` bytes, as
+/// [`lines_before`] (the marker line last).
+fn lines_after(text: &str, end: usize, n: usize, budget: usize) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut spent = 0;
+    let mut start = end + 1;
+    for taken in 0..n {
+        if start > bytes.len() || end >= bytes.len() {
+            break;
+        }
+        let stop = line_end(bytes, start);
+        let line = cut_line(text[start..stop].trim_end_matches('\r'), &[]).0;
+        if spent + line.len() > budget {
+            out.push(format!("… {} more context line(s) cut", n - taken));
+            break;
+        }
+        spent += line.len();
+        out.push(line);
+        if stop >= bytes.len() {
+            break;
+        }
+        start = stop + 1;
+    }
+    out
+}
+
+/// Matches gathered for output: first line and its start, last line and its start, and the byte
+/// spans of the matches (the first [`MAX_SPANS`]).
+type Pending = (usize, usize, usize, usize, Vec<(usize, usize)>);
 
 /// Every line of `text` holding a match of `re` (a match running over several lines gives them
 /// as one), with `context` lines of the same text on each side.
@@ -389,60 +643,79 @@ pub fn for_each_match_line(
     context: usize,
     mut f: impl FnMut(LineMatch),
 ) {
-    let mut it = re.find_iter(text).filter(|m| !m.is_empty()).peekable();
-    if it.peek().is_none() {
-        return;
-    }
-    let line_starts: Vec<usize> = std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
-        .collect();
-    let line_of = |at: usize| line_starts.partition_point(|&s| s <= at) - 1;
-    let line_end = |l: usize| {
-        line_starts
-            .get(l + 1)
-            .map_or(text.len(), |&s| s - 1)
-            .max(line_starts[l])
+    for_each_match_line_while(re, text, context, |m| {
+        f(m);
+        true
+    });
+}
+
+/// [`for_each_match_line`] until `f` returns `false`. Neither memory nor time grows with what a
+/// line holds past what it can show: lines are found by scanning from the last match (no table of
+/// the text's lines), one line's spans are kept up to [`MAX_SPANS`], and once they are the search
+/// goes on from the end of that line (one 100 MB line matched by `.` costs some 600 matches).
+pub fn for_each_match_line_while(
+    re: &regex::Regex,
+    text: &str,
+    context: usize,
+    mut f: impl FnMut(LineMatch) -> bool,
+) {
+    let bytes = text.as_bytes();
+    let mut cursor = LineCursor {
+        text: bytes,
+        pos: 0,
+        line: 0,
+        start: 0,
     };
-    let mut pending: Option<Pending> = None;
-    let flush = |(l0, l1, spans): Pending, f: &mut dyn FnMut(LineMatch)| {
-        let (start, end) = (line_starts[l0], line_end(l1));
-        let raw = text[start..end].trim_end_matches('\r');
+    let flush = |(l0, s0, _l1, s1, spans): Pending, f: &mut dyn FnMut(LineMatch) -> bool| {
+        let end = line_end(bytes, s1);
+        let raw = text[s0..end].trim_end_matches('\r');
         let spans: Vec<(usize, usize)> = spans
             .into_iter()
-            .map(|(a, b)| (a - start, (b - start).min(raw.len())))
+            .map(|(a, b)| (a - s0, (b - s0).min(raw.len())))
             .collect();
         let (line, ranges) = cut_line(raw, &spans);
-        let ctx = |l: usize| text[line_starts[l]..line_end(l)].trim_end_matches('\r');
-        let before = (l0.saturating_sub(context)..l0)
-            .map(|l| cut_line(ctx(l), &[]).0)
-            .collect();
-        let after = (l1 + 1..(l1 + 1 + context).min(line_starts.len()))
-            .map(|l| cut_line(ctx(l), &[]).0)
-            .collect();
         f(LineMatch {
             line_number: l0 as u32 + 1,
             line,
             ranges,
-            before,
-            after,
-        });
+            before: lines_before(text, s0, context, MAX_CONTEXT_BYTES / 2),
+            after: lines_after(text, end, context, MAX_CONTEXT_BYTES / 2),
+        })
     };
-    for m in it {
-        let (l0, l1) = (
-            line_of(m.start()),
-            line_of(m.end().saturating_sub(1).max(m.start())),
-        );
+    let mut pending: Option<Pending> = None;
+    let mut at = 0;
+    while at <= text.len() {
+        let Some(m) = re.find_at(text, at) else {
+            break;
+        };
+        if m.is_empty() {
+            // An empty match is no match; the search goes on past it, on a character boundary.
+            at = m.end() + text[m.end()..].chars().next().map_or(1, char::len_utf8);
+            continue;
+        }
+        at = m.end();
+        let (l0, s0) = cursor.at(m.start());
+        let (l1, s1) = cursor.at(m.end().saturating_sub(1).max(m.start()));
         pending = match pending.take() {
-            Some((p0, p1, mut spans)) if l0 <= p1 => {
+            Some((p0, ps0, p1, ps1, mut spans)) if l0 <= p1 => {
                 spans.push((m.start(), m.end()));
-                Some((p0, p1.max(l1), spans))
+                let (last, last_start) = if l1 > p1 { (l1, s1) } else { (p1, ps1) };
+                Some((p0, ps0, last, last_start, spans))
             }
             Some(done) => {
-                flush(done, &mut f);
-                Some((l0, l1, vec![(m.start(), m.end())]))
+                if !flush(done, &mut f) {
+                    return;
+                }
+                Some((l0, s0, l1, s1, vec![(m.start(), m.end())]))
             }
-            None => Some((l0, l1, vec![(m.start(), m.end())])),
+            None => Some((l0, s0, l1, s1, vec![(m.start(), m.end())])),
         };
+        // A line holding more matches than it can show: on from its end.
+        if let Some((_, _, _, last_start, spans)) = &pending {
+            if spans.len() >= MAX_SPANS {
+                at = at.max(line_end(bytes, *last_start));
+            }
+        }
     }
     if let Some(done) = pending {
         flush(done, &mut f);
@@ -484,6 +757,38 @@ fn cut_line(line: &str, spans: &[(usize, usize)]) -> (String, Vec<[u32; 2]>) {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod bounds_tests;
+
+#[cfg(test)]
+mod tests_support {
+    pub(super) use super::tests::run;
+
+    /// A grep of `tasks` through the text store under the cache root `root`.
+    pub(super) fn run_through_texts(
+        tasks: &std::path::Path,
+        root: &std::path::Path,
+        pattern: &str,
+    ) -> super::GrepReport {
+        let o = super::GrepOptions {
+            pattern: pattern.to_owned(),
+            tasks_dirs: vec![tasks.to_path_buf()],
+            ..Default::default()
+        };
+        let store = super::TaskStore::open(
+            &roo_store::HostEnv::current(),
+            &roo_store::task_store::OpenOptions {
+                tasks_dirs: vec![tasks.to_path_buf()],
+                ..Default::default()
+            },
+        )
+        .expect("store");
+        let m = super::Matcher::new(pattern, false, false).expect("pattern");
+        let sel = super::select_tasks(&store, &o, None, None).expect("select");
+        super::grep_through_texts(&store, sel, root, &m, &o, (None, None), None).expect("grep")
+    }
+}
 
 #[cfg(test)]
 mod texts_tests;

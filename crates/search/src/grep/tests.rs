@@ -97,7 +97,7 @@ fn store(root: &Path) -> PathBuf {
     tasks
 }
 
-fn run(tasks: &Path, pattern: &str, f: impl FnOnce(&mut GrepOptions)) -> GrepReport {
+pub(super) fn run(tasks: &Path, pattern: &str, f: impl FnOnce(&mut GrepOptions)) -> GrepReport {
     let mut o = GrepOptions {
         pattern: pattern.to_owned(),
         tasks_dirs: vec![tasks.to_path_buf()],

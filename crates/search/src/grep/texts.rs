@@ -5,7 +5,9 @@
 //! The file is the tasks' bodies one after the other, then a footer naming each: task id, the
 //! signature of its files when its texts were read ([`sig_hash`] of the task store's signature),
 //! where its body is, and the XXH3 of the body. A body is its texts in order, each `kind (u8) ·
-//! time (i64 ms, `i64::MIN` for none) · message index (u32) · length (u32) · UTF-8 bytes`.
+//! time (i64 ms, `i64::MIN` for none) · message index (u32) · length (u32) · UTF-8 bytes`; a
+//! dialogue file the task's texts could not be read from is kept in its body as a record of kind
+//! [`SKIPPED`] whose bytes say why, so that every grep served from the store counts it too.
 //!
 //! A task whose signature differs, whose body does not check out, or that the footer does not
 //! name is read from its folder; nothing is trusted that does not check out. The file is only
@@ -20,7 +22,11 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-const HEAD: &[u8; 8] = b"ROOTXT01";
+const HEAD: &[u8; 8] = b"ROOTXT02";
+
+/// The kind code of a body record saying a dialogue file was skipped (its bytes: the file and
+/// why).
+pub const SKIPPED: u8 = 255;
 const TAIL: &[u8; 8] = b"ROOTXTEN";
 /// `count (u32) · footer length (u64) · footer XXH3 (u64) · TAIL`.
 const TRAILER: usize = 4 + 8 + 8 + 8;
@@ -55,32 +61,50 @@ pub fn push_text(body: &mut Vec<u8>, kind: Kind, ts: Option<i64>, index: usize, 
     body.extend_from_slice(text.as_bytes());
 }
 
+/// Add to a body that one of the task's dialogue files was skipped: `file: why`.
+pub fn push_skipped(body: &mut Vec<u8>, file: &str, why: &str) {
+    let note = format!("{file}\n{why}");
+    body.push(SKIPPED);
+    body.extend_from_slice(&i64::MIN.to_le_bytes());
+    body.extend_from_slice(&0u32.to_le_bytes());
+    body.extend_from_slice(&(note.len() as u32).to_le_bytes());
+    body.extend_from_slice(note.as_bytes());
+}
+
 /// One text of a body: its kind, time, message index and bytes (UTF-8 when the body checked
 /// out: see [`text_str`]).
 pub type Text<'a> = (Kind, Option<i64>, usize, &'a [u8]);
 
-/// The texts of a body, in order; `None` at the first record that does not read (the caller
-/// then reads the task from its folder).
-pub fn texts(body: &[u8]) -> Option<Vec<Text<'_>>> {
+/// The texts of a body, in order, and the files it says were skipped (file and why); `None` at
+/// the first record that does not read (the caller then reads the task from its folder).
+#[expect(clippy::type_complexity)]
+pub fn texts(body: &[u8]) -> Option<(Vec<Text<'_>>, Vec<(String, String)>)> {
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     let mut at = 0usize;
     while at < body.len() {
         let head = body.get(at..at + 17)?;
+        let ts = i64::from_le_bytes(head[1..9].try_into().ok()?);
+        let index = u32::from_le_bytes(head[9..13].try_into().ok()?) as usize;
+        let len = u32::from_le_bytes(head[13..17].try_into().ok()?) as usize;
+        let text = body.get(at + 17..at + 17 + len)?;
+        at += 17 + len;
         let kind = match head[0] {
             0 => Kind::User,
             1 => Kind::Assistant,
             2 => Kind::ToolInput,
             3 => Kind::ToolResult,
+            SKIPPED => {
+                let note = text_str(text)?;
+                let (file, why) = note.split_once('\n')?;
+                skipped.push((file.to_owned(), why.to_owned()));
+                continue;
+            }
             _ => return None,
         };
-        let ts = i64::from_le_bytes(head[1..9].try_into().ok()?);
-        let index = u32::from_le_bytes(head[9..13].try_into().ok()?) as usize;
-        let len = u32::from_le_bytes(head[13..17].try_into().ok()?) as usize;
-        let text = body.get(at + 17..at + 17 + len)?;
         out.push((kind, (ts != i64::MIN).then_some(ts), index, text));
-        at += 17 + len;
     }
-    Some(out)
+    Some((out, skipped))
 }
 
 /// A text's bytes as text (checked: a body is only ever read after its XXH3, but its bytes are

@@ -90,14 +90,22 @@ fn opts(pattern: &str, regex: bool, ignore_case: bool) -> GrepOptions {
 fn bodies_round_trip() {
     let mut body = Vec::new();
     texts::push_text(&mut body, Kind::User, Some(-5), 0, "héllo\nworld");
+    texts::push_skipped(&mut body, "/t/ui_messages.json", "it is not JSON");
     texts::push_text(&mut body, Kind::ToolResult, None, 7, "");
-    let got = texts::texts(&body).expect("reads");
+    let (got, skipped) = texts::texts(&body).expect("reads");
     assert_eq!(
         got,
         vec![
             (Kind::User, Some(-5), 0, "héllo\nworld".as_bytes()),
             (Kind::ToolResult, None, 7, b"".as_slice())
         ]
+    );
+    assert_eq!(
+        skipped,
+        vec![(
+            "/t/ui_messages.json".to_owned(),
+            "it is not JSON".to_owned()
+        )]
     );
     assert!(texts::texts(&body[..body.len() - 1]).is_none());
     assert_eq!(texts::text_str(got[0].3), Some("héllo\nworld"));

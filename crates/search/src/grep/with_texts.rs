@@ -148,7 +148,7 @@ pub(super) fn grep_into(
 }
 
 /// One task: its texts from the store, else from its folder (then as a body to keep).
-#[allow(clippy::too_many_arguments)]
+#[expect(clippy::too_many_arguments)]
 fn read_task(
     t: &GrepTask,
     sig: u64,
@@ -175,8 +175,11 @@ fn read_task(
     };
     match store.body(&t.task_id, sig, buf) {
         Ok(true) => match texts::texts(buf) {
-            Some(list) => {
+            Some((list, skipped)) => {
                 read.from_store = true;
+                for (file, why) in skipped {
+                    read.found.skipped.push((t.task_id.clone(), file, why));
+                }
                 read.found.bytes = buf.len() as u64;
                 // One pass of the pre-check over the whole body; the pattern then runs only on
                 // the texts where one of its literals starts.
@@ -217,28 +220,39 @@ fn read_task(
         Ok(false) => {}
         Err(why) => read.damaged = Some(why),
     }
-    // From the folder: every text, decoded, kept as the task's new body.
-    let Some(file) = dialogue::source_file(&t.dir) else {
-        match writer {
-            Some(w) => read.write_error = add(w, &t.task_id, sig, &[]),
-            None => read.body = Some(Vec::new()),
-        }
-        return read;
-    };
+    // From the folder: every text, decoded, kept as the task's new body (with the files skipped:
+    // the UI record, else, missing or skipped, the API history).
     let mut body = Vec::new();
-    dialogue::for_each_text(
-        &file,
-        dialogue::Kinds::default(),
-        &|_| true,
-        |kind, ts, index, text| {
-            texts::push_text(&mut body, kind, ts, index, text);
-            if opts.kinds.has(kind) {
-                search(&mut read.found, kind, ts, index, text);
+    for file in dialogue::source_files(&t.dir) {
+        let shown = file.display().to_string();
+        if let Some(why) = dialogue::file_problem(&file) {
+            texts::push_skipped(&mut body, &shown, &why);
+            read.found.skipped(t, &file, why);
+            continue;
+        }
+        let before = body.len();
+        let refused = dialogue::for_each_text(
+            &file,
+            dialogue::Kinds::default(),
+            &|_| true,
+            |kind, ts, index, text| {
+                texts::push_text(&mut body, kind, ts, index, text);
+                if opts.kinds.has(kind) {
+                    search(&mut read.found, kind, ts, index, text);
+                }
+            },
+        );
+        read.found.parsed = true;
+        read.found.bytes += std::fs::metadata(&file).map_or(0, |m| m.len());
+        match refused {
+            Some(why) => {
+                body.truncate(before);
+                texts::push_skipped(&mut body, &shown, &why);
+                read.found.skipped(t, &file, why);
             }
-        },
-    );
-    read.found.parsed = true;
-    read.found.bytes = std::fs::metadata(&file).map_or(0, |m| m.len());
+            None => break,
+        }
+    }
     match writer {
         Some(w) => read.write_error = add(w, &t.task_id, sig, &body),
         None => read.body = Some(body),

@@ -63,6 +63,54 @@ pub(crate) fn guarded<T>(path: &Path, what: &str, f: impl FnOnce() -> Result<T>)
     }
 }
 
+/// The XXH3 of every file of the shard's vector storages (`segments/*/vector_storage*/…`, each
+/// by its path inside the shard and its bytes, in path order); `None` when one cannot be read.
+fn vector_files_digest(shard: &Path) -> Option<u64> {
+    use std::io::Read as _;
+    let mut files: Vec<PathBuf> = Vec::new();
+    for segment in std::fs::read_dir(shard.join("segments")).ok()?.flatten() {
+        for part in std::fs::read_dir(segment.path()).ok()?.flatten() {
+            if !part
+                .file_name()
+                .to_string_lossy()
+                .starts_with("vector_storage")
+            {
+                continue;
+            }
+            let mut dirs = vec![part.path()];
+            while let Some(d) = dirs.pop() {
+                for e in std::fs::read_dir(&d).ok()?.flatten() {
+                    match e.file_type().ok()? {
+                        t if t.is_dir() => dirs.push(e.path()),
+                        t if t.is_file() => files.push(e.path()),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    files.sort();
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 1 << 20];
+    for f in files {
+        h.update(
+            f.strip_prefix(shard)
+                .unwrap_or(&f)
+                .to_string_lossy()
+                .as_bytes(),
+        );
+        let mut file = File::open(&f).ok()?;
+        loop {
+            let n = file.read(&mut buf).ok()?;
+            if n == 0 {
+                break;
+            }
+            h.update(&buf[..n]);
+        }
+    }
+    Some(h.digest())
+}
+
 /// A shard directory holds a config once it was created.
 fn shard_exists(path: &Path) -> bool {
     path.join("edge_config.json").is_file()
@@ -382,5 +430,12 @@ impl VectorStore for EdgeStore {
             })?;
         }
         Ok(())
+    }
+
+    fn vectors_digest(&self) -> Option<u64> {
+        if !shard_exists(&self.path) || self.damage().is_some() {
+            return None;
+        }
+        vector_files_digest(&self.path)
     }
 }

@@ -70,7 +70,7 @@ pub struct ChunkPayload {
     pub task_title: Option<String>,
     #[serde(default)]
     pub parent_task_id: Option<String>,
-    /// `roo`, `zoo-code`, `cline` or `kilo-code`.
+    /// A label of `roo_formats::host::SOURCES`.
     #[serde(default)]
     pub source: Option<String>,
 }
@@ -181,6 +181,11 @@ pub trait VectorStore: Send + Sync {
     fn count(&self) -> Result<u64>;
     /// Make what was written durable; after a bulk load, also build the search structures.
     fn commit(&self, bulk_loaded: bool) -> Result<()>;
+    /// A digest of the stored vectors' files, for a store on disk that can give one (`None`
+    /// otherwise): equal to the one taken after the last commit unless a file changed since.
+    fn vectors_digest(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Which store to use.

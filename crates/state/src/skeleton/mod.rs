@@ -107,11 +107,8 @@ pub struct SkeletonMetadata {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
     pub data_source: String,
-    /// `roo`, `zoo-code`, `cline` or `kilo-code`, from the storage path.
-    #[cfg_attr(
-        feature = "ts",
-        ts(type = "\"roo\" | \"zoo-code\" | \"cline\" | \"kilo-code\"")
-    )]
+    /// The host's label (a `HostSource` of `roo_formats::host::SOURCES`), from the storage path.
+    #[cfg_attr(feature = "ts", ts(type = "HostSource"))]
     pub source: String,
     pub dates_from: DatesFrom,
 }
@@ -286,18 +283,7 @@ pub fn source_from_path(path: &Path) -> &'static str {
 /// The storage family named by an extension id in the path, if any (Zoo Code's nightly build
 /// and its JetBrains plugin, `wecode-ai.zoo-code`, are Zoo Code's).
 pub fn source_in_path(path: &Path) -> Option<&'static str> {
-    let p = path.to_string_lossy().to_lowercase().replace('\\', "/");
-    if p.contains("zoocodeorganization.zoo-code") || p.contains("wecode-ai.zoo-code") {
-        Some("zoo-code")
-    } else if p.contains("saoudrizwan.claude-dev") {
-        Some("cline")
-    } else if p.contains("kilocode.kilo-code") {
-        Some("kilo-code")
-    } else if p.contains("rooveterinaryinc.roo-cline") {
-        Some("roo")
-    } else {
-        None
-    }
+    roo_formats::host::host_of_path(path).map(|h| h.source)
 }
 
 /// The task files present in a directory, with their total size and newest modification time.
@@ -537,13 +523,17 @@ fn child_prefixes(children: &[NewTaskInstruction]) -> Vec<String> {
 
 /// Build the skeleton of one task directory: the UI record, then the API history (the sequence
 /// only when there is no UI record; children seen only there), then the history item and metadata.
-/// `Err` (one diagnostic) only when the directory holds none of the task files; every other task
-/// gets a skeleton, with the problems met listed in its `diagnostics`.
+/// `Err` (one diagnostic) only when the directory holds none of the task files, or is a link
+/// out of its store ([`roo_formats::links`]: nothing in it is read); every other task gets a
+/// skeleton, with the problems met listed in its `diagnostics`.
 pub fn analyze_task(
     task_id: &str,
     task_dir: &Path,
     opts: &AnalyzeOptions,
 ) -> Result<ConversationSkeleton, Vec<Diagnostic>> {
+    if let Some(out) = roo_formats::links::task_folder_out(task_dir) {
+        return Err(vec![out.diagnostic()]);
+    }
     let Some(found) = FoundFiles::stat(task_dir) else {
         return Err(vec![Diagnostic::new(
             task_dir.display().to_string(),

@@ -591,7 +591,7 @@ fn link_slots(
 
 /// The new generation's entries: old lines copied as they are to the data section, new ones
 /// already there, each entry given its link; counts of built and failed tasks go to `out`.
-#[allow(clippy::too_many_arguments)]
+#[expect(clippy::too_many_arguments)]
 fn new_entries(
     slots: Vec<EntryDraft>,
     dirs: &[(String, PathBuf)],

@@ -112,10 +112,7 @@ pub struct Stamp {
 
 /// Whether the store at `tasks_dir` is written by a host that replaces its task files by rename.
 pub fn writes_by_rename(tasks_dir: &Path) -> bool {
-    matches!(
-        roo_state::skeleton::source_in_path(tasks_dir),
-        Some("roo" | "zoo-code" | "kilo-code")
-    )
+    roo_formats::host::host_of_path(tasks_dir).is_some_and(|h| h.writes_by_rename)
 }
 
 /// Whether a store's most recently written tasks (by their newest file) each have a folder at

@@ -71,7 +71,7 @@ impl Copy {
 pub struct AlsoIn {
     /// The tasks folder holding the copy.
     pub tasks_dir: String,
-    /// Its host family (`roo`, `zoo-code`, `cline`, `kilo-code`), from the path.
+    /// Its host (a `HostSource` of `roo_formats::host::SOURCES`), from the path.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
     /// The copy's own folder.

@@ -13,7 +13,7 @@ pub struct ListQuery {
     /// Only tasks of this workspace: a path (compared after normalisation) or a bare folder name
     /// (the workspace's last folder).
     pub workspace: Option<String>,
-    /// Only tasks of this host family (`roo`, `zoo-code`, `cline`, `kilo-code`).
+    /// Only tasks of this host (a label of `roo_formats::host::SOURCES`).
     pub host: Option<String>,
     /// Only tasks of this mode (the slug, `code`, `orchestrator`, …; compared without case).
     pub mode: Option<String>,

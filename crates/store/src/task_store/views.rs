@@ -227,6 +227,25 @@ pub const HEADER_FIELDS: [&str; 17] = [
     "diagnostics",
 ];
 
+/// The position of `name` in [`HEADER_FIELDS`] (a name not there stops the build).
+const fn at(name: &str) -> usize {
+    let mut i = 0;
+    while i < HEADER_FIELDS.len() {
+        let (a, b) = (HEADER_FIELDS[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("not a header field")
+}
+
 /// A choice of a header's top-level fields (see [`HEADER_FIELDS`]): what a list view asks for
 /// instead of every instruction and every child's message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,7 +288,12 @@ impl Fields {
     /// Whether these fields include one the handle keeps apart (`childTasks`,
     /// `truncatedInstruction`, `childTaskInstructionPrefixes`).
     fn need_whole(self) -> bool {
-        self.has(4) || self.has(6) || self.has(8)
+        const APART: [usize; 3] = [
+            at("childTaskInstructionPrefixes"),
+            at("truncatedInstruction"),
+            at("childTasks"),
+        ];
+        APART.iter().any(|&i| self.has(i))
     }
 
     /// The header at `i` as these fields show it: whole ([`TaskStore::whole`]) when they include
@@ -302,40 +326,44 @@ impl Serialize for Picked<'_> {
             return s.serialize(ser);
         }
         let mut m = ser.serialize_map(None)?;
-        let name = |i: usize| HEADER_FIELDS[i];
+        // Each field under its JSON name, at its place in HEADER_FIELDS (a test holds the list to
+        // the struct's own serialisation).
         macro_rules! field {
-            ($i:expr, $v:expr) => {
-                if f.has($i) {
-                    m.serialize_entry(name($i), $v)?;
+            ($name:literal, $v:expr) => {
+                if f.has(at($name)) {
+                    m.serialize_entry($name, $v)?;
                 }
             };
         }
         macro_rules! optional {
-            ($i:expr, $v:expr) => {
-                if f.has($i) {
+            ($name:literal, $v:expr) => {
+                if f.has(at($name)) {
                     if let Some(v) = $v {
-                        m.serialize_entry(name($i), v)?;
+                        m.serialize_entry($name, v)?;
                     }
                 }
             };
         }
-        field!(0, &s.task_id);
-        optional!(1, &s.parent_task_id);
-        optional!(2, &s.sequence);
-        field!(3, &s.metadata);
-        field!(4, &s.child_task_instruction_prefixes);
-        field!(5, &s.is_completed);
-        optional!(6, &s.truncated_instruction);
-        optional!(7, &s.instruction);
-        field!(8, &s.child_tasks);
-        field!(9, &s.stored_links);
-        optional!(10, &s.parent_evidence);
-        optional!(11, &s.root_task_id);
-        field!(12, &s.api_totals);
-        field!(13, &s.files);
-        optional!(14, &s.created_at_ms);
-        optional!(15, &s.last_activity_ms);
-        field!(16, &s.diagnostics);
+        field!("taskId", &s.task_id);
+        optional!("parentTaskId", &s.parent_task_id);
+        optional!("sequence", &s.sequence);
+        field!("metadata", &s.metadata);
+        field!(
+            "childTaskInstructionPrefixes",
+            &s.child_task_instruction_prefixes
+        );
+        field!("isCompleted", &s.is_completed);
+        optional!("truncatedInstruction", &s.truncated_instruction);
+        optional!("instruction", &s.instruction);
+        field!("childTasks", &s.child_tasks);
+        field!("storedLinks", &s.stored_links);
+        optional!("parentEvidence", &s.parent_evidence);
+        optional!("rootTaskId", &s.root_task_id);
+        field!("apiTotals", &s.api_totals);
+        field!("files", &s.files);
+        optional!("createdAtMs", &s.created_at_ms);
+        optional!("lastActivityMs", &s.last_activity_ms);
+        field!("diagnostics", &s.diagnostics);
         m.end()
     }
 }
@@ -372,6 +400,64 @@ impl TaskStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A header with every optional field present.
+    fn full_header() -> ConversationSkeleton {
+        ConversationSkeleton {
+            task_id: "t".into(),
+            parent_task_id: Some("p".into()),
+            sequence: Some(Vec::new()),
+            truncated_instruction: Some("x".into()),
+            instruction: Some("x".into()),
+            parent_evidence: Some(roo_state::skeleton::ParentEvidence {
+                source: "history_item".into(),
+                confidence: 1.0,
+                matched_prefix: None,
+                new_task_ts: None,
+                match_kind: None,
+                gap_ms: None,
+                conflicts: Vec::new(),
+            }),
+            root_task_id: Some("p".into()),
+            created_at_ms: Some(1),
+            last_activity_ms: Some(2),
+            ..ConversationSkeleton::default()
+        }
+    }
+
+    /// HEADER_FIELDS is the struct's own list: the names its serialisation writes, in order; and a
+    /// header picked with every field named is the header itself.
+    #[test]
+    fn the_header_fields_are_the_skeletons_own() {
+        let s = full_header();
+        let whole = serde_json::to_value(&s).expect("json");
+        let names: Vec<&str> = whole
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(names, HEADER_FIELDS);
+        // Named one by one, all but the last (every field would be the default, which writes the
+        // struct itself): each written under its name, in order.
+        let last = HEADER_FIELDS.len() - 1;
+        let most = Fields::parse(&HEADER_FIELDS[..last]).expect("fields");
+        let picked = serde_json::to_value(most.pick(&s)).expect("json");
+        let mut want = whole.clone();
+        if let Some(o) = want.as_object_mut() {
+            o.shift_remove(HEADER_FIELDS[last]);
+        }
+        assert_eq!(picked, want);
+        assert_eq!(
+            picked.as_object().map(|o| o.keys().count()),
+            Some(HEADER_FIELDS.len() - 1)
+        );
+        let two = Fields::parse(&["apiTotals", "rootTaskId"]).expect("fields");
+        let picked = serde_json::to_value(two.pick(&s)).expect("json");
+        let keys: Vec<&String> = picked
+            .as_object()
+            .map(|o| o.keys().collect())
+            .unwrap_or_default();
+        assert_eq!(keys, ["taskId", "rootTaskId", "apiTotals"]);
+    }
 
     #[test]
     fn a_tree_nobody_asks_for_notes_changes_up_to_a_bound() {

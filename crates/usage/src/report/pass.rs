@@ -169,7 +169,13 @@ pub(super) struct Partial<S> {
     pub(super) task_costs: Vec<(usize, Sums)>,
     pub(super) history: Vec<HistoryDisagreement>,
     pub(super) input_below_cache: u64,
+    /// Records in range refused (see `records::record_problem`), and why for the first few.
+    pub(super) refused: u64,
+    pub(super) refused_why: Vec<String>,
 }
+
+/// Refused records whose reason a report repeats.
+const REFUSED_SHOWN: usize = 3;
 
 impl<S> Default for Partial<S> {
     fn default() -> Self {
@@ -181,6 +187,8 @@ impl<S> Default for Partial<S> {
             task_costs: Vec::new(),
             history: Vec::new(),
             input_below_cache: 0,
+            refused: 0,
+            refused_why: Vec::new(),
         }
     }
 }
@@ -209,6 +217,10 @@ impl Partial<Arc<str>> {
         self.task_costs.extend_from_slice(&later.task_costs);
         self.history.extend_from_slice(&later.history);
         self.input_below_cache += later.input_below_cache;
+        self.refused += later.refused;
+        let room = REFUSED_SHOWN.saturating_sub(self.refused_why.len());
+        self.refused_why
+            .extend(later.refused_why.iter().take(room).cloned());
     }
 }
 
@@ -232,6 +244,8 @@ impl Partial<&str> {
             task_costs: self.task_costs,
             history: self.history,
             input_below_cache: self.input_below_cache,
+            refused: self.refused,
+            refused_why: self.refused_why,
         }
     }
 }
@@ -389,6 +403,15 @@ impl<'a> Pass<'a> {
             let Some(usage) = self.index.task_at(t, &task.task_id) else {
                 continue;
             };
+            for r in &usage.refused {
+                if !self.in_range(days.day(r.ts)) {
+                    continue;
+                }
+                p.refused += 1;
+                if p.refused_why.len() < REFUSED_SHOWN {
+                    p.refused_why.push(r.why.clone());
+                }
+            }
             self.sum_records(t, task, usage, &mut days, &mut p);
             self.sum_activity(t, task, usage, &mut days, &mut p);
         }

@@ -1,4 +1,5 @@
 //! What the integration tests share: the bundled fixture stores and a handle over one of them.
+#![allow(dead_code)] // each test binary uses some of these helpers
 
 use roo_store::task_store::{OpenOptions, TaskStore};
 use roo_store::HostEnv;
