@@ -257,85 +257,13 @@ fn encode_header(out: &mut Out, s: &ConversationSkeleton, st: &Stamped) -> Optio
     } = s;
     out.str(task_id);
     out.opt_str(parent_task_id.as_deref());
-    let SkeletonMetadata {
-        title,
-        created_at,
-        last_activity,
-        mode,
-        message_count,
-        action_count,
-        total_size,
-        workspace,
-        data_source,
-        source,
-        dates_from,
-    } = metadata;
-    out.opt_str(title.as_deref());
-    out.str(created_at);
-    out.str(last_activity);
-    out.opt_str(mode.as_deref());
-    out.u32(*message_count);
-    out.u32(*action_count);
-    out.u64(*total_size);
-    out.opt_str(workspace.as_deref());
-    out.str(data_source);
-    out.str(source);
-    out.u8(DATES.iter().position(|d| d == dates_from)? as u8);
+    encode_metadata(out, metadata)?;
     out.bool(*is_completed);
     out.u32(child_tasks.len() as u32);
     for c in child_tasks {
-        let NewTaskInstruction {
-            ts,
-            mode,
-            message: _,
-            todos: _,
-            sources,
-            child_task_id,
-            completed_ts,
-        } = c;
-        out.opt_i64(*ts);
-        out.opt_str(mode.as_deref());
-        let mut mask = 0u8;
-        for src in sources {
-            mask |= 1 << CHILD_SOURCES.iter().position(|x| x == src)?;
-        }
-        out.u8(mask);
-        out.opt_str(child_task_id.as_deref());
-        out.opt_i64(*completed_ts);
+        encode_child(out, c)?;
     }
-    let StoredLinks {
-        history_item_parent,
-        metadata_parent,
-        root_task_id: stored_root,
-        child_ids,
-        status,
-    } = stored_links;
-    out.opt_str(history_item_parent.as_deref());
-    out.opt_str(metadata_parent.as_deref());
-    out.opt_str(stored_root.as_deref());
-    out.strs(child_ids);
-    out.opt_str(status.as_deref());
-    match parent_evidence {
-        None => out.u8(0),
-        Some(ParentEvidence {
-            source,
-            confidence,
-            matched_prefix,
-            new_task_ts,
-            match_kind,
-            gap_ms,
-            conflicts,
-        }) => {
-            out.u8(1);
-            out.str(source);
-            out.f64(*confidence);
-            out.opt_str(matched_prefix.as_deref());
-            out.opt_i64(*new_task_ts);
-            out.opt_str(match_kind.as_deref());
-            out.opt_i64(*gap_ms);
-            out.strs(conflicts);
-        }
-    }
+    encode_links(out, stored_links, parent_evidence.as_ref());
     out.opt_str(root_task_id.as_deref());
     let ApiTotalsOut {
         requests,
@@ -378,6 +306,99 @@ fn encode_header(out: &mut Out, s: &ConversationSkeleton, st: &Stamped) -> Optio
         }
     }
     Some(())
+}
+
+/// The metadata of a header ([`encode_header`]).
+fn encode_metadata(out: &mut Out, metadata: &SkeletonMetadata) -> Option<()> {
+    let SkeletonMetadata {
+        title,
+        created_at,
+        last_activity,
+        mode,
+        message_count,
+        action_count,
+        total_size,
+        workspace,
+        data_source,
+        source,
+        dates_from,
+    } = metadata;
+    out.opt_str(title.as_deref());
+    out.str(created_at);
+    out.str(last_activity);
+    out.opt_str(mode.as_deref());
+    out.u32(*message_count);
+    out.u32(*action_count);
+    out.u64(*total_size);
+    out.opt_str(workspace.as_deref());
+    out.str(data_source);
+    out.str(source);
+    out.u8(DATES.iter().position(|d| d == dates_from)? as u8);
+    Some(())
+}
+
+/// A child call of a header ([`encode_header`]).
+fn encode_child(out: &mut Out, c: &NewTaskInstruction) -> Option<()> {
+    let NewTaskInstruction {
+        ts,
+        mode,
+        message: _,
+        todos: _,
+        sources,
+        child_task_id,
+        completed_ts,
+    } = c;
+    out.opt_i64(*ts);
+    out.opt_str(mode.as_deref());
+    let mut mask = 0u8;
+    for src in sources {
+        mask |= 1 << CHILD_SOURCES.iter().position(|x| x == src)?;
+    }
+    out.u8(mask);
+    out.opt_str(child_task_id.as_deref());
+    out.opt_i64(*completed_ts);
+    Some(())
+}
+
+/// The stored links and the parent's evidence of a header ([`encode_header`]).
+fn encode_links(
+    out: &mut Out,
+    stored_links: &StoredLinks,
+    parent_evidence: Option<&ParentEvidence>,
+) {
+    let StoredLinks {
+        history_item_parent,
+        metadata_parent,
+        root_task_id: stored_root,
+        child_ids,
+        status,
+    } = stored_links;
+    out.opt_str(history_item_parent.as_deref());
+    out.opt_str(metadata_parent.as_deref());
+    out.opt_str(stored_root.as_deref());
+    out.strs(child_ids);
+    out.opt_str(status.as_deref());
+    match parent_evidence {
+        None => out.u8(0),
+        Some(ParentEvidence {
+            source,
+            confidence,
+            matched_prefix,
+            new_task_ts,
+            match_kind,
+            gap_ms,
+            conflicts,
+        }) => {
+            out.u8(1);
+            out.str(source);
+            out.f64(*confidence);
+            out.opt_str(matched_prefix.as_deref());
+            out.opt_i64(*new_task_ts);
+            out.opt_str(match_kind.as_deref());
+            out.opt_i64(*gap_ms);
+            out.strs(conflicts);
+        }
+    }
 }
 
 fn decode_header(r: &mut In<'_>) -> Option<(ConversationSkeleton, Stamped)> {
