@@ -59,6 +59,9 @@ pub struct TaskListQuery {
     pub until: Option<f64>,
     /// Only tasks without a parent.
     pub roots_only: Option<bool>,
+    /// Only the top tasks of the forest (a tree's top nodes): without a parent, or whose parent
+    /// is not among the handle's tasks.
+    pub top_only: Option<bool>,
     pub offset: Option<u32>,
     pub limit: Option<u32>,
     /// The order (default `lastActivity`): dates newest first, counts, size and cost largest
@@ -115,6 +118,7 @@ impl TryFrom<TaskListQuery> for ListQuery {
             since_ms: q.since.map(|t| t as i64),
             until_ms: q.until.map(|t| t as i64),
             roots_only: q.roots_only.unwrap_or(false),
+            top_only: q.top_only.unwrap_or(false),
             offset: q.offset.unwrap_or(0) as usize,
             limit: q.limit.map(|l| l as usize),
             sort,
@@ -410,6 +414,15 @@ impl TaskStore {
             env,
             &roo_store::task_store::TaskStore::shared_across(&stores),
         )
+    }
+
+    /// The shortest prefix, at least `min` characters (default 8), that names each of `ids`
+    /// alone among the handle's tasks, as a lookup by prefix takes it (in any case).
+    #[napi]
+    pub fn short_ids(&self, ids: Vec<String>, min: Option<u32>) -> napi::Result<Vec<String>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        let min = min.map_or(roo_store::find::SHORT_ID_MIN, |m| m as usize);
+        Ok(store.short_ids(&ids, min))
     }
 
     /// Ancestors of a task, nearest first.

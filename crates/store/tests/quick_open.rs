@@ -236,3 +236,40 @@ fn a_partial_handle_whose_cache_moved_on_reads_its_tasks_from_their_folders() {
         text(reference.headers_json(Fields::default()).expect("headers"))
     );
 }
+
+#[test]
+fn the_trees_of_some_tasks_are_their_subtrees_of_the_whole_forest() {
+    let (_tmp, tasks, root) = store();
+    // Links of every kind, subtasks among them; a parent removed so that its children are tops
+    // whose parent is missing.
+    copy_dir(&fixture_tasks("history-item-v3.50"), &tasks);
+    copy_dir(&fixture_tasks("stack-era-v3.20"), &tasks);
+    fs::remove_dir_all(tasks.join("019cd6ce-1c9e-7be9-a324-5dcc53ca83b6")).expect("rm root");
+    let s = quick(&tasks, &root);
+    let ids: Vec<String> = s.skeletons().iter().map(|k| k.task_id.clone()).collect();
+    for depth in [None, Some(0), Some(1)] {
+        for id in &ids {
+            let one = serde_json::to_string(&s.trees_view(std::slice::from_ref(id), depth))
+                .expect("json");
+            let opts = TreeOptions {
+                root_id: Some(id.clone()),
+                max_depth: depth,
+                ..TreeOptions::default()
+            };
+            let whole = serde_json::to_string(&s.tree_view(&opts)).expect("json");
+            assert_eq!(one, whole, "{id} {depth:?}");
+        }
+        // Several at once, in the order given.
+        let all = serde_json::to_string(&s.trees_view(&ids, depth)).expect("json");
+        let each: Vec<serde_json::Value> = (ids.iter())
+            .flat_map(|id| {
+                serde_json::to_value(s.trees_view(std::slice::from_ref(id), depth))
+                    .expect("json")
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect();
+        assert_eq!(all, serde_json::to_string(&each).expect("json"));
+    }
+}

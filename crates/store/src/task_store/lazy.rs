@@ -56,8 +56,14 @@ impl TaskStore {
         };
         let tasks_dir = cache::checked_tasks_dir(dir).ok()?;
         cache::check_cache_root(root, &tasks_dir).ok()?;
-        let summary = cache::read_summary(root, &tasks_dir)?;
+        // The folders are listed while the summary is read: the first refresh needs both.
+        let (summary, listed) = rayon::join(
+            || cache::read_summary(root, &tasks_dir),
+            || cache::list_tasks(&tasks_dir),
+        );
+        let summary = summary?;
         let mut store = TaskStore::empty(opts);
+        store.listed = listed.ok();
         store.stores.push(StoreInfo {
             tasks_dir: tasks_dir.display().to_string(),
             host: roo_state::skeleton::source_in_path(&tasks_dir).map(str::to_owned),

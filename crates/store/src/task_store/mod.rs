@@ -190,6 +190,8 @@ pub struct TaskStore {
     partial: bool,
     /// When this handle last wrote its store's summary.
     summary_at: Option<Instant>,
+    /// The first store's folders, listed while the summary was read (the first refresh's).
+    listed: Option<Vec<(String, PathBuf)>>,
 }
 
 /// A task parsed by a refresh: its store, id, signature, unlinked header (or why it has none).
@@ -306,6 +308,7 @@ impl TaskStore {
             copies: Vec::new(),
             partial: false,
             summary_at: None,
+            listed: None,
         }
     }
 
@@ -679,42 +682,6 @@ impl TaskStore {
     /// Tasks without a skeleton and stores that could not be read.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
-    }
-
-    /// A task by its id, or by a prefix of it that only one id starts with.
-    pub fn lookup(&self, id_or_prefix: &str) -> Lookup {
-        if id_or_prefix.is_empty() {
-            return Lookup::NotFound;
-        }
-        if let Some(i) = self.position_of(id_or_prefix) {
-            return Lookup::Found(i);
-        }
-        // Ids are sorted: the matches are one run.
-        let from = self
-            .skeletons
-            .partition_point(|s| s.task_id.as_str() < id_or_prefix);
-        let matches: Vec<usize> = (from..self.skeletons.len())
-            .take_while(|&i| self.skeletons[i].task_id.starts_with(id_or_prefix))
-            .take(6)
-            .collect();
-        match matches.as_slice() {
-            [] => Lookup::NotFound,
-            [one] => Lookup::Found(*one),
-            many => Lookup::Ambiguous(
-                many.iter()
-                    .take(5)
-                    .map(|&i| self.skeletons[i].task_id.clone())
-                    .collect(),
-            ),
-        }
-    }
-
-    /// A task's header by id or unique prefix.
-    pub fn get(&self, id_or_prefix: &str) -> std::result::Result<&ConversationSkeleton, Lookup> {
-        match self.lookup(id_or_prefix) {
-            Lookup::Found(i) => self.skeletons.get(i).ok_or(Lookup::NotFound),
-            other => Err(other),
-        }
     }
 
     /// The linked headers, whole, sorted by task id (the handle given up).
