@@ -183,6 +183,11 @@ describe('house rules', () => {
     expect(missingCitations(text)).toEqual([])
   })
 
+  it('docs/checklists.md cites only paths, names and tests that exist', () => {
+    const text = fs.readFileSync(path.join(repoRoot, 'docs', 'checklists.md'), 'utf8')
+    expect(missingCitations(text)).toEqual([])
+  })
+
   it('finds a cited path or name that does not exist', () => {
     const text = 'See `crates/state/src/skeleton/mod.rs`, `crates/nowhere.rs`, `TaskStore::refresh`, `no_such_function_here` and `roo-js`, `roo-nothing`.'
     expect(missingCitations(text)).toEqual(['crates/nowhere.rs', 'no_such_function_here', 'roo-nothing'])

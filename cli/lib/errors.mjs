@@ -20,7 +20,30 @@ export const EXIT = Object.freeze({
   ABORTED: 130,
 })
 
-const EXIT_BY_CODE = {
+/**
+ * The codes the CLI and the MCP server raise themselves, beside the binding's `ErrorCode`s
+ * (index.d.ts): every code below, in the hints and in a `RooStateError` of cli/, is one or the
+ * other (`__tests__/error-codes.test.ts`).
+ */
+export const CLI_CODES = Object.freeze({
+  /** A bad command line or MCP call, found before the binding is called. */
+  USAGE: 'USAGE',
+  /** Something failed that carries no code of its own. */
+  FAILED: 'FAILED',
+  /** No task store was found, and none was named. */
+  NO_STORE: 'NO_STORE',
+  /** Several stores were found where one is needed. */
+  AMBIGUOUS_STORE: 'AMBIGUOUS_STORE',
+  /** This build lacks the function or the feature. */
+  NOT_AVAILABLE: 'NOT_AVAILABLE',
+  /** A task with no API history, for a command that replays it. */
+  NO_API_HISTORY: 'NO_API_HISTORY',
+  /** `diagnose` found the store unhealthy. */
+  UNHEALTHY: 'UNHEALTHY',
+})
+
+/** The exit code of each error code; any other exits with `EXIT.FAILED`. */
+export const EXIT_BY_CODE = {
   USAGE: EXIT.USAGE,
   INVALID_ARGUMENT: EXIT.USAGE,
   INVALID_CONFIG: EXIT.USAGE,
@@ -45,7 +68,7 @@ const EXIT_BY_CODE = {
 }
 
 /** What to do next, per code (the message already says what happened). */
-const HINTS = {
+export const HINTS = {
   TASK_NOT_FOUND:
     'List the task ids with `roo-state tree` (or `roo-state scan`); if the task is in another store, pass --tasks-dir.',
   INVALID_PATH:
@@ -78,7 +101,7 @@ const HINTS = {
 }
 
 /** The same, for a caller of the MCP tools (arguments instead of options). */
-const MCP_HINTS = {
+export const MCP_HINTS = {
   ...HINTS,
   TASK_NOT_FOUND: 'List the task ids with get_task_tree or list_tasks; if the task is in another store, give tasksDir.',
   INVALID_PATH: 'Check the path: tasksDir must be one of this server\'s stores (its tasks/ folder or the storage folder holding it); discover_roo_storage lists the stores found.',

@@ -156,6 +156,15 @@ impl WriterLock {
         &self.path
     }
 
+    /// Note in the lock file that this writer is about to take the extension's file lock
+    /// `lock_dir`: if it is killed between making that folder and [`WriterLock::note_holding`],
+    /// the next writer still knows the folder is its own (made after this note, within the few
+    /// seconds a writer waits for a lock).
+    pub fn note_acquiring(&mut self, lock_dir: &Path) {
+        self.note["holding"] = serde_json::json!({ "lock": lock_dir.display().to_string() });
+        self.write_note();
+    }
+
     /// Note in the lock file that this writer holds the extension's file lock `lock_dir` (a
     /// `proper-lockfile` folder, made at `mtime_ns`): if this process is killed before
     /// [`WriterLock::note_released`], the next writer of the store removes that folder rather than
@@ -182,25 +191,46 @@ impl WriterLock {
         self.cleared.as_deref()
     }
 
+    /// The note is one line, written over the old one and then cut to its length: a kill between
+    /// the two leaves the new note on the first line, never an empty file.
     fn write_note(&mut self) {
         use std::io::{Seek, SeekFrom};
-        let _ = self.file.set_len(0);
-        let _ = self.file.seek(SeekFrom::Start(0));
-        let _ = writeln!(self.file, "{}", self.note);
+        let line = format!("{}\n", self.note);
+        if self.file.seek(SeekFrom::Start(0)).is_ok()
+            && self.file.write_all(line.as_bytes()).is_ok()
+        {
+            let _ = self.file.set_len(line.len() as u64);
+        }
     }
 }
 
-/// The extension file lock a killed writer noted in the lock file `file` and left as it made it
-/// (the folder still there, with the modification time it noted): removed, and returned.
+/// How long after its "about to take" note a writer can have made the lock folder: its waits for
+/// the lock (3.3 s in all) and slack. The extension takes a lock over only once it is 31 s old.
+const ACQUIRING_WINDOW_NS: i64 = 10_000_000_000;
+
+/// The extension file lock a killed writer noted in the lock file `file` and left as it made it,
+/// removed and returned: the folder still there with the modification time noted, or, when the
+/// writer was killed while taking it, made after the note (the note file's own modification time)
+/// and within [`ACQUIRING_WINDOW_NS`] of it.
 fn clear_left_holding(file: &mut File) -> Option<PathBuf> {
-    use std::io::Read;
+    use std::io::{Read, Seek, SeekFrom};
+    let noted_at = crate::fsutil::mtime_ns(&file.metadata().ok()?);
+    file.seek(SeekFrom::Start(0)).ok()?;
     let mut text = String::new();
     file.read_to_string(&mut text).ok()?;
-    let note: serde_json::Value = serde_json::from_str(text.trim()).ok()?;
-    let lock = PathBuf::from(note.get("holding")?.get("lock")?.as_str()?);
-    let mtime = note.get("holding")?.get("mtimeNs")?.as_i64()?;
+    let note: serde_json::Value = serde_json::from_str(text.lines().next()?.trim()).ok()?;
+    let holding = note.get("holding")?;
+    let lock = PathBuf::from(holding.get("lock")?.as_str()?);
     let md = fs::symlink_metadata(&lock).ok()?;
-    if !md.is_dir() || crate::fsutil::mtime_ns(&md) != mtime {
+    if !md.is_dir() {
+        return None;
+    }
+    let made = crate::fsutil::mtime_ns(&md);
+    let ours = match holding.get("mtimeNs").and_then(serde_json::Value::as_i64) {
+        Some(noted) => made == noted,
+        None => made >= noted_at && made - noted_at <= ACQUIRING_WINDOW_NS,
+    };
+    if !ours {
         return None;
     }
     fs::remove_dir(&lock).ok()?;
@@ -264,7 +294,9 @@ fn remove_stale(dir: &Path, keep: &Path) {
         if p == keep || p.extension().is_none_or(|x| x != "lock") {
             continue;
         }
-        if let Ok(Some(file)) = try_lock_file(&p) {
+        if let Ok(Some(mut file)) = try_lock_file(&p) {
+            // Its holder was killed: an extension file lock it noted goes with it.
+            let _ = clear_left_holding(&mut file);
             let _ = fs::remove_file(&p);
             let _ = FileExt::unlock(&file);
         }

@@ -285,9 +285,16 @@ fn create_noted(
     record: &serde_json::Map<String, serde_json::Value>,
     writer: Option<&mut crate::lock::WriterLock>,
 ) -> Result<bool> {
-    let lock = history_file::FileLock::acquire(hi_path)?;
     let Some(writer) = writer else {
-        return history_file::create_if_missing_locked(&lock, hi_path, record);
+        return history_file::create_if_missing(hi_path, record);
+    };
+    writer.note_acquiring(&history_file::FileLock::path_for(hi_path));
+    let lock = match history_file::FileLock::acquire(hi_path) {
+        Ok(lock) => lock,
+        Err(e) => {
+            writer.note_released();
+            return Err(e);
+        }
     };
     writer.note_holding(lock.dir(), lock.mtime_ns());
     let written = history_file::create_if_missing_locked(&lock, hi_path, record);

@@ -150,24 +150,110 @@ impl MessageKind {
     /// and the extractor's calls both come from it, and are paired by position.
     pub fn tool_call_kind(&self) -> Option<ToolCallKind> {
         match self {
-            MessageKind::Ask(Ask::Tool) | MessageKind::Say(Say::Tool) => Some(ToolCallKind::Tool),
-            MessageKind::Ask(Ask::Command) | MessageKind::Say(Say::Command) => {
-                Some(ToolCallKind::Command)
-            }
-            MessageKind::Ask(Ask::UseMcpServer) | MessageKind::Say(Say::UseMcpServer) => {
-                Some(ToolCallKind::Mcp)
-            }
-            MessageKind::Ask(Ask::BrowserActionLaunch)
-            | MessageKind::Say(Say::BrowserActionLaunch | Say::BrowserAction) => {
-                Some(ToolCallKind::Browser)
-            }
-            _ => None,
+            MessageKind::Ask(a) => ask_call(a),
+            MessageKind::Say(s) => say_call(s),
+            MessageKind::Other(_) => None,
         }
     }
 
     /// A message that records one tool call ([`MessageKind::tool_call_kind`]).
     pub fn is_tool_call(&self) -> bool {
         self.tool_call_kind().is_some()
+    }
+}
+
+/// The tool call an ask records, decided for every value (no catch-all: a new value does not
+/// compile until it is placed here).
+fn ask_call(a: &Ask) -> Option<ToolCallKind> {
+    match a {
+        Ask::Tool => Some(ToolCallKind::Tool),
+        Ask::Command => Some(ToolCallKind::Command),
+        Ask::UseMcpServer => Some(ToolCallKind::Mcp),
+        Ask::BrowserActionLaunch => Some(ToolCallKind::Browser),
+        Ask::Followup
+        | Ask::CommandOutput
+        | Ask::CompletionResult
+        | Ask::ApiReqFailed
+        | Ask::ResumeTask
+        | Ask::ResumeCompletedTask
+        | Ask::MistakeLimitReached
+        | Ask::AutoApprovalMaxReqReached
+        | Ask::PlanModeRespond
+        | Ask::ActModeRespond
+        | Ask::NewTask
+        | Ask::Condense
+        | Ask::SummarizeTask
+        | Ask::ReportBug
+        | Ask::UseSubagents
+        | Ask::PaymentRequiredPrompt
+        | Ask::InvalidModel
+        | Ask::CheckpointRestore
+        | Ask::RequestLimitReached
+        | Ask::Other(_) => None,
+    }
+}
+
+/// The tool call a say records, decided for every value as [`ask_call`] (the `say` twins Cline
+/// writes for auto-approved calls, and `say:"browser_action"` steps).
+fn say_call(s: &Say) -> Option<ToolCallKind> {
+    match s {
+        Say::Tool => Some(ToolCallKind::Tool),
+        Say::Command => Some(ToolCallKind::Command),
+        Say::UseMcpServer => Some(ToolCallKind::Mcp),
+        Say::BrowserAction | Say::BrowserActionLaunch => Some(ToolCallKind::Browser),
+        Say::Error
+        | Say::ApiReqStarted
+        | Say::ApiReqFinished
+        | Say::ApiReqRetried
+        | Say::ApiReqRetryDelayed
+        | Say::ApiReqRateLimitWait
+        | Say::ApiReqDeleted
+        | Say::Text
+        | Say::Image
+        | Say::Reasoning
+        | Say::CompletionResult
+        | Say::UserFeedback
+        | Say::UserFeedbackDiff
+        | Say::CommandOutput
+        | Say::ShellIntegrationWarning
+        | Say::McpServerRequestStarted
+        | Say::McpServerResponse
+        | Say::SubtaskResult
+        | Say::CheckpointSaved
+        | Say::RooignoreError
+        | Say::DiffError
+        | Say::CondenseContext
+        | Say::CondenseContextError
+        | Say::SlidingWindowTruncation
+        | Say::CodebaseSearchResult
+        | Say::UserEditTodos
+        | Say::TooManyToolsWarning
+        | Say::BrowserActionResult
+        | Say::BrowserSessionStatus
+        | Say::Task
+        | Say::ErrorRetry
+        | Say::ShellIntegrationWarningWithSuggestion
+        | Say::McpNotification
+        | Say::DeletedApiReqs
+        | Say::ClineignoreError
+        | Say::CommandPermissionDenied
+        | Say::CheckpointCreated
+        | Say::LoadMcpDocumentation
+        | Say::GenerateExplanation
+        | Say::Info
+        | Say::TaskProgress
+        | Say::HookStatus
+        | Say::HookOutputStream
+        | Say::Subagent
+        | Say::UseSubagents
+        | Say::SubagentUsage
+        | Say::ConditionalRulesApplied
+        | Say::InspectSiteResult
+        | Say::NewTaskStarted
+        | Say::NewTask
+        | Say::ApiCost
+        | Say::TaskCompleted
+        | Say::Other(_) => None,
     }
 }
 
