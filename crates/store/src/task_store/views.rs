@@ -26,6 +26,8 @@ pub(super) struct Views {
     tree: Mutex<Option<KeptTree>>,
     /// Every task name in lower case, sorted ([`crate::find::short_id`]).
     folded: Mutex<Option<Arc<Vec<String>>>>,
+    /// Whether each task is a top task of the handle's forest, by position.
+    tops: Mutex<Option<Arc<Vec<bool>>>>,
 }
 
 /// The most changes a kept tree notes before it is dropped.
@@ -83,6 +85,7 @@ impl Views {
     fn note(&mut self, note: impl FnOnce(&mut KeptTree)) {
         *self.orders.get_mut().unwrap_or_else(|e| e.into_inner()) = Vec::new();
         *self.folded.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.tops.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
         let tree = self.tree.get_mut().unwrap_or_else(|e| e.into_inner());
         if let Some(kept) = tree {
             note(kept);
@@ -113,6 +116,12 @@ impl Views {
     pub(super) fn folded(&self, make: impl FnOnce() -> Vec<String>) -> Arc<Vec<String>> {
         let mut folded = self.folded.lock().unwrap_or_else(|e| e.into_inner());
         folded.get_or_insert_with(|| Arc::new(make())).clone()
+    }
+
+    /// Whether each task is a top task, by position: made once and kept.
+    pub(super) fn tops(&self, make: impl FnOnce() -> Vec<bool>) -> Arc<Vec<bool>> {
+        let mut tops = self.tops.lock().unwrap_or_else(|e| e.into_inner());
+        tops.get_or_insert_with(|| Arc::new(make())).clone()
     }
 
     /// The JSON of the tree of `key`: built once and kept; patched after changes in place,
