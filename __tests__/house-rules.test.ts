@@ -183,6 +183,19 @@ describe('house rules', () => {
     expect(missingCitations(text)).toEqual([])
   })
 
+  it('no list of hosts, usage groups or cost modes is written out in cli/: they come from the registry', () => {
+    expect(listsWrittenOut(trackedSources().filter((f) => /^cli\/.*\.mjs$/.test(f) && !f.endsWith('.generated.mjs')))).toEqual([])
+  })
+
+  it('finds a list written out', () => {
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'house-lists-'))
+    fs.writeFileSync(
+      path.join(dir, 'a.mjs'),
+      "const h = ['roo', 'cline', 'kilo-code']\nconst two = ['models', 'modes']\nconst g = `[daily|weekly|tasks]`\nhelp: 'roo, zoo-code or cline'\nif (x === 'tasks') y('daily', 'hosts')\n",
+    )
+    expect(listsWrittenOut(['a.mjs'], dir)).toEqual(['a.mjs:1 (roo, cline, kilo-code)', 'a.mjs:3 (daily, weekly, tasks)', 'a.mjs:4 (roo, zoo-code, cline)'])
+  })
+
   it('docs/checklists.md cites only paths, names and tests that exist', () => {
     const text = fs.readFileSync(path.join(repoRoot, 'docs', 'checklists.md'), 'utf8')
     expect(missingCitations(text)).toEqual([])
@@ -201,6 +214,37 @@ describe('house rules', () => {
     expect(stale).toEqual([])
   })
 })
+
+/**
+ * The lines of `files` (paths under `root`) that write out three or more values of one registry
+ * list (host labels, usage groups, cost modes) in a row, in an array or in prose ("a, b or c"): a
+ * list that would not follow a change of the registry (`cli/lib/registry.generated.mjs`).
+ */
+export function listsWrittenOut(files: string[], root = repoRoot): string[] {
+  const registry = fs.readFileSync(path.join(repoRoot, 'cli', 'lib', 'registry.generated.mjs'), 'utf8')
+  const listOf = (name: string): string[] =>
+    JSON.parse(new RegExp(`export const ${name} = Object\\.freeze\\((\\[[^\\]]*\\])\\)`).exec(registry)?.[1] ?? '[]')
+  const lists = ['HOST_SOURCES', 'USAGE_GROUPS', 'COST_MODES'].map(listOf)
+  const out: string[] = []
+  for (const f of files) {
+    fs.readFileSync(path.join(root, f), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        const words = line.split(/[^a-z-]+/).filter((w) => w && w !== 'or' && w !== 'and')
+        for (const list of lists) {
+          let run: string[] = []
+          for (const w of [...words, '']) {
+            if (list.includes(w) && !run.includes(w)) run.push(w)
+            else {
+              if (run.length >= 3) out.push(`${f}:${i + 1} (${run.join(', ')})`)
+              run = list.includes(w) ? [w] : []
+            }
+          }
+        }
+      })
+  }
+  return out
+}
 
 /**
  * The cycles among `files` (paths under `root`) of the requires and imports a module makes as it

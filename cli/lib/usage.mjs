@@ -9,12 +9,13 @@ import { watchUsage } from './usage-watch.mjs'
 
 export { renderUsage, tokens, usageCsv }
 
-export const GROUPS = ['daily', 'weekly', 'monthly', 'yearly', 'tasks', 'conversations', 'models', 'workspaces', 'hosts', 'modes']
-export const TIME_GROUPS = ['daily', 'weekly', 'monthly', 'yearly']
-export const COST_MODES = ['auto', 'recorded', 'calculate']
+import { COST_MODES, HOST_SOURCES, TIME_GROUPS, USAGE_GROUPS } from './registry.generated.mjs'
+
+export const GROUPS = USAGE_GROUPS
+export { COST_MODES, TIME_GROUPS }
 export const ORDERS = ['asc', 'desc']
 /** The hosts a report can be narrowed to (a task's `source`). */
-export const HOSTS = ['roo', 'zoo-code', 'cline', 'kilo-code']
+export const HOSTS = HOST_SOURCES
 
 /** One handle over all the stores of a selection, kept for the process (the MCP server refreshes it per call). */
 const handles = new Map()
@@ -82,7 +83,7 @@ function reportOptions(ctx, group) {
 
 export const usageCommands = {
   usage: {
-    args: `[${GROUPS.slice(0, 8).join('|')}|hosts|modes]`,
+    args: `[${GROUPS.join('|')}]`,
     summary: 'tokens and cost by day, week, month, year, task, conversation, model, workspace, host or mode',
     options: {
       since: { type: 'string', arg: 'DATE', help: 'from this day (YYYY-MM-DD, in --tz)' },

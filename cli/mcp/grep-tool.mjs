@@ -6,6 +6,7 @@
 import { z } from 'zod'
 import { KINDS, grep } from '../lib/grep.mjs'
 import { confinedStore } from '../lib/stores.mjs'
+import { HOST_SOURCES } from '../lib/registry.generated.mjs'
 
 /** @type {import('./tools.mjs').Tool} */
 export const grepTool = {
@@ -21,7 +22,7 @@ export const grepTool = {
     context: z.int().min(0).max(20).describe('Lines of the same message before and after each match (default 0).').optional(),
     maxMatches: z.int().min(1).max(10000).describe('Matches returned at most (default 200).').optional(),
     workspace: z.string().describe('A workspace path, or just its folder name.').optional(),
-    host: z.enum(['roo', 'zoo-code', 'cline', 'kilo-code']).describe('Only tasks of this host.').optional(),
+    host: z.enum(HOST_SOURCES).describe('Only tasks of this host.').optional(),
     dateRange: z
       .strictObject({
         startDate: z.string().describe('ISO 8601 date or date-time (inclusive).').optional(),

@@ -12,6 +12,7 @@ import { configureFromTool, exportWrites } from './confine.mjs'
 import { grepTool } from './grep-tool.mjs'
 import { trackerTools } from './tracker-tools.mjs'
 import { usageTools } from './usage-tools.mjs'
+import { HOST_SOURCES } from '../lib/registry.generated.mjs'
 
 const tasksDir = z
   .string()
@@ -243,7 +244,7 @@ export const tools = [
       limit: count(1, 'Tasks to return (default 10).', 100),
       workspace: opt(z.string(), 'A workspace path, or just its folder name.'),
       mode: oneOf(['semantic', 'lexical', 'hybrid'], 'Default: hybrid when the index has a model, else lexical.'),
-      host: oneOf(['roo', 'zoo-code', 'cline', 'kilo-code'], 'Only tasks of this host.'),
+      host: oneOf([...HOST_SOURCES], 'Only tasks of this host.'),
       taskId: opt(z.string().min(1), 'Only this task (full id or a unique prefix) and its subtasks.'),
     },
     annotations: readOnly,
