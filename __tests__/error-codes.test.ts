@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { repoRoot } from './helpers'
 // @ts-expect-error -- plain ES module without declarations
-import { CLI_CODES, EXIT_BY_CODE, HINTS, MCP_HINTS } from '../cli/lib/errors.mjs'
+import { CLI_CODES, EXIT_BY_CODE, HINTS, MCP_HINTS, describeError } from '../cli/lib/errors.mjs'
 
 const read = (rel: string) => fs.readFileSync(path.join(repoRoot, rel), 'utf8')
 
@@ -88,6 +88,16 @@ describe('error codes', () => {
     const thrown = thrownByCli()
     expect(thrown).toContain('NO_STORE')
     expect(thrown.filter((c) => !known.has(c))).toEqual([])
+  })
+
+  it('a panic caught in a synchronous call is one INTERNAL line', () => {
+    const panic = Object.assign(new Error('index out of bounds\nat page 3'), { code: 'GenericFailure' })
+    for (const audience of ['cli', 'mcp']) {
+      const d = describeError(panic, audience)
+      expect(d.code).toBe('INTERNAL')
+      expect(d.message).not.toContain('\n')
+      expect(d.message).toContain('index out of bounds at page 3')
+    }
   })
 
   it('finds an unknown code', () => {

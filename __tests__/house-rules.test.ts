@@ -183,6 +183,34 @@ describe('house rules', () => {
     expect(missingCitations(text)).toEqual([])
   })
 
+  it('no list of hosts, usage groups or cost modes is written out in cli/: they come from the registry', () => {
+    expect(listsWrittenOut(trackedSources().filter((f) => /^cli\/.*\.mjs$/.test(f) && !f.endsWith('.generated.mjs')))).toEqual([])
+  })
+
+  it('finds a list written out', () => {
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'house-lists-'))
+    fs.writeFileSync(
+      path.join(dir, 'a.mjs'),
+      "const h = ['roo', 'cline', 'kilo-code']\nconst two = ['models', 'modes']\nconst g = `[daily|weekly|tasks]`\nhelp: 'roo, zoo-code or cline'\nif (x === 'tasks') y('daily', 'hosts')\n",
+    )
+    expect(listsWrittenOut(['a.mjs'], dir)).toEqual(['a.mjs:1 (roo, cline, kilo-code)', 'a.mjs:3 (daily, weekly, tasks)', 'a.mjs:4 (roo, zoo-code, cline)'])
+  })
+
+  it('every function the binding exports turns a panic into a JavaScript error (catch_unwind)', () => {
+    const files = trackedSources().filter((f) => /^crates\/napi\/src\/.*\.rs$/.test(f))
+    expect(files.length).toBeGreaterThan(10)
+    expect(unguardedExports(files)).toEqual([])
+  })
+
+  it('finds an exported function without catch_unwind', () => {
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'house-napi-'))
+    fs.writeFileSync(
+      path.join(dir, 'a.rs'),
+      '#[napi(object)]\npub struct S { pub a: u32 }\n#[napi]\npub fn bare() {}\n/// doc\n#[napi(\n    catch_unwind,\n    js_name = "x"\n)]\npub fn guarded() {}\n#[napi(ts_return_type = "T")]\n#[expect(clippy::x, reason = "y")]\npub async fn typed() {}\n#[napi(constructor)]\npub fn new() -> Self {}\n',
+    )
+    expect(unguardedExports(['a.rs'], dir)).toEqual(['a.rs:3 bare', 'a.rs:11 typed'])
+  })
+
   it('docs/checklists.md cites only paths, names and tests that exist', () => {
     const text = fs.readFileSync(path.join(repoRoot, 'docs', 'checklists.md'), 'utf8')
     expect(missingCitations(text)).toEqual([])
@@ -201,6 +229,65 @@ describe('house rules', () => {
     expect(stale).toEqual([])
   })
 })
+
+/**
+ * The lines of `files` (paths under `root`) that write out three or more values of one registry
+ * list (host labels, usage groups, cost modes) in a row, in an array or in prose ("a, b or c"): a
+ * list that would not follow a change of the registry (`cli/lib/registry.generated.mjs`).
+ */
+export function listsWrittenOut(files: string[], root = repoRoot): string[] {
+  const registry = fs.readFileSync(path.join(repoRoot, 'cli', 'lib', 'registry.generated.mjs'), 'utf8')
+  const listOf = (name: string): string[] =>
+    JSON.parse(new RegExp(`export const ${name} = Object\\.freeze\\((\\[[^\\]]*\\])\\)`).exec(registry)?.[1] ?? '[]')
+  const lists = ['HOST_SOURCES', 'USAGE_GROUPS', 'COST_MODES'].map(listOf)
+  const out: string[] = []
+  for (const f of files) {
+    fs.readFileSync(path.join(root, f), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        const words = line.split(/[^a-z-]+/).filter((w) => w && w !== 'or' && w !== 'and')
+        for (const list of lists) {
+          let run: string[] = []
+          for (const w of [...words, '']) {
+            if (list.includes(w) && !run.includes(w)) run.push(w)
+            else {
+              if (run.length >= 3) out.push(`${f}:${i + 1} (${run.join(', ')})`)
+              run = list.includes(w) ? [w] : []
+            }
+          }
+        }
+      })
+  }
+  return out
+}
+
+/**
+ * The functions of `files` (Rust sources of the binding, under `root`) exported with a `#[napi]`
+ * attribute that lacks `catch_unwind` (constructors aside): a panic inside one would unwind out of
+ * a Node-API callback and end the whole process instead of throwing. As `file:line name`.
+ */
+export function unguardedExports(files: string[], root = repoRoot): string[] {
+  const out: string[] = []
+  for (const f of files) {
+    const lines = fs.readFileSync(path.join(root, f), 'utf8').split('\n')
+    for (let i = 0; i < lines.length; i++) {
+      if (!/^\s*#\[napi(\]|\()/.test(lines[i])) continue
+      let j = i
+      let depth = 0
+      do {
+        depth += (lines[j].match(/\[/g) ?? []).length - (lines[j].match(/\]/g) ?? []).length
+        j++
+      } while (depth > 0 && j < lines.length)
+      const attr = lines.slice(i, j).join(' ')
+      let k = j
+      while (k < lines.length && /^\s*(#\[|\/\/)/.test(lines[k])) k++
+      const fn = /^\s*(?:pub(?:\([a-z]+\))? )?(?:async )?fn ([a-z_0-9]+)/.exec(lines[k] ?? '')
+      if (fn && !/catch_unwind|constructor/.test(attr)) out.push(`${f}:${i + 1} ${fn[1]}`)
+      i = j - 1
+    }
+  }
+  return out
+}
 
 /**
  * The cycles among `files` (paths under `root`) of the requires and imports a module makes as it

@@ -8,7 +8,7 @@ export type UsageGroup = "daily" | "weekly" | "monthly" | "yearly" | "tasks" | "
 /**
  * Which cost a record counts.
  */
-export type UsageCostMode = "recorded" | "calculate" | "auto";
+export type UsageCostMode = "auto" | "recorded" | "calculate";
 
 /**
  * The order of the rows.

@@ -155,6 +155,12 @@ export function describeError(err, audience = 'cli', command) {
       else code = 'IO_ERROR'
     }
     if (err.name === 'AbortError') code = 'ABORTED'
+    // A panic inside a synchronous call of the binding (caught there, `catch_unwind`) arrives as
+    // Node-API's generic failure with the panic's text: one line, coded as the binding's own.
+    if (code === 'GenericFailure') {
+      code = 'INTERNAL'
+      message = `the engine failed unexpectedly (${message.split(/\s+/).join(' ').trim()}); please report it (RUST_BACKTRACE=1 prints the backtrace)`
+    }
     message = message.replace(/^[A-Z_]+: /, '')
     // The binding names its functions; at a prompt or to an MCP client, name what they call.
     message = message.replace(/\bindexTasks\b/g, audience === 'mcp' ? 'index_tasks' : '`roo-state index`')

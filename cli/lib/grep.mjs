@@ -4,6 +4,7 @@ import { call, fn, has } from './binding.mjs'
 import { styles } from './terminal.mjs'
 import { RooStateError, usageError } from './errors.mjs'
 import { resolveStores } from './stores.mjs'
+import { HOST_SOURCES } from './registry.generated.mjs'
 
 export const KINDS = ['user', 'assistant', 'toolInput', 'toolResult']
 
@@ -83,7 +84,7 @@ function count(ctx, name, max) {
 /** The filters `grep` and `search` share: which tasks, and which messages by date. */
 export const DIALOGUE_FILTERS = {
   workspace: { type: 'string', arg: 'PATH|NAME', help: 'only this workspace (a path, or just the folder name)' },
-  host: { type: 'string', arg: 'HOST', help: 'only tasks of this host: roo, zoo-code, cline or kilo-code' },
+  host: { type: 'string', arg: 'HOST', help: `only tasks of this host: ${HOST_SOURCES.join(', ')}` },
   since: { type: 'string', arg: 'DATE', help: 'messages from this date (ISO 8601)' },
   until: { type: 'string', arg: 'DATE', help: 'messages up to this date (a bare date covers the day)' },
   task: { type: 'string', arg: 'ID', help: 'only this task (id or unique prefix) and its subtasks' },

@@ -113,7 +113,7 @@ function reportOptions(ctx, group) {
 
 export const usageCommands = {
   usage: {
-    args: `[${GROUPS.slice(0, 8).join('|')}|hosts|modes]`,
+    args: `[${GROUPS.join('|')}]`,
     summary: 'tokens and cost by day, week, month, year, task, conversation, model, workspace, host or mode',
     options: {
       since: { type: 'string', arg: 'DATE', help: 'from this day, in --tz: YYYY-MM-DD, YYYYMMDD, or 7d, 2w, 3m, 1y before today' },

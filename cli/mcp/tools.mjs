@@ -8,13 +8,13 @@ import * as ops from '../lib/ops.mjs'
 import * as render from '../lib/render.mjs'
 import { RooStateError } from '../lib/errors.mjs'
 import { confinedDestination, confinedStore } from '../lib/stores.mjs'
-import { HOST_SOURCES } from '../lib/registry.generated.mjs'
 import { configureFromTool, exportWrites } from './confine.mjs'
 import { grepTool } from './grep-tool.mjs'
 import { ANSWER_CHARS, ANSWER_NOTE, PAGE_NOTE, fitCount, offsetCursor, offsetOf, pageNote } from './pages.mjs'
 import { listTool, treeTool } from './page-tools.mjs'
 import { trackerTools } from './tracker-tools.mjs'
 import { usageTools } from './usage-tools.mjs'
+import { HOST_SOURCES } from '../lib/registry.generated.mjs'
 
 const tasksDir = z
   .string()
@@ -227,7 +227,7 @@ export const tools = [
       limit: count(1, 'Tasks to return (default 10).', 100),
       workspace: opt(z.string(), 'A workspace path, or just its folder name.'),
       mode: oneOf(['semantic', 'lexical', 'hybrid'], 'Default: hybrid when the index has a model, else lexical.'),
-      host: oneOf(HOST_SOURCES, 'Only tasks of this host.'),
+      host: oneOf([...HOST_SOURCES], 'Only tasks of this host.'),
       taskId: opt(z.string().min(1), 'Only this task (full id or a unique prefix) and its subtasks.'),
       cursor: opt(z.string().min(1), 'The nextCursor of the previous page (the other arguments unchanged).'),
     },

@@ -6,12 +6,13 @@
 // `splitrail://models`). An agent set up for that server gets answers here. An analyzer is one of
 // our hosts (Roo Code, Zoo Code, Cline, Kilo Code); another tool's name narrows to nothing.
 import { z } from 'zod'
-import { day, report, usageInput } from './usage-tools.mjs'
 import { HOST_NAMES, HOST_SOURCES } from '../lib/registry.generated.mjs'
+import { day, report, usageInput } from './usage-tools.mjs'
 import { ANSWER_CHARS, fitCount, offsetCursor, offsetOf } from './pages.mjs'
 
 /** Our hosts under the names such a server gives its analyzers. */
 export const ANALYZERS = HOST_SOURCES.map((host) => ({ name: HOST_NAMES[host], host }))
+const PRODUCTS = ANALYZERS.map((a) => a.name).join(', ')
 
 const nameOf = (host) => ANALYZERS.find((a) => a.host === host)?.name ?? host
 
@@ -32,7 +33,7 @@ async function trackerReport(a, ctx, options) {
   return report({ ...a, ...range, ...one, hosts }, ctx, options)
 }
 
-const analyzer = z.string().describe('One of our hosts by name (Roo Code, Zoo Code, Cline, Kilo Code) or id; default all of them. Another tool\'s name gives no usage.').optional()
+const analyzer = z.string().describe(`One of our hosts by name (${PRODUCTS}) or id; default all of them. Another tool's name gives no usage.`).optional()
 const date = day('One day (YYYY-MM-DD, in the time zone): since and until at once.')
 const startDate = day('First day counted (YYYY-MM-DD), as since.')
 const endDate = day('Last day counted, included, as until.')
@@ -207,7 +208,7 @@ const fileOperations = {
 const compareTools = {
   name: 'compare_tools',
   title: 'Usage per host',
-  description: 'Each host\'s (Roo Code, Zoo Code, Cline, Kilo Code) cost, messages (the person\'s and the model\'s), conversations started, tokens and tool calls. start_date, end_date: the range.',
+  description: `Each host's (${PRODUCTS}) cost, messages (the person's and the model's), conversations started, tokens and tool calls. start_date, end_date: the range.`,
   input: { start_date: startDate, end_date: endDate, ...usageInput },
   output: z.object({
     tools: z.array(
@@ -241,7 +242,7 @@ const compareTools = {
 const listAnalyzers = {
   name: 'list_analyzers',
   title: 'The hosts read',
-  description: 'The coding agents whose task folders this server reads (Roo Code, Zoo Code, Cline, Kilo Code), each with the host id the other usage tools take.',
+  description: `The coding agents whose task folders this server reads (${PRODUCTS}), each with the host id the other usage tools take.`,
   input: {},
   output: z.object({ analyzers: z.array(z.string()), hosts: z.array(z.object({ name: z.string(), host: z.string() })) }),
   annotations: readOnly,

@@ -15,6 +15,7 @@ import { RooStateError } from '../lib/errors.mjs'
 import { HttpError, ServeData } from './data.mjs'
 import * as views from './views.mjs'
 import { usageOptions, usagePage, usageQuery } from './usage-view.mjs'
+import { HOST_SOURCES } from '../lib/registry.generated.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const STYLESHEET = fs.readFileSync(path.join(here, 'static', 'app.css'))
@@ -272,7 +273,7 @@ function day(v, name, end) {
   return end && /^\d{4}-\d{2}-\d{2}$/.test(v) ? ms + 86_400_000 : ms
 }
 
-const HOSTS = ['roo', 'zoo-code', 'cline', 'kilo-code']
+const HOSTS = HOST_SOURCES
 const SORTS = ['lastActivity', 'createdAt', 'title', 'messageCount', 'actionCount', 'totalSize', 'totalCost']
 
 function treeQuery(query) {

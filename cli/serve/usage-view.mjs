@@ -2,11 +2,12 @@
 // drawn here in SVG (./usage-charts.mjs) and a table with totals whose rows link to their tasks
 // and conversations. Its query: the report's options, what the charts stack by, one conversation.
 import { COST_MODES, HOSTS, TIME_GROUPS, tokens as tokensOf } from '../lib/usage.mjs'
+import { USAGE_GROUPS } from '../lib/registry.generated.mjs'
 import { HttpError } from './data.mjs'
 import { MEASURES, calendarChart, conversationsChart, legend, modeSeries, modeShareChart, namedBars, periodRange, seriesOf, subtasksChart } from './usage-charts.mjs'
 import { Safe, count, html, layout, money, qs, storeTabs } from './views.mjs'
 
-export const USAGE_GROUPS = ['daily', 'weekly', 'monthly', 'yearly', 'models', 'modes', 'workspaces', 'hosts', 'conversations', 'tasks']
+export { USAGE_GROUPS }
 /** What the charts over time stack each period by. */
 export const STACKS = ['model', 'mode', 'none']
 const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/

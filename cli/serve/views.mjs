@@ -3,6 +3,7 @@
 // No script: trees fold with <details>, tool calls too; filters and search are plain GET forms.
 
 import { evidenceText } from '../lib/format.mjs'
+import { HOST_SOURCES } from '../lib/registry.generated.mjs'
 
 export class Safe {
   constructor(text) {
@@ -125,7 +126,7 @@ export function treePage(base, { stores, store, query, total, offset, roots, tas
   const filters = html`<form class="filters" method="get" action="${base}">
 <input type="hidden" name="store" value="${store}">
 <label>Workspace <input name="workspace" value="${q.workspace ?? ''}" placeholder="path or folder name"></label>
-<label>Host <select name="host">${option('', 'any', q.host)}${['roo', 'zoo-code', 'cline', 'kilo-code'].map((h) => option(h, h, q.host))}</select></label>
+<label>Host <select name="host">${option('', 'any', q.host)}${HOST_SOURCES.map((h) => option(h, h, q.host))}</select></label>
 <label>Mode <input name="mode" value="${q.mode ?? ''}" placeholder="code, orchestrator…" list="modes"></label>
 <datalist id="modes">${['code', 'architect', 'ask', 'debug', 'orchestrator'].map((m) => html`<option value="${m}">`)}</datalist>
 <label>Active from <input type="date" name="since" value="${q.sinceText ?? ''}"></label>

@@ -383,6 +383,30 @@ mod tests {
         }
     }
 
+    /// A value added to `Ask` or `Say` is written by some family: else the family lists were
+    /// skipped, and every task holding it would be reported as of no known host.
+    #[test]
+    fn every_current_value_is_written_by_a_family() {
+        for v in Ask::ALL_TEXTS {
+            let a = Ask::parse(v);
+            let current = !a.is_retired();
+            assert_eq!(
+                !writers(&MessageKind::Ask(a)).is_empty(),
+                current,
+                "ask {v}"
+            );
+        }
+        for v in Say::ALL_TEXTS {
+            let s = Say::parse(v);
+            let current = !s.is_retired();
+            assert_eq!(
+                !writers(&MessageKind::Say(s)).is_empty(),
+                current,
+                "say {v}"
+            );
+        }
+    }
+
     #[test]
     fn evidence_needs_a_clear_majority() {
         let mut e = HostEvidence::default();

@@ -50,7 +50,7 @@ impl From<CompatTaskFilesInput> for LegacyTaskFiles {
 }
 
 /// The legacy skeleton builder over files read by the caller; null where it would skip the task.
-#[napi(ts_return_type = "Promise<LegacyAnalysis | null>")]
+#[napi(catch_unwind, ts_return_type = "Promise<LegacyAnalysis | null>")]
 pub fn compat_analyze_legacy_files(
     task_id: String,
     files: CompatTaskFilesInput,
@@ -89,7 +89,7 @@ fn birth_millis(meta: &std::fs::Metadata) -> Option<f64> {
 
 /// For each of `prefixes`, the entries under `base` whose name starts with it, at any depth (what
 /// `glob('**/<prefix>*', { cwd: base, absolute: true })` gives on Linux), found in one walk.
-#[napi(ts_return_type = "Promise<string[][]>")]
+#[napi(catch_unwind, ts_return_type = "Promise<string[][]>")]
 pub async fn compat_entries_named_with_prefixes(
     base: String,
     prefixes: Vec<String>,
@@ -113,7 +113,7 @@ pub async fn compat_entries_named_with_prefixes(
 /// `analyzeWithOldSystem` reads them: conversation files over 10 MiB only stat'ed).
 /// Runs on the tokio runtime's blocking threads (not the libuv pool): a caller's own file requests
 /// are not queued behind the tasks read ahead of it.
-#[napi(ts_return_type = "Promise<CompatLegacyFolder>")]
+#[napi(catch_unwind, ts_return_type = "Promise<CompatLegacyFolder>")]
 pub async fn compat_analyze_legacy_folder(
     task_id: String,
     task_path: String,
@@ -146,7 +146,7 @@ fn json_file(path: &std::path::Path) -> Option<serde_json::Value> {
 /// The fixed-mode analysis of a task folder (`analyzeWithNewSystem`'s native part and its parent
 /// rule), for the compat detector's read-ahead.
 /// Runs on the tokio runtime's blocking threads, as the legacy-mode read-ahead does.
-#[napi(ts_return_type = "Promise<CompatFixedFolder>")]
+#[napi(catch_unwind, ts_return_type = "Promise<CompatFixedFolder>")]
 pub async fn compat_analyze_fixed_folder(
     task_id: String,
     task_path: String,
@@ -213,7 +213,7 @@ pub async fn compat_analyze_fixed_folder(
 }
 
 /// The legacy main instruction of a `ui_messages.json` text (`undefined` where there is none).
-#[napi]
+#[napi(catch_unwind)]
 pub fn compat_main_instruction_legacy(content: String) -> Option<String> {
     roo_legacy::main_instruction(&content)
 }
@@ -229,7 +229,7 @@ pub struct CompatChainResult {
 
 /// The legacy extraction chain over a message array given as one JSON text (a non-array gives
 /// nothing; `INVALID_ARGUMENT` when the text is not JSON).
-#[napi]
+#[napi(catch_unwind)]
 pub fn compat_extraction_chain(messages_json: String) -> napi::Result<CompatChainResult> {
     let value: serde_json::Value = serde_json::from_str(&messages_json).map_err(|e| {
         CodedError::new(

@@ -14,7 +14,7 @@ use roo_legacy::{engine_candidates, EngineError};
 /// The candidates of one `ui_messages.json` text, in the order the engine pushes them (see
 /// `roo_legacy::engine_candidates`). `INVALID_ARGUMENT` (`details.reason`: `not_json`, or
 /// `null_record` with `details.index`) where the legacy extractor throws.
-#[napi(ts_return_type = "EngineCandidate[]")]
+#[napi(catch_unwind, ts_return_type = "EngineCandidate[]")]
 pub fn compat_engine_candidates<'e>(
     env: &'e Env,
     content: String,
@@ -41,7 +41,7 @@ pub fn compat_engine_candidates<'e>(
 
 /// The tool calls the trace-summary exporter reads from one message's text
 /// (`roo_legacy::trace_tool_calls`; `fixed`: the fixed mode's name pattern, which reads the path).
-#[napi(ts_return_type = "TraceToolCall[]")]
+#[napi(catch_unwind, ts_return_type = "TraceToolCall[]")]
 pub fn compat_trace_tool_calls<'e>(
     env: &'e Env,
     text: String,
@@ -52,14 +52,14 @@ pub fn compat_trace_tool_calls<'e>(
 
 /// The sub-instructions of a parent task's text, as the legacy index's splitter cuts them
 /// (`roo_legacy::sub_instructions`).
-#[napi]
+#[napi(catch_unwind)]
 pub fn compat_sub_instructions(text: String) -> Vec<String> {
     roo_legacy::sub_instructions(&text)
 }
 
 /// The legacy index's word-overlap similarity of two texts, in `[0, 1]`
 /// (`roo_legacy::instruction_similarity`).
-#[napi]
+#[napi(catch_unwind)]
 pub fn compat_instruction_similarity(a: String, b: String) -> f64 {
     roo_legacy::instruction_similarity(&a, &b)
 }

@@ -14,7 +14,7 @@ use serde_json::Value;
 /// lastActivityMs?, workspace?, dataSource?, childTaskInstructionPrefixes?,
 /// instructions?: [{ message, timestamp? }] }`; the answer is a JSON string
 /// `{ links: [{ taskId, parentTaskId?, source?, confidence?, matchKind?, rootTaskId? }], metrics, skipped }`.
-#[napi(ts_return_type = "Promise<string>")]
+#[napi(catch_unwind, ts_return_type = "Promise<string>")]
 pub fn compat_reconstruct_legacy(
     tasks_json: String,
     workspace_filter: Option<String>,

@@ -67,13 +67,13 @@ impl NativeInstructionIndex {
 
     /// Registers `prefix` (normalised again, as the legacy index does) for `parentTaskId`; an empty
     /// prefix is ignored.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn add(&mut self, parent_task_id: String, prefix: String) {
         self.inner.add_instruction(&parent_task_id, &prefix);
     }
 
     /// Registers many `[parentTaskId, prefix]` pairs in one call.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn add_many(&mut self, pairs: Vec<Vec<String>>) {
         for pair in pairs {
             if let [parent, prefix] = pair.as_slice() {
@@ -83,7 +83,7 @@ impl NativeInstructionIndex {
     }
 
     /// The parents of the first key found along `childText` (legacy exact-trie semantics).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn search_exact_prefix(&self, child_text: String, k: Option<u32>) -> Vec<IndexMatch> {
         let k = k.map_or(DEFAULT_PREFIX_LEN, |k| k as usize);
         self.inner
@@ -94,7 +94,7 @@ impl NativeInstructionIndex {
     }
 
     /// [`Self::search_exact_prefix`] step by step: the same answer, with each length tried.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn search_exact_prefix_trace(
         &self,
         child_text: String,
@@ -123,19 +123,19 @@ impl NativeInstructionIndex {
     }
 
     /// Number of distinct keys.
-    #[napi(getter)]
+    #[napi(catch_unwind, getter)]
     pub fn size(&self) -> u32 {
         to_u32(self.inner.len())
     }
 
     /// Number of trie nodes, the root included.
-    #[napi(getter)]
+    #[napi(catch_unwind, getter)]
     pub fn node_count(&self) -> u32 {
         to_u32(self.inner.node_count())
     }
 
     /// Every key with its parents, in insertion order.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn entries(&self) -> Vec<IndexEntry> {
         self.inner
             .entries()
@@ -147,7 +147,7 @@ impl NativeInstructionIndex {
     }
 
     /// Removes every key.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn clear(&mut self) {
         self.inner = LegacyInstructionIndex::new();
     }

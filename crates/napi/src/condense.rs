@@ -21,15 +21,15 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 
-fn invalid(what: &str, e: impl std::fmt::Display) -> napi::Error {
+pub(crate) fn invalid(what: &str, e: impl std::fmt::Display) -> napi::Error {
     CodedError::new(ErrorCode::InvalidArgument, format!("{what}: {e}")).into_sync()
 }
 
-fn parse<T: DeserializeOwned>(what: &str, v: Value) -> napi::Result<T> {
+pub(crate) fn parse<T: DeserializeOwned>(what: &str, v: Value) -> napi::Result<T> {
     serde_json::from_value(v).map_err(|e| invalid(what, e))
 }
 
-fn messages(what: &str, v: Value) -> napi::Result<Vec<Value>> {
+pub(crate) fn messages(what: &str, v: Value) -> napi::Result<Vec<Value>> {
     match v {
         Value::Array(items) => Ok(items),
         Value::Null => Ok(Vec::new()),
@@ -49,7 +49,7 @@ struct EraOption {
     era: Option<Era>,
 }
 
-fn era_of(options: Option<Value>) -> napi::Result<Era> {
+pub(crate) fn era_of(options: Option<Value>) -> napi::Result<Era> {
     match options {
         None | Some(Value::Null) => Ok(Era::HEAD),
         Some(v) => Ok(parse::<EraOption>("options", v)?.era.unwrap_or(Era::HEAD)),
@@ -60,6 +60,7 @@ fn era_of(options: Option<Value>) -> napi::Result<Era> {
 
 /// `tiktoken(content)`: o200k_base estimate of content blocks, ×1.5 once.
 #[napi(
+    catch_unwind,
     ts_args_type = "content: ContentBlock[]",
     ts_return_type = "Promise<number>"
 )]
@@ -72,6 +73,7 @@ pub fn tiktoken(content: Value) -> napi::Result<AsyncTask<Job<f64>>> {
 
 /// `countTokens(content)`: what every provider's `countTokens` returns (0 for no blocks).
 #[napi(
+    catch_unwind,
     ts_args_type = "content: ContentBlock[]",
     ts_return_type = "Promise<number>"
 )]
@@ -83,7 +85,7 @@ pub fn count_tokens(content: Value) -> napi::Result<AsyncTask<Job<f64>>> {
 }
 
 /// `countTokens` on the calling thread.
-#[napi(ts_args_type = "content: ContentBlock[]")]
+#[napi(catch_unwind, ts_args_type = "content: ContentBlock[]")]
 pub fn count_tokens_sync(content: Value) -> napi::Result<f64> {
     Ok(roo_condense::count_tokens(&messages("content", content)?))
 }
@@ -93,6 +95,7 @@ pub fn count_tokens_sync(content: Value) -> napi::Result<f64> {
 /// `calculateApiCostAnthropic(modelInfo, inputTokens, outputTokens, cacheWrites?, cacheReads?)`:
 /// `inputTokens` excludes cache tokens.
 #[napi(
+    catch_unwind,
     ts_args_type = "modelInfo: ModelPricing, inputTokens: number, outputTokens: number, cacheCreationInputTokens?: number | null, cacheReadInputTokens?: number | null",
     ts_return_type = "ApiCostResult"
 )]
@@ -120,6 +123,7 @@ pub fn calculate_api_cost_anthropic<'env>(
 /// `calculateApiCostOpenAI(modelInfo, inputTokens, outputTokens, cacheWrites?, cacheReads?,
 /// serviceTier?)`: `inputTokens` includes cache tokens; long-context pricing applies.
 #[napi(
+    catch_unwind,
     js_name = "calculateApiCostOpenAI",
     ts_args_type = "modelInfo: ModelPricing, inputTokens: number, outputTokens: number, cacheCreationInputTokens?: number | null, cacheReadInputTokens?: number | null, serviceTier?: 'default' | 'flex' | 'priority' | string | null",
     ts_return_type = "ApiCostResult"
@@ -150,6 +154,7 @@ pub fn calculate_api_cost_openai<'env>(
 /// `calculateApiCostOpenAI` for the `openai` protocol, `calculateApiCostAnthropic` for any other
 /// (the protocol a task's records name: `apiProtocolOfRecords`).
 #[napi(
+    catch_unwind,
     ts_args_type = "protocol: string, modelInfo: ModelPricing, inputTokens: number, outputTokens: number, cacheCreationInputTokens?: number | null, cacheReadInputTokens?: number | null",
     ts_return_type = "ApiCostResult"
 )]
@@ -190,7 +195,10 @@ fn cost_object<'env>(
 }
 
 /// `parseApiPrice(price)`: a per-token price string → USD per million tokens.
-#[napi(ts_args_type = "price: string | number | null | undefined")]
+#[napi(
+    catch_unwind,
+    ts_args_type = "price: string | number | null | undefined"
+)]
 pub fn parse_api_price(price: Option<Value>) -> Either<f64, Undefined> {
     or_undefined(roo_condense::cost::parse_api_price(price.as_ref()))
 }
@@ -205,6 +213,7 @@ fn or_undefined(v: Option<f64>) -> Either<f64, Undefined> {
 /// `getApiMetrics(messages)`: a task's totals from its UI messages. `options.era` below 3.29.5
 /// adds cache tokens to an Anthropic-protocol record's context size, as those releases did.
 #[napi(
+    catch_unwind,
     ts_args_type = "messages: ClineMessage[], options?: EraOptions",
     ts_return_type = "TokenUsage"
 )]
@@ -222,6 +231,7 @@ pub fn get_api_metrics<'env>(
 
 /// `consolidateTokenUsage(messages)`: the same function under its package name.
 #[napi(
+    catch_unwind,
     ts_args_type = "messages: ClineMessage[], options?: EraOptions",
     ts_return_type = "TokenUsage"
 )]
@@ -236,6 +246,7 @@ pub fn consolidate_token_usage<'env>(
 /// A task's usage as HistoryItem and `getTokenUsage()` compute it (first message left out,
 /// commands and legacy request pairs combined).
 #[napi(
+    catch_unwind,
     ts_args_type = "messages: ClineMessage[], options?: EraOptions",
     ts_return_type = "TokenUsage"
 )]
@@ -255,6 +266,7 @@ pub fn get_task_token_usage<'env>(
 /// records that carry the request inside `api_req_started` (a text starting with `{"request"`);
 /// `undefined` otherwise (today's rules).
 #[napi(
+    catch_unwind,
     ts_args_type = "messages: ClineMessage[]",
     ts_return_type = "string | undefined"
 )]
@@ -268,7 +280,7 @@ pub fn era_of_records(messages_in: Value) -> napi::Result<Either<String, Undefin
 
 /// The protocol a task's provider spoke: the `apiProtocol` of its last `api_req_started` record,
 /// else `anthropic`.
-#[napi(ts_args_type = "messages: ClineMessage[]")]
+#[napi(catch_unwind, ts_args_type = "messages: ClineMessage[]")]
 pub fn api_protocol_of_records(messages_in: Value) -> napi::Result<String> {
     Ok(roo_condense::api_protocol(&messages(
         "messages",
@@ -278,6 +290,7 @@ pub fn api_protocol_of_records(messages_in: Value) -> napi::Result<String> {
 
 /// `combineApiRequests(messages)`.
 #[napi(
+    catch_unwind,
     ts_args_type = "messages: ClineMessage[]",
     ts_return_type = "ClineMessage[]"
 )]
@@ -290,6 +303,7 @@ pub fn combine_api_requests(messages_in: Value) -> napi::Result<Vec<Value>> {
 
 /// `combineCommandSequences(messages)`.
 #[napi(
+    catch_unwind,
     ts_args_type = "messages: ClineMessage[]",
     ts_return_type = "ClineMessage[]"
 )]
@@ -301,13 +315,14 @@ pub fn combine_command_sequences(messages_in: Value) -> napi::Result<Vec<Value>>
 }
 
 /// `isContextManagementEvent(value)`.
-#[napi(ts_args_type = "value: unknown")]
+#[napi(catch_unwind, ts_args_type = "value: unknown")]
 pub fn is_context_management_event(value: Option<Value>) -> bool {
     roo_condense::cost::is_context_management_event(value.as_ref())
 }
 
 /// `CONTEXT_MANAGEMENT_EVENTS`.
 #[napi(
+    catch_unwind,
     ts_return_type = "Array<'condense_context' | 'condense_context_error' | 'sliding_window_truncation'>"
 )]
 pub fn context_management_events() -> Vec<String> {
@@ -332,6 +347,7 @@ struct MaxOutputIn {
 
 /// `getModelMaxOutputTokens({modelId, model, settings, format})`.
 #[napi(
+    catch_unwind,
     ts_args_type = "options: { modelId: string; model: ModelPricing & { maxTokens?: number | null; contextWindow?: number; supportsReasoningBudget?: boolean; requiredReasoningBudget?: boolean }; settings?: { enableReasoningEffort?: boolean; modelMaxTokens?: number; [key: string]: JsonValue | undefined }; format?: string }",
     ts_return_type = "number | undefined"
 )]
@@ -347,147 +363,11 @@ pub fn get_model_max_output_tokens(options: Value) -> napi::Result<Either<f64, U
     ))
 }
 
-// ------------------------------------------------------------------ history
-
-/// `truncateConversation(messages, fracToRemove, taskId)`: hides messages behind a marker.
-#[napi(
-    ts_args_type = "messages: ApiMessage[], fracToRemove: number, taskId?: string, options?: EraOptions",
-    ts_return_type = "TruncationResult"
-)]
-pub fn truncate_conversation<'env>(
-    env: &'env Env,
-    messages_in: Value,
-    frac_to_remove: f64,
-    task_id: Option<String>,
-    options: Option<Value>,
-) -> napi::Result<Unknown<'env>> {
-    let _ = task_id;
-    let era = era_of(options)?;
-    crate::to_js(
-        env,
-        &roo_condense::truncate_conversation(
-            &messages("messages", messages_in)?,
-            frac_to_remove,
-            era,
-        ),
-    )
-}
-
-/// `getEffectiveApiHistory(messages)`: what the model is sent.
-#[napi(
-    ts_args_type = "messages: ApiMessage[], options?: EraOptions",
-    ts_return_type = "ApiMessage[]"
-)]
-pub fn get_effective_api_history(
-    messages_in: Value,
-    options: Option<Value>,
-) -> napi::Result<Vec<Value>> {
-    let era = era_of(options)?;
-    Ok(roo_condense::get_effective_api_history(
-        &messages("messages", messages_in)?,
-        era,
-    ))
-}
-
-/// `cleanupAfterTruncation(messages)`: drops tags whose summary or marker is gone.
-#[napi(
-    ts_args_type = "messages: ApiMessage[]",
-    ts_return_type = "ApiMessage[]"
-)]
-pub fn cleanup_after_truncation(messages_in: Value) -> napi::Result<Vec<Value>> {
-    Ok(roo_condense::cleanup_after_truncation(&messages(
-        "messages",
-        messages_in,
-    )?))
-}
-
-/// `getMessagesSinceLastSummary(messages)`.
-#[napi(
-    ts_args_type = "messages: ApiMessage[], options?: EraOptions",
-    ts_return_type = "ApiMessage[]"
-)]
-pub fn get_messages_since_last_summary(
-    messages_in: Value,
-    options: Option<Value>,
-) -> napi::Result<Vec<Value>> {
-    let era = era_of(options)?;
-    Ok(roo_condense::get_messages_since_last_summary(
-        &messages("messages", messages_in)?,
-        era,
-    ))
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct MergeOptions {
-    roles: Option<Vec<String>>,
-}
-
-/// `mergeConsecutiveApiMessages(messages, {roles})` (default roles: `["user"]`).
-#[napi(
-    ts_args_type = "messages: ApiMessage[], options?: { roles?: Array<'user' | 'assistant'> }",
-    ts_return_type = "ApiMessage[]"
-)]
-pub fn merge_consecutive_api_messages(
-    messages_in: Value,
-    options: Option<Value>,
-) -> napi::Result<Vec<Value>> {
-    let o: MergeOptions = match options {
-        Some(v) if !v.is_null() => parse("options", v)?,
-        _ => MergeOptions::default(),
-    };
-    let roles = o.roles.unwrap_or_else(|| vec!["user".into()]);
-    let roles: Vec<&str> = roles.iter().map(String::as_str).collect();
-    Ok(roo_condense::history::merge_consecutive_api_messages(
-        &messages("messages", messages_in)?,
-        &roles,
-    ))
-}
-
-/// `injectSyntheticToolResults(messages)`.
-#[napi(
-    ts_args_type = "messages: ApiMessage[]",
-    ts_return_type = "ApiMessage[]"
-)]
-pub fn inject_synthetic_tool_results(messages_in: Value) -> napi::Result<Vec<Value>> {
-    Ok(roo_condense::history::inject_synthetic_tool_results(
-        &messages("messages", messages_in)?,
-    ))
-}
-
-/// `transformMessagesForCondensing(messages)`: tool blocks as text.
-#[napi(
-    ts_args_type = "messages: ApiMessage[]",
-    ts_return_type = "ApiMessage[]"
-)]
-pub fn transform_messages_for_condensing(messages_in: Value) -> napi::Result<Vec<Value>> {
-    Ok(roo_condense::history::transform_messages_for_condensing(
-        &messages("messages", messages_in)?,
-    ))
-}
-
-/// `toolUseToText(block)`.
-#[napi(ts_args_type = "block: ContentBlock")]
-pub fn tool_use_to_text(block: Value) -> String {
-    roo_condense::history::tool_use_to_text(&block)
-}
-
-/// `toolResultToText(block)`.
-#[napi(ts_args_type = "block: ContentBlock")]
-pub fn tool_result_to_text(block: Value) -> String {
-    roo_condense::history::tool_result_to_text(&block)
-}
-
-/// `extractCommandBlocks(message)`.
-#[napi(ts_args_type = "message: ApiMessage | undefined")]
-pub fn extract_command_blocks(message: Option<Value>) -> String {
-    roo_condense::history::extract_command_blocks(message.as_ref())
-}
-
 // ------------------------------------------------------------------ decisions
 
 /// The threshold that applies to a profile, with a warning when the profile's is invalid.
 #[napi(
+    catch_unwind,
     ts_args_type = "autoCondenseContextPercent: number, profileThresholds: Record<string, number>, currentProfileId: string",
     ts_return_type = "EffectiveThreshold"
 )]
@@ -519,7 +399,10 @@ pub fn get_effective_threshold<'env>(
 
 /// `allowedTokens = contextWindow × (1 − 0.1) − reserve`: `maxTokens` when above zero, else 8 192
 /// (`options.era` below 3.66: any non-zero `maxTokens`, as `maxTokens || 8192`).
-#[napi(ts_args_type = "contextWindow: number, maxTokens?: number | null, options?: EraOptions")]
+#[napi(
+    catch_unwind,
+    ts_args_type = "contextWindow: number, maxTokens?: number | null, options?: EraOptions"
+)]
 pub fn get_allowed_tokens(
     context_window: f64,
     max_tokens: Option<f64>,
@@ -533,7 +416,7 @@ pub fn get_allowed_tokens(
 }
 
 /// `willManageContext(options)`.
-#[napi(ts_args_type = "options: WillManageContextOptions")]
+#[napi(catch_unwind, ts_args_type = "options: WillManageContextOptions")]
 pub fn will_manage_context(options: Value) -> napi::Result<bool> {
     let o: roo_condense::WillManageContextOptions = parse("options", options)?;
     Ok(roo_condense::will_manage_context(&o))
@@ -734,6 +617,7 @@ where
 /// The decision of `manageContext` (nothing, summarise or truncate), without calling a model;
 /// counts with this package's estimate.
 #[napi(
+    catch_unwind,
     ts_args_type = "options: ManageContextOptions",
     ts_return_type = "ContextDecision"
 )]
@@ -746,6 +630,7 @@ pub fn decide_context<'env>(env: &'env Env, options: Object) -> napi::Result<Unk
 /// `manageContext(options)`: summarise at the threshold (falling back to truncation when that
 /// fails and the context is over the limit), truncate over the limit, else nothing.
 #[napi(
+    catch_unwind,
     ts_args_type = "options: ManageContextOptions",
     ts_return_type = "Promise<ContextManagementResult>"
 )]
@@ -764,6 +649,7 @@ pub fn manage_context<'env>(
 /// `summarizeConversation(options)`: a fresh-start summary appended to the history (or the
 /// older eras' shapes), with the extension's error keys.
 #[napi(
+    catch_unwind,
     ts_args_type = "options: SummarizeConversationOptions",
     ts_return_type = "Promise<SummarizeResponse>"
 )]

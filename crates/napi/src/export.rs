@@ -89,7 +89,7 @@ impl TryFrom<ExportTaskXmlOptions> for TaskXmlRequest {
 }
 
 /// One task as XML (schemas/task.xsd).
-#[napi(ts_return_type = "Promise<ExportResult>")]
+#[napi(catch_unwind, ts_return_type = "Promise<ExportResult>")]
 pub fn export_task_xml(mut options: ExportTaskXmlOptions) -> AsyncTask<Job<ExportOutcome>> {
     let signal = options.signal.take();
     // Refused options are reported when the job runs, as every export failure is.
@@ -154,7 +154,7 @@ fn conversation_request(
 }
 
 /// A conversation (root task and descendants, nested) as XML (schemas/conversation.xsd).
-#[napi(ts_return_type = "Promise<ExportResult>")]
+#[napi(catch_unwind, ts_return_type = "Promise<ExportResult>")]
 pub fn export_conversation_xml(
     options: ExportConversationOptions,
 ) -> AsyncTask<Job<ExportOutcome>> {
@@ -165,7 +165,7 @@ pub fn export_conversation_xml(
 }
 
 /// A conversation as Markdown, in the layout of the extension's own task export.
-#[napi(ts_return_type = "Promise<ExportResult>")]
+#[napi(catch_unwind, ts_return_type = "Promise<ExportResult>")]
 pub fn export_conversation_markdown(
     options: ExportConversationOptions,
 ) -> AsyncTask<Job<ExportOutcome>> {
@@ -176,7 +176,7 @@ pub fn export_conversation_markdown(
 }
 
 /// A conversation as JSON: `light` (the tree with each task's summary) or `skeletons`.
-#[napi(ts_return_type = "Promise<ExportResult>")]
+#[napi(catch_unwind, ts_return_type = "Promise<ExportResult>")]
 pub fn export_conversation_json(
     options: ExportConversationOptions,
 ) -> AsyncTask<Job<ExportOutcome>> {
@@ -253,7 +253,7 @@ fn project_request(
 }
 
 /// A project's summary and one entry per conversation as XML (schemas/project.xsd).
-#[napi(ts_return_type = "Promise<ExportResult>")]
+#[napi(catch_unwind, ts_return_type = "Promise<ExportResult>")]
 pub fn export_project_xml(options: ExportProjectOptions) -> AsyncTask<Job<ExportOutcome>> {
     let (signal, req) = project_request(options);
     Job::spawn(signal, move |cancel| {
@@ -262,7 +262,7 @@ pub fn export_project_xml(options: ExportProjectOptions) -> AsyncTask<Job<Export
 }
 
 /// The task list (of a project, within dates) as CSV.
-#[napi(ts_return_type = "Promise<ExportResult>")]
+#[napi(catch_unwind, ts_return_type = "Promise<ExportResult>")]
 pub fn export_task_list_csv(options: ExportProjectOptions) -> AsyncTask<Job<ExportOutcome>> {
     let (signal, req) = project_request(options);
     Job::spawn(signal, move |cancel| {
@@ -280,7 +280,7 @@ pub struct ConfigureXmlExportOptions {
 }
 
 /// Read, change (deep merge, validated) or reset `xml_export_config.json`.
-#[napi(ts_return_type = "Promise<ConfigureXmlExportResult>")]
+#[napi(catch_unwind, ts_return_type = "Promise<ConfigureXmlExportResult>")]
 pub fn configure_xml_export(options: ConfigureXmlExportOptions) -> AsyncTask<Job<ConfigOutcome>> {
     Job::spawn(None, move |_| {
         let action = ConfigAction::parse(&options.action, options.config).map_err(coded)?;

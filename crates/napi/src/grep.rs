@@ -84,7 +84,7 @@ impl TryFrom<GrepTasksOptions> for GrepOptions {
 }
 
 /// Every line of the tasks' dialogue where the pattern stands, newest task first.
-#[napi(ts_return_type = "Promise<GrepTasksResult>")]
+#[napi(catch_unwind, ts_return_type = "Promise<GrepTasksResult>")]
 pub fn grep_tasks(options: GrepTasksOptions) -> AsyncTask<Job<GrepReport>> {
     let mut o = options;
     let signal = o.signal.take();

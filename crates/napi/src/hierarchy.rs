@@ -73,6 +73,7 @@ pub struct HierarchyOut {
 /// Link every task to its parent: stored links first, instruction-prefix inference for tasks
 /// without one; each link carries its evidence.
 #[napi(
+    catch_unwind,
     ts_args_type = "skeletons: ConversationSkeleton[], options?: ReconstructHierarchyOptions",
     ts_return_type = "Promise<HierarchyResult>"
 )]
@@ -115,6 +116,7 @@ impl From<TaskTreeOptions> for TreeOptions {
 /// node carries the task's dates, counts, completion and parent, and a top node whose parent is
 /// not among `skeletons` says so (`parentMissing`).
 #[napi(
+    catch_unwind,
     ts_args_type = "skeletons: ConversationSkeleton[], options?: TaskTreeOptions",
     ts_return_type = "TaskTreeNode[]"
 )]
@@ -132,7 +134,10 @@ pub fn get_task_tree<'env>(
 }
 
 /// Ancestors of a task, nearest first.
-#[napi(ts_args_type = "skeletons: ConversationSkeleton[], taskId: string")]
+#[napi(
+    catch_unwind,
+    ts_args_type = "skeletons: ConversationSkeleton[], taskId: string"
+)]
 pub fn get_ancestors(
     skeletons: Vec<serde_json::Value>,
     task_id: String,
@@ -144,7 +149,10 @@ pub fn get_ancestors(
 }
 
 /// Descendants of a task, breadth first.
-#[napi(ts_args_type = "skeletons: ConversationSkeleton[], taskId: string")]
+#[napi(
+    catch_unwind,
+    ts_args_type = "skeletons: ConversationSkeleton[], taskId: string"
+)]
 pub fn get_descendants(
     skeletons: Vec<serde_json::Value>,
     task_id: String,
@@ -164,7 +172,10 @@ pub struct LegacyLink {
 
 /// The links the legacy engine finds on a tasks directory (legacy prefixes, exact-trie lookup),
 /// for comparison suites.
-#[napi(ts_return_type = "Promise<Array<{ childId: string, parentId: string }>>")]
+#[napi(
+    catch_unwind,
+    ts_return_type = "Promise<Array<{ childId: string, parentId: string }>>"
+)]
 pub fn legacy_hierarchy_links(tasks_dir: String) -> AsyncTask<Job<Vec<LegacyLink>>> {
     Job::spawn(None, move |_| {
         Ok(roo_legacy::legacy_links(Path::new(&tasks_dir))

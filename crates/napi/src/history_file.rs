@@ -84,7 +84,10 @@ fn change_of(v: Option<Value>) -> Result<Option<Change>, CodedError> {
 /// Throws `INVALID_TRANSITION` ("Invalid task status transition: a → b") unless a task may go
 /// from status `from` (none: `active`) to `to`: active → delegated | completed | interrupted,
 /// delegated → active, interrupted → completed. Staying is not a transition and throws too.
-#[napi(ts_args_type = "from: string | null | undefined, to: string")]
+#[napi(
+    catch_unwind,
+    ts_args_type = "from: string | null | undefined, to: string"
+)]
 pub fn check_status_transition(env: Env, from: Option<String>, to: String) -> napi::Result<()> {
     history_file::check_transition(from.as_deref(), &to).map_err(|e| coded(e).into_napi(&env))
 }
@@ -94,6 +97,7 @@ pub fn check_status_transition(env: Env, from: Option<String>, to: String) -> na
 /// `incoming` is the whole record). Throws `DELTA_REJECTED` (with `details`) when the change
 /// moves the status in a way the state machine does not allow from the status on disk.
 #[napi(
+    catch_unwind,
     ts_args_type = "disk: unknown, incoming: HistoryItemRecord, change?: HistoryItemChange | null",
     ts_return_type = "HistoryItemRecord"
 )]
@@ -118,6 +122,7 @@ pub fn merge_history_item<'env>(
 /// written) when the record on disk reached a status the change may not move it from, with
 /// `STORE_BUSY` when another writer keeps the lock.
 #[napi(
+    catch_unwind,
     ts_args_type = "file: string, incoming: HistoryItemRecord, change?: HistoryItemChange | null",
     ts_return_type = "Promise<HistoryItemRecord>"
 )]

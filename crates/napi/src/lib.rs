@@ -97,6 +97,7 @@ pub mod compat_engine;
 pub mod compat_hierarchy;
 pub mod compat_index;
 pub mod condense;
+pub mod condense_history;
 pub mod error;
 pub mod export;
 pub mod grep;
@@ -191,7 +192,7 @@ pub(crate) fn progress_fn<N: TryInto<u32>>(progress: Option<ProgressFn>) -> impl
 }
 
 /// The package version.
-#[napi]
+#[napi(catch_unwind)]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
 }

@@ -8,7 +8,7 @@ use roo_store::task_store::{ListKey, SortKey};
 /// The core's workspace comparison key (`normalize_workspace`): `\` → `/`, `\\?\` and `file://`
 /// prefixes removed, repeated separators collapsed, `/d:/` → `d:/`, lower case, no trailing
 /// separator. Two workspaces are the same when their keys are equal.
-#[napi]
+#[napi(catch_unwind)]
 pub fn normalize_workspace(path: String) -> String {
     roo_state::hierarchy::normalize_workspace(&path)
 }
@@ -17,7 +17,7 @@ pub fn normalize_workspace(path: String) -> String {
 /// (compared after `normalizeWorkspace`); a bare folder name names every workspace whose last
 /// folder it is. The rule of the task lists (`TaskStore.list`, the CLI's `list`); trees compare the
 /// whole key only.
-#[napi]
+#[napi(catch_unwind)]
 pub fn workspace_matches(workspace: String, query: String) -> bool {
     roo_state::hierarchy::WorkspaceQuery::new(&query).matches(&workspace)
 }
@@ -42,6 +42,7 @@ pub struct ListOrderKey {
 /// task id). For merging the lists of several stores, or sorting headers held in JavaScript, the
 /// same way the handle does.
 #[napi(
+    catch_unwind,
     ts_args_type = "keys: ListOrderKey[], sort?: 'lastActivity' | 'createdAt' | 'title' | 'messageCount' | 'actionCount' | 'totalSize' | 'totalCost', order?: 'asc' | 'desc'"
 )]
 pub fn list_order(

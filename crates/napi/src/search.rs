@@ -186,7 +186,7 @@ pub struct IndexTasksOptions {
 
 /// Index (or bring up to date) the dialogue of every task: only tasks whose files changed since
 /// the last run are read and embedded again.
-#[napi(ts_return_type = "Promise<SearchIndexReport>")]
+#[napi(catch_unwind, ts_return_type = "Promise<SearchIndexReport>")]
 pub fn index_tasks(options: Option<IndexTasksOptions>) -> AsyncTask<Job<roo_search::IndexReport>> {
     let mut o = options.unwrap_or_default();
     let (progress, signal) = (o.on_progress.take(), o.signal.take());
@@ -279,7 +279,7 @@ pub struct SearchTasksOptions {
 }
 
 /// Search the dialogue of past tasks; results are grouped by task, best first.
-#[napi(ts_return_type = "Promise<SearchTasksResult>")]
+#[napi(catch_unwind, ts_return_type = "Promise<SearchTasksResult>")]
 pub fn search_tasks_semantic(
     options: SearchTasksOptions,
 ) -> AsyncTask<Job<roo_search::SearchResponse>> {
@@ -340,7 +340,7 @@ pub struct SearchIndexStatusOptions {
 }
 
 /// What the search index holds (embedder, tasks, chunks), and whether the local model is installed.
-#[napi(ts_return_type = "Promise<SearchIndexStatus>")]
+#[napi(catch_unwind, ts_return_type = "Promise<SearchIndexStatus>")]
 pub fn search_index_status(
     options: Option<SearchIndexStatusOptions>,
 ) -> AsyncTask<Job<roo_search::IndexStatus>> {
@@ -374,7 +374,7 @@ impl TryFrom<SearchIndexStatusOptions> for IndexStatusRequest {
 
 /// Release the embedded indexes this process holds open under `indexDir` (all of them when
 /// omitted), so another process can open them. Returns how many were closed.
-#[napi]
+#[napi(catch_unwind)]
 pub fn close_search_index(index_dir: Option<String>) -> u32 {
     match index_dir {
         Some(d) => roo_search::store::close_dir(std::path::Path::new(&d)) as u32,
@@ -410,7 +410,7 @@ pub struct FetchModelOptions {
 /// this build required) and hashed again, or read from a local wheel; the model folder is
 /// unpacked beside the target and moved into place in one rename. Nothing is installed into
 /// Python. Does nothing when the model is already installed, unless `force`.
-#[napi(ts_return_type = "Promise<ModelFetchReport>")]
+#[napi(catch_unwind, ts_return_type = "Promise<ModelFetchReport>")]
 pub fn fetch_model(
     options: Option<FetchModelOptions>,
 ) -> AsyncTask<Job<roo_search::ModelFetchReport>> {
@@ -435,7 +435,11 @@ impl From<FetchModelOptions> for roo_search::ModelFetchOptions {
 }
 
 /// Whether the local model is installed in `dir` (default: where the local embedder looks).
-#[napi(ts_args_type = "dir?: string", ts_return_type = "ModelStatus")]
+#[napi(
+    catch_unwind,
+    ts_args_type = "dir?: string",
+    ts_return_type = "ModelStatus"
+)]
 pub fn model_status(dir: Option<String>) -> napi::Result<Value> {
     let status = roo_search::model_status(dir.as_deref().map(std::path::Path::new));
     serde_json::to_value(status).map_err(|e| napi::Error::from_reason(e.to_string()))

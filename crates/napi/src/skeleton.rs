@@ -67,6 +67,7 @@ pub(crate) fn task_error(task_dir: &Path, diagnostics: Vec<roo_formats::Diagnost
 
 /// Build the `ConversationSkeleton` of one task directory.
 #[napi(
+    catch_unwind,
     ts_args_type = "taskId: string, taskPath: string, options?: AnalyzeConversationOptions, signal?: AbortSignal",
     ts_return_type = "Promise<ConversationSkeleton>"
 )]
@@ -118,7 +119,7 @@ pub struct ScanTasksOptions {
 
 /// Build the skeleton of every task under a `tasks/` directory, in parallel. One bad task never
 /// fails the scan: it gets a skeleton with diagnostics, or a diagnostic in the result.
-#[napi(ts_return_type = "Promise<ScanResult>")]
+#[napi(catch_unwind, ts_return_type = "Promise<ScanResult>")]
 pub fn scan_tasks(
     tasks_dir: String,
     options: Option<ScanTasksOptions>,
@@ -195,7 +196,7 @@ fn scan_result_to_js<'e>(env: &'e Env, result: roo_state::ScanResult) -> napi::R
 }
 
 /// Read `ui_messages.json` (or `claude_messages.json`): typed messages and diagnostics.
-#[napi(ts_return_type = "Promise<ReadResult<ClineMessage[]>>")]
+#[napi(catch_unwind, ts_return_type = "Promise<ReadResult<ClineMessage[]>>")]
 pub fn read_ui_messages(
     path: String,
 ) -> AsyncTask<Job<roo_formats::Read<Vec<roo_formats::ClineMessage>>>> {
@@ -205,7 +206,10 @@ pub fn read_ui_messages(
 }
 
 /// Read `api_conversation_history.json` in either stored shape; `value` is null when the file is missing.
-#[napi(ts_return_type = "Promise<ReadResult<ApiHistory | null>>")]
+#[napi(
+    catch_unwind,
+    ts_return_type = "Promise<ReadResult<ApiHistory | null>>"
+)]
 pub fn read_api_history(
     path: String,
 ) -> AsyncTask<Job<roo_formats::Read<Option<roo_formats::ApiHistory>>>> {
@@ -215,7 +219,10 @@ pub fn read_api_history(
 }
 
 /// Read `history_item.json`.
-#[napi(ts_return_type = "Promise<ReadResult<HistoryItem | null>>")]
+#[napi(
+    catch_unwind,
+    ts_return_type = "Promise<ReadResult<HistoryItem | null>>"
+)]
 pub fn read_history_item(
     path: String,
 ) -> AsyncTask<Job<roo_formats::Read<Option<roo_formats::HistoryItem>>>> {
@@ -225,7 +232,10 @@ pub fn read_history_item(
 }
 
 /// Read `task_metadata.json`.
-#[napi(ts_return_type = "Promise<ReadResult<TaskMetadata | null>>")]
+#[napi(
+    catch_unwind,
+    ts_return_type = "Promise<ReadResult<TaskMetadata | null>>"
+)]
 pub fn read_task_metadata(
     path: String,
 ) -> AsyncTask<Job<roo_formats::Read<Option<roo_formats::TaskMetadata>>>> {
@@ -235,7 +245,10 @@ pub fn read_task_metadata(
 }
 
 /// Read `tasks/_index.json`.
-#[napi(ts_return_type = "Promise<ReadResult<HistoryIndex | null>>")]
+#[napi(
+    catch_unwind,
+    ts_return_type = "Promise<ReadResult<HistoryIndex | null>>"
+)]
 pub fn read_history_index(
     path: String,
 ) -> AsyncTask<Job<roo_formats::Read<Option<roo_formats::HistoryIndex>>>> {
@@ -245,7 +258,7 @@ pub fn read_history_index(
 }
 
 /// The subtasks a task created, from every era's records, each once; never the task itself.
-#[napi(ts_return_type = "Promise<NewTaskInstruction[]>")]
+#[napi(catch_unwind, ts_return_type = "Promise<NewTaskInstruction[]>")]
 pub fn extract_new_tasks(
     task_dir: String,
 ) -> AsyncTask<Job<Vec<roo_formats::extract::NewTaskInstruction>>> {
@@ -263,7 +276,7 @@ pub fn extract_new_tasks(
 
 /// `computeInstructionPrefix(text, k = 192)`, bit-identical to the legacy server's normalisation
 /// (compatibility mode: keeps old cache keys valid).
-#[napi]
+#[napi(catch_unwind)]
 pub fn compute_instruction_prefix(text: String, k: Option<u32>) -> String {
     roo_legacy::compute_instruction_prefix(
         &text,
@@ -273,7 +286,7 @@ pub fn compute_instruction_prefix(text: String, k: Option<u32>) -> String {
 
 /// The legacy server's regex extraction of child instructions from `ui_messages.json`,
 /// reproduced with its quirks (compatibility mode).
-#[napi(ts_return_type = "Promise<LegacyInstruction[]>")]
+#[napi(catch_unwind, ts_return_type = "Promise<LegacyInstruction[]>")]
 pub fn extract_new_task_instructions_legacy(
     task_dir: String,
 ) -> AsyncTask<Job<Vec<roo_legacy::LegacyInstruction>>> {
@@ -286,7 +299,7 @@ pub fn extract_new_task_instructions_legacy(
 
 /// What the legacy server's skeleton builder yields for a task directory (compatibility mode);
 /// null where it would skip the task.
-#[napi(ts_return_type = "Promise<LegacyAnalysis | null>")]
+#[napi(catch_unwind, ts_return_type = "Promise<LegacyAnalysis | null>")]
 pub fn analyze_conversation_legacy(
     task_dir: String,
 ) -> AsyncTask<Job<Option<roo_legacy::LegacyAnalysis>>> {

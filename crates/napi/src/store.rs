@@ -84,6 +84,7 @@ impl From<DiscoverStorageOptions> for DiscoverOptions {
 /// Every task store on this machine: Roo Code, Zoo Code, Cline and Kilo Code under every editor
 /// build, server installs, custom storage paths, `ROO_STATE_STORAGE` and `extraRoots`.
 #[napi(
+    catch_unwind,
     js_name = "discoverStorage",
     ts_return_type = "Promise<StorageDiscovery>"
 )]
@@ -119,7 +120,7 @@ pub struct BuildSkeletonCacheOptions {
 
 /// Build or refresh the skeleton cache: only tasks whose files changed are parsed, entries of
 /// deleted tasks are dropped, the hierarchy runs over each store.
-#[napi(ts_return_type = "Promise<BuildCacheReport>")]
+#[napi(catch_unwind, ts_return_type = "Promise<BuildCacheReport>")]
 pub fn build_skeleton_cache(
     options: Option<BuildSkeletonCacheOptions>,
 ) -> AsyncTask<Job<roo_store::cache::BuildReport>> {
@@ -158,7 +159,7 @@ pub struct LoadSkeletonsOptions {
 
 /// Skeleton headers served from the cache (every cached store unless `tasksDir`/`locations`),
 /// with the parents the hierarchy gave them. Reads no task file.
-#[napi(ts_return_type = "Promise<LoadedSkeletons>")]
+#[napi(catch_unwind, ts_return_type = "Promise<LoadedSkeletons>")]
 pub fn load_skeletons(
     options: Option<LoadSkeletonsOptions>,
 ) -> AsyncTask<Job<roo_store::cache::Loaded>> {
@@ -191,7 +192,7 @@ pub struct DiagnoseRooStateOptions {
 
 /// A health report per store: files, sizes (conversations, checkpoints, other), the editor's
 /// state.vscdb (read-only), our cache, and an overall OK | WARNING | ERROR with reasons.
-#[napi(ts_return_type = "Promise<DiagnoseReport>")]
+#[napi(catch_unwind, ts_return_type = "Promise<DiagnoseReport>")]
 pub fn diagnose_roo_state(
     options: Option<DiagnoseRooStateOptions>,
 ) -> AsyncTask<Job<roo_store::diagnose::DiagnoseReport>> {
@@ -246,7 +247,7 @@ pub struct RebuildRooStateOptions {
 /// Scan the task folders, wipe and rebuild our cache, and report tasks, workspaces, roots and
 /// orphans; with `regenerateExtensionIndex`, also write the extension's own history index so it
 /// lists the tasks again after a state.vscdb loss (every replaced file is backed up).
-#[napi(ts_return_type = "Promise<RebuildReport>")]
+#[napi(catch_unwind, ts_return_type = "Promise<RebuildReport>")]
 pub fn rebuild_roo_state_from_tasks(
     options: Option<RebuildRooStateOptions>,
 ) -> AsyncTask<Job<roo_store::rebuild::RebuildReport>> {
@@ -345,7 +346,7 @@ pub struct CleanupSummary {
 
 /// Remove obsolete checkpoint data (the checkpoints/ shadow repositories). Conversation files
 /// are never touched. Dry run by default.
-#[napi(ts_return_type = "Promise<CleanupSummary>")]
+#[napi(catch_unwind, ts_return_type = "Promise<CleanupSummary>")]
 pub fn cleanup_obsolete_checkpoints(
     options: Option<CleanupCheckpointsOptions>,
 ) -> AsyncTask<Job<CleanupSummary>> {
@@ -394,7 +395,7 @@ impl From<MigrateTasksDirOptions> for MigrateOptions {
 
 /// Move a tasks folder: rename on the same device, else copy, verify (size + hash), swap, remove.
 /// Idempotent; a marker is written when done; an interruption at any step leaves a complete copy.
-#[napi(ts_return_type = "Promise<MigrateReport>")]
+#[napi(catch_unwind, ts_return_type = "Promise<MigrateReport>")]
 pub fn migrate_tasks_dir(
     from: String,
     to: String,
@@ -413,7 +414,7 @@ pub fn migrate_tasks_dir(
 
 /// `isTaskName(name)`: whether an entry of a `tasks/` folder can be a task (names starting with
 /// `_` or `.` are the extension's index and leftovers). The one rule every listing follows.
-#[napi]
+#[napi(catch_unwind)]
 pub fn is_task_name(name: String) -> bool {
     roo_state::scan::is_task_name(&name)
 }
@@ -433,7 +434,7 @@ fn find_error(e: FindTaskError) -> CodedError {
 /// named exactly `idOrPrefix`, else the one task folder whose name starts with it in any case.
 /// Rejects with `AMBIGUOUS_TASK_ID` (`details.candidates`: every id starting so) or
 /// `TASK_NOT_FOUND`; a tasks folder that cannot be listed is passed over.
-#[napi(ts_return_type = "Promise<TaskLocation>")]
+#[napi(catch_unwind, ts_return_type = "Promise<TaskLocation>")]
 pub fn find_task(tasks_dirs: Vec<String>, id_or_prefix: String) -> AsyncTask<Job<TaskLocation>> {
     Job::spawn(None, move |_| {
         let dirs: Vec<PathBuf> = tasks_dirs.into_iter().map(PathBuf::from).collect();
@@ -457,7 +458,7 @@ pub fn short_task_ids(tasks_dirs: Vec<String>, ids: Vec<String>, min: Option<u32
 /// The entry of `allowed` that `requested` names, compared by canonical paths (the storage folder
 /// holding a `tasks/` standing for it): the one rule by which the MCP server accepts a tasks
 /// folder an argument names (`roo_store::confine`). Throws `INVALID_PATH` for any other folder.
-#[napi]
+#[napi(catch_unwind)]
 pub fn confine_tasks_dir(requested: String, allowed: Vec<String>) -> napi::Result<String> {
     let allowed: Vec<PathBuf> = allowed.into_iter().map(PathBuf::from).collect();
     roo_store::confine::confine_tasks_dir(std::path::Path::new(&requested), &allowed)
@@ -469,7 +470,7 @@ pub fn confine_tasks_dir(requested: String, allowed: Vec<String>) -> napi::Resul
 /// (`roo_store::confine::confine_destination`): beside the store, or under one of `roots` (the
 /// folders the user named when the server was started), links resolved. Returns the resolved
 /// destination; throws `INVALID_PATH` for any other place.
-#[napi]
+#[napi(catch_unwind)]
 pub fn confine_destination(to: String, from: String, roots: Vec<String>) -> napi::Result<String> {
     let roots: Vec<PathBuf> = roots.into_iter().map(PathBuf::from).collect();
     roo_store::confine::confine_destination(

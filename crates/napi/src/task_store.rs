@@ -224,7 +224,7 @@ pub(crate) fn poisoned() -> napi::Error {
 impl TaskStore {
     /// Open the stores: from the skeleton cache (built or refreshed first), else by reading every
     /// task.
-    #[napi(ts_return_type = "Promise<TaskStore>")]
+    #[napi(catch_unwind, ts_return_type = "Promise<TaskStore>")]
     pub fn open(options: Option<OpenTaskStoreOptions>) -> napi::Result<AsyncTask<OpenTask>> {
         Ok(AsyncTask::new(OpenTask::from(options.unwrap_or_default())))
     }
@@ -232,6 +232,7 @@ impl TaskStore {
     /// Stat every task folder, parse again only what changed, relink, and record the change in
     /// the cache (appended, not rewritten).
     #[napi(
+        catch_unwind,
         ts_args_type = "signal?: AbortSignal",
         ts_return_type = "Promise<TaskStoreRefresh>"
     )]
@@ -246,28 +247,28 @@ impl TaskStore {
     }
 
     /// Number of tasks with a skeleton.
-    #[napi(getter)]
+    #[napi(catch_unwind, getter)]
     pub fn size(&self) -> napi::Result<u32> {
         let store = self.inner.read().map_err(|_| poisoned())?;
         Ok(store.skeletons().len() as u32)
     }
 
     /// The tasks folders of the handle.
-    #[napi(ts_return_type = "TaskStoreInfo[]")]
+    #[napi(catch_unwind, ts_return_type = "TaskStoreInfo[]")]
     pub fn stores<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
         crate::to_js(env, &store.stores())
     }
 
     /// Tasks without a skeleton and stores that could not be read.
-    #[napi(ts_return_type = "Diagnostic[]")]
+    #[napi(catch_unwind, ts_return_type = "Diagnostic[]")]
     pub fn diagnostics<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
         crate::to_js(env, &store.diagnostics())
     }
 
     /// What the last hierarchy pass did.
-    #[napi(ts_return_type = "HierarchyMetrics")]
+    #[napi(catch_unwind, ts_return_type = "HierarchyMetrics")]
     pub fn metrics<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
         crate::to_js(env, store.metrics())
@@ -275,7 +276,7 @@ impl TaskStore {
 
     /// A task's header by id or unique prefix; `null` when no id matches. A prefix several ids
     /// start with throws `TASK_AMBIGUOUS`, naming some of them.
-    #[napi(ts_return_type = "ConversationSkeleton | null")]
+    #[napi(catch_unwind, ts_return_type = "ConversationSkeleton | null")]
     pub fn get<'e>(&self, env: &'e Env, id_or_prefix: String) -> napi::Result<Unknown<'e>> {
         filled(&self.inner, true)?;
         let store = self.inner.read().map_err(|_| poisoned())?;
@@ -294,7 +295,7 @@ impl TaskStore {
     }
 
     /// The folder of a task (by full id).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn task_dir(&self, task_id: String) -> napi::Result<Option<String>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
         Ok(store.task_dir(&task_id).map(|p| p.display().to_string()))
@@ -302,6 +303,7 @@ impl TaskStore {
 
     /// One page of tasks matching the query, sorted (newest activity first by default).
     #[napi(
+        catch_unwind,
         ts_args_type = "query?: TaskListQuery",
         ts_return_type = "{ total: number; offset: number; items: ConversationSkeleton[] }"
     )]
@@ -320,6 +322,7 @@ impl TaskStore {
     /// order; each node carries the task's dates, counts, completion and parent, and a top node
     /// whose parent is not in the handle says so (`parentMissing`).
     #[napi(
+        catch_unwind,
         ts_args_type = "options?: TaskStoreTreeOptions",
         ts_return_type = "TaskTreeNode[]"
     )]
@@ -361,7 +364,7 @@ impl TaskStore {
 
     /// The trees of several tasks (full ids) in one pass, in the order given: each as
     /// `tree({ rootId, maxDepth })` gives it; an unknown id is left out.
-    #[napi(ts_return_type = "TaskTreeNode[]")]
+    #[napi(catch_unwind, ts_return_type = "TaskTreeNode[]")]
     pub fn trees<'e>(
         &self,
         env: &'e Env,
@@ -377,14 +380,14 @@ impl TaskStore {
 
     /// The tasks that two or more of the handle's stores hold (Zoo Code's import of Roo Code's
     /// history copies each task folder): the copy shown (the newer) and the others, in id order.
-    #[napi(ts_return_type = "SharedTask[]")]
+    #[napi(catch_unwind, ts_return_type = "SharedTask[]")]
     pub fn shared_tasks<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
         crate::to_js(env, &store.shared_tasks())
     }
 
     /// The other copies of a task (full id): none unless two of the handle's stores hold it.
-    #[napi(ts_return_type = "AlsoIn[]")]
+    #[napi(catch_unwind, ts_return_type = "AlsoIn[]")]
     pub fn also_in<'e>(&self, env: &'e Env, task_id: String) -> napi::Result<Unknown<'e>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
         crate::to_js(env, &store.also_in(&task_id))
@@ -393,7 +396,7 @@ impl TaskStore {
     /// The tasks that several handles hold (each over its own stores): for each, the handle
     /// whose copy is shown (the newer: later last activity, then later files, then the handle
     /// given first) and the other copies, in id order.
-    #[napi(ts_return_type = "SharedTask[]")]
+    #[napi(catch_unwind, ts_return_type = "SharedTask[]")]
     pub fn shared_across<'e>(
         env: &'e Env,
         #[napi(ts_arg_type = "TaskStore[]")] handles: Vec<ClassInstance<'e, TaskStore>>,
@@ -426,14 +429,14 @@ impl TaskStore {
     }
 
     /// Ancestors of a task, nearest first.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn ancestors(&self, task_id: String) -> napi::Result<Vec<String>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
         Ok(store.ancestors(&task_id))
     }
 
     /// Descendants of a task, breadth-first.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn descendants(&self, task_id: String) -> napi::Result<Vec<String>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
         Ok(store.descendants(&task_id))
@@ -441,7 +444,7 @@ impl TaskStore {
 
     /// Every header as one JSON text (for callers that keep or send it as is); `fields`: only
     /// those of each header.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn headers_json(&self, options: Option<TaskHeadersOptions>) -> napi::Result<String> {
         let fields = fields_of(options.unwrap_or_default().fields).map_err(|e| e.into_sync())?;
         filled(&self.inner, fields.need_fill())?;
@@ -455,7 +458,7 @@ impl TaskStore {
     /// Every header, in task id order: one JSON text parsed by V8 (far faster than converting
     /// value by value). A list view asks for its `fields` only (`taskId`, `metadata`, …): the
     /// instructions and child messages are most of a header.
-    #[napi(ts_return_type = "ConversationSkeleton[]")]
+    #[napi(catch_unwind, ts_return_type = "ConversationSkeleton[]")]
     pub fn headers<'e>(
         &self,
         env: &'e Env,

@@ -92,6 +92,7 @@ impl TryFrom<&mut UsageReportOptions> for ReportOptions {
 impl TaskStore {
     /// Usage and cost of the handle's tasks, aggregated as `options` asks (see `UsageReport`).
     #[napi(
+        catch_unwind,
         ts_args_type = "options?: UsageReportOptions",
         ts_return_type = "Promise<UsageReport>"
     )]

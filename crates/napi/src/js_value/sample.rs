@@ -233,6 +233,7 @@ fn sample(seed: u32) -> Sample {
 /// The same sample value for `seed`, written by the result writer (`writer`) and by napi's serde
 /// conversion (`serde`).
 #[napi(
+    catch_unwind,
     js_name = "conversionSample",
     ts_return_type = "{ writer: unknown; serde: unknown }"
 )]

@@ -5,54 +5,67 @@
 use crate::UsageError;
 use serde::Serialize;
 
-/// What the rows are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageGroup"))]
-pub enum Group {
-    Daily,
-    Weekly,
-    Monthly,
-    Yearly,
-    Tasks,
-    Conversations,
-    Models,
-    Workspaces,
-    Hosts,
-    Modes,
+/// An enum whose values are listed once, each with its name and the other spellings `parse`
+/// takes: `ALL` (in the order given), `name` and `parse` all come from that one list, so a value
+/// added there is offered, named and parsed everywhere (and the JavaScript registry follows).
+macro_rules! named_values {
+    (
+        $(#[$meta:meta])*
+        pub enum $enum:ident ($what:literal) {
+            $($(#[$vmeta:meta])* $variant:ident = $name:literal $(| $alias:literal)*,)*
+        }
+    ) => {
+        $(#[$meta])*
+        pub enum $enum {
+            $($(#[$vmeta])* $variant,)*
+        }
+
+        impl $enum {
+            /// Every value, in the order the CLI and the web view offer them (the default first).
+            pub const ALL: &'static [$enum] = &[$($enum::$variant,)*];
+
+            /// The value's name (what `parse` takes and a report says).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($enum::$variant => $name,)*
+                }
+            }
+
+            /// The value named `s`: its name or one of its other spellings.
+            pub fn parse(s: &str) -> Result<$enum, UsageError> {
+                match s {
+                    $($name $(| $alias)* => Ok($enum::$variant),)*
+                    other => Err(UsageError::InvalidArgument(format!(
+                        "unknown {} {other:?}: {}",
+                        $what,
+                        Self::ALL.iter().map(|v| v.name()).collect::<Vec<_>>().join(", ")
+                    ))),
+                }
+            }
+        }
+    };
+}
+
+named_values! {
+    /// What the rows are.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "camelCase")]
+    #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageGroup"))]
+    pub enum Group ("report") {
+        Daily = "daily" | "day",
+        Weekly = "weekly" | "week",
+        Monthly = "monthly" | "month",
+        Yearly = "yearly" | "year",
+        Tasks = "tasks" | "task",
+        Conversations = "conversations" | "conversation",
+        Models = "models" | "model",
+        Workspaces = "workspaces" | "workspace",
+        Hosts = "hosts" | "host",
+        Modes = "modes" | "mode",
+    }
 }
 
 impl Group {
-    /// Every group, in the order the CLI and the web view offer them.
-    pub const ALL: [Group; 10] = [
-        Group::Daily,
-        Group::Weekly,
-        Group::Monthly,
-        Group::Yearly,
-        Group::Tasks,
-        Group::Conversations,
-        Group::Models,
-        Group::Workspaces,
-        Group::Hosts,
-        Group::Modes,
-    ];
-
-    /// The group's name (what `parse` takes and a report says).
-    pub fn name(self) -> &'static str {
-        match self {
-            Group::Daily => "daily",
-            Group::Weekly => "weekly",
-            Group::Monthly => "monthly",
-            Group::Yearly => "yearly",
-            Group::Tasks => "tasks",
-            Group::Conversations => "conversations",
-            Group::Models => "models",
-            Group::Workspaces => "workspaces",
-            Group::Hosts => "hosts",
-            Group::Modes => "modes",
-        }
-    }
-
     /// Rows of periods of time (days, weeks, months, years).
     pub fn is_time(self) -> bool {
         matches!(
@@ -60,65 +73,20 @@ impl Group {
             Group::Daily | Group::Weekly | Group::Monthly | Group::Yearly
         )
     }
-
-    pub fn parse(s: &str) -> Result<Group, UsageError> {
-        Ok(match s {
-            "daily" | "day" => Group::Daily,
-            "weekly" | "week" => Group::Weekly,
-            "monthly" | "month" => Group::Monthly,
-            "yearly" | "year" => Group::Yearly,
-            "tasks" | "task" => Group::Tasks,
-            "conversations" | "conversation" => Group::Conversations,
-            "models" | "model" => Group::Models,
-            "workspaces" | "workspace" => Group::Workspaces,
-            "hosts" | "host" => Group::Hosts,
-            "modes" | "mode" => Group::Modes,
-            other => {
-                return Err(UsageError::InvalidArgument(format!(
-                    "unknown report {other:?}: daily, weekly, monthly, yearly, tasks, conversations, models, workspaces, hosts or modes"
-                )))
-            }
-        })
-    }
 }
 
-/// Which cost a record counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageCostMode"))]
-pub enum CostMode {
-    /// What the extension recorded (0 where it recorded nothing).
-    Recorded,
-    /// From the tokens, with the extension's cost functions and the price table.
-    Calculate,
-    /// Recorded, else calculated.
-    Auto,
-}
-
-impl CostMode {
-    /// Every cost mode, the default (`auto`) first.
-    pub const ALL: [CostMode; 3] = [CostMode::Auto, CostMode::Recorded, CostMode::Calculate];
-
-    /// The mode's name (what `parse` takes).
-    pub fn name(self) -> &'static str {
-        match self {
-            CostMode::Recorded => "recorded",
-            CostMode::Calculate => "calculate",
-            CostMode::Auto => "auto",
-        }
-    }
-
-    pub fn parse(s: &str) -> Result<CostMode, UsageError> {
-        Ok(match s {
-            "recorded" | "display" => CostMode::Recorded,
-            "calculate" => CostMode::Calculate,
-            "auto" => CostMode::Auto,
-            other => {
-                return Err(UsageError::InvalidArgument(format!(
-                    "unknown cost mode {other:?}: recorded, calculate or auto"
-                )))
-            }
-        })
+named_values! {
+    /// Which cost a record counts.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "camelCase")]
+    #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageCostMode"))]
+    pub enum CostMode ("cost mode") {
+        /// Recorded, else calculated.
+        Auto = "auto",
+        /// What the extension recorded (0 where it recorded nothing).
+        Recorded = "recorded" | "display",
+        /// From the tokens, with the extension's cost functions and the price table.
+        Calculate = "calculate",
     }
 }
 
@@ -173,11 +141,11 @@ mod names_tests {
     /// carries).
     #[test]
     fn every_group_and_cost_mode_is_named_as_it_parses_and_serialises() {
-        for g in Group::ALL {
+        for &g in Group::ALL {
             assert_eq!(Group::parse(g.name()).ok(), Some(g));
             assert_eq!(serde_json::to_value(g).ok(), Some(g.name().into()));
         }
-        for c in CostMode::ALL {
+        for &c in CostMode::ALL {
             assert_eq!(CostMode::parse(c.name()).ok(), Some(c));
             assert_eq!(serde_json::to_value(c).ok(), Some(c.name().into()));
         }
