@@ -445,7 +445,7 @@ pub fn find_task(tasks_dirs: Vec<String>, id_or_prefix: String) -> AsyncTask<Job
 /// The shortest prefix, at least `min` characters (default 8), that names each of `ids` alone
 /// among the task folders of `tasksDirs`, as `findTask` takes a prefix (in any case): what a
 /// person is shown of an id.
-#[napi]
+#[napi(catch_unwind)]
 pub fn short_task_ids(tasks_dirs: Vec<String>, ids: Vec<String>, min: Option<u32>) -> Vec<String> {
     let dirs: Vec<PathBuf> = tasks_dirs.into_iter().map(PathBuf::from).collect();
     let folded = roo_store::find::folded_task_names(&dirs);

@@ -421,7 +421,7 @@ impl TaskStore {
 
     /// The shortest prefix, at least `min` characters (default 8), that names each of `ids`
     /// alone among the handle's tasks, as a lookup by prefix takes it (in any case).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn short_ids(&self, ids: Vec<String>, min: Option<u32>) -> napi::Result<Vec<String>> {
         let store = self.inner.read().map_err(|_| poisoned())?;
         let min = min.map_or(roo_store::find::SHORT_ID_MIN, |m| m as usize);
