@@ -986,6 +986,26 @@ export type RecentTaskCheck = {
 };
 
 /**
+ * A task our cache knows to be damaged: its folder gave no header, or its files were read with
+ * problems (error or warning).
+ */
+export type DamagedTask = {
+  taskId: string,
+  /**
+   * No header could be made of its folder (it is in no list, tree or report).
+   */
+  unreadable: boolean,
+  /**
+   * Each problem as `file: message` (the file's name), at most five.
+   */
+  problems: Array<string>,
+  /**
+   * Problems beyond those listed.
+   */
+  more: number,
+};
+
+/**
  * Bytes and files under `tasks/`, by kind.
  */
 export type SizeSplit = {
@@ -1123,6 +1143,11 @@ export type LocationHealth = {
   historyIndexStale: boolean,
   stateDb: StateDbReport | null,
   cache: CacheStatus,
+  /**
+   * Every task our cache knows to be damaged (from its last reading of each task); `None`:
+   * the store has no cache of this version to say.
+   */
+  damagedTasks: Array<DamagedTask> | null,
   status: HealthStatus,
   reasons: Array<HealthReason>,
 };
@@ -2754,6 +2779,11 @@ export declare class TaskStore {
    * given first) and the other copies, in id order.
    */
   static sharedAcross(handles: TaskStore[]): SharedTask[]
+  /**
+   * The shortest prefix, at least `min` characters (default 8), that names each of `ids`
+   * alone among the handle's tasks, as a lookup by prefix takes it (in any case).
+   */
+  shortIds(ids: Array<string>, min?: number | undefined | null): Array<string>
   /** Ancestors of a task, nearest first. */
   ancestors(taskId: string): Array<string>
   /** Descendants of a task, breadth-first. */
@@ -3601,6 +3631,13 @@ export interface SearchTasksOptions {
 export declare function searchTasksSemantic(options: SearchTasksOptions): Promise<SearchTasksResult>
 
 /**
+ * The shortest prefix, at least `min` characters (default 8), that names each of `ids` alone
+ * among the task folders of `tasksDirs`, as `findTask` takes a prefix (in any case): what a
+ * person is shown of an id.
+ */
+export declare function shortTaskIds(tasksDirs: Array<string>, ids: Array<string>, min?: number | undefined | null): Array<string>
+
+/**
  * `summarizeConversation(options)`: a fresh-start summary appended to the history (or the
  * older eras' shapes), with the extension's error keys.
  */
@@ -3624,6 +3661,11 @@ export interface TaskListQuery {
   until?: number
   /** Only tasks without a parent. */
   rootsOnly?: boolean
+  /**
+   * Only the top tasks of the forest (a tree's top nodes): without a parent, or whose parent
+   * is not among the handle's tasks.
+   */
+  topOnly?: boolean
   offset?: number
   limit?: number
   /**

@@ -930,6 +930,7 @@ module.exports.reconstructHierarchy = nativeBinding.reconstructHierarchy
 module.exports.scanTasks = nativeBinding.scanTasks
 module.exports.searchIndexStatus = nativeBinding.searchIndexStatus
 module.exports.searchTasksSemantic = nativeBinding.searchTasksSemantic
+module.exports.shortTaskIds = nativeBinding.shortTaskIds
 module.exports.summarizeConversation = nativeBinding.summarizeConversation
 module.exports.tiktoken = nativeBinding.tiktoken
 module.exports.toolResultToText = nativeBinding.toolResultToText

@@ -128,8 +128,9 @@ describe('tree', () => {
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.split('\n')
     expect(lines.find((l) => l.includes('◀'))).toContain('Le test test_cache_expiry')
-    expect(r.stdout).toContain(ROOT)
-    expect(r.stdout).toContain(CHILD_IDS_ONLY)
+    // Ids as a person is shown them: the shortest prefix naming each alone.
+    expect(r.stdout).toContain(`${ROOT.slice(0, 10)} · `)
+    expect(r.stdout).toContain(`${CHILD_IDS_ONLY.slice(0, 8)} · `)
     expectGolden('tree-focus.txt', r.stdout)
   })
 

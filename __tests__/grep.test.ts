@@ -131,7 +131,8 @@ describe('roo-state grep', () => {
   it('prints matches under their task, or JSON', () => {
     const t = run(['Error: ENOENT', '-C', '1'])
     expect(t.status, t.stderr).toBe(0)
-    expect(t.stdout).toContain(ADDED)
+    // The task by the shortest prefix that names it alone (eight characters at least).
+    expect(t.stdout).toContain(`${ADDED.slice(0, 8)} · `)
     expect(t.stdout).toMatch(/toolResult +#3:2: Error: ENOENT/)
     expect(t.stdout).toContain('- line 1')
     const j = run(['-E', 'ENOENT|wörld', '--kind', 'toolResult,toolInput', '--json'])

@@ -135,10 +135,11 @@ afterAll(async () => {
 })
 
 describe('tools/list', () => {
-  it('lists the seed tools and the legacy names, each with a JSON Schema', async () => {
+  it('lists the seed tools, each with a JSON Schema, and not the legacy names', async () => {
     const { tools } = await client.listTools()
     const names = tools.map((t) => t.name)
-    for (const n of [...SEED_TOOLS, ...LEGACY_LISTED]) expect(names).toContain(n)
+    for (const n of SEED_TOOLS) expect(names).toContain(n)
+    for (const n of LEGACY_LISTED) expect(names).not.toContain(n)
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object')
       expect(typeof t.description).toBe('string')
@@ -152,13 +153,13 @@ describe('tools/list', () => {
     expect(search.inputSchema.required).toEqual(['query'])
   })
 
-  it('--no-legacy hides the legacy names, which stay callable', async () => {
-    const other = await connect(['--tasks-dir', storeDir(V350), '--no-legacy'])
+  it('the legacy names stay callable, and --legacy lists them', async () => {
+    const r = await client.callTool({ name: 'conversation_browser', arguments: { action: 'tree', conversation_id: ROOT } })
+    expect(r.isError).toBeFalsy()
+    const other = await connect(['--tasks-dir', storeDir(V350), '--legacy'])
     try {
       const { tools } = await other.client.listTools()
-      expect(tools.map((t) => t.name)).not.toContain('conversation_browser')
-      const r = await other.client.callTool({ name: 'conversation_browser', arguments: { action: 'tree', conversation_id: ROOT } })
-      expect(r.isError).toBeFalsy()
+      for (const n of LEGACY_LISTED) expect(tools.map((t) => t.name)).toContain(n)
     } finally {
       await other.client.close()
     }

@@ -106,8 +106,9 @@ describe('a Zoo Code 3.80 store', () => {
     expect(byId.get(INTERRUPTED)).toMatchObject({ parentTaskId: ARCHITECT, parentEvidence: { source: 'history_item' } })
     const text = run(['tree', '--tasks-dir', zoo])
     expect(text).toContain('1 abandoned')
-    expect(text).toContain(`abandoned by its parent ${ORCHESTRATOR}`)
-    expect(text).toContain(`abandoned 1 subtask: ${ABANDONED}`)
+    // Ids as a person is shown them: their shortest unique prefix.
+    expect(text).toContain(`abandoned by its parent ${ORCHESTRATOR.slice(0, 8)}`)
+    expect(text).toContain(`abandoned 1 subtask: ${ABANDONED.slice(0, 8)}`)
   })
 
   it('reads the statuses and the recovery Zoo wrote', () => {
@@ -200,7 +201,8 @@ describe('tasks imported from Roo Code, in both folders', () => {
       const ids = list.tasks.map((t: any) => t.taskId)
       expect(new Set(ids).size).toBe(7)
       const continued = list.tasks.find((t: any) => t.taskId === CONTINUED)
-      expect(continued).toMatchObject({ tasksDir: zoo, alsoIn: [{ tasksDir: roo, differs: true }] })
+      expect(list.stores[continued.store]).toBe(zoo)
+      expect(continued).toMatchObject({ alsoIn: [{ tasksDir: roo, differs: true }] })
     })
   })
 

@@ -190,6 +190,26 @@ export type RecentTaskCheck = {
 };
 
 /**
+ * A task our cache knows to be damaged: its folder gave no header, or its files were read with
+ * problems (error or warning).
+ */
+export type DamagedTask = {
+  taskId: string,
+  /**
+   * No header could be made of its folder (it is in no list, tree or report).
+   */
+  unreadable: boolean,
+  /**
+   * Each problem as `file: message` (the file's name), at most five.
+   */
+  problems: Array<string>,
+  /**
+   * Problems beyond those listed.
+   */
+  more: number,
+};
+
+/**
  * Bytes and files under `tasks/`, by kind.
  */
 export type SizeSplit = {
@@ -327,6 +347,11 @@ export type LocationHealth = {
   historyIndexStale: boolean,
   stateDb: StateDbReport | null,
   cache: CacheStatus,
+  /**
+   * Every task our cache knows to be damaged (from its last reading of each task); `None`:
+   * the store has no cache of this version to say.
+   */
+  damagedTasks: Array<DamagedTask> | null,
   status: HealthStatus,
   reasons: Array<HealthReason>,
 };

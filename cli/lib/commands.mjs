@@ -6,18 +6,23 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { call, has } from './binding.mjs'
 import { RooStateError, usageError } from './errors.mjs'
-import { DIALOGUE_FILTERS, grepCommand } from './grep.mjs'
+import { DIALOGUE_FILTERS, grepCommand, shortIdsIn } from './grep.mjs'
 import * as ops from './ops.mjs'
 import * as render from './render.mjs'
 import { serveCommand } from '../serve/command.mjs'
 import { usageCommands } from './usage.mjs'
+import { dayRange, localDayBounds } from './dates.mjs'
+import { conversationsPage, shortIdsAmong, tasksPage, workspacesOf } from './pages.mjs'
+import { handleOf } from './stores.mjs'
+import { treeIds } from './tree-text.mjs'
+import { HOST_SOURCES } from './registry.generated.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 export const packageRoot = path.resolve(here, '..', '..')
 
 /** Option specs shared by several commands. */
 const O = {
-  workspace: { type: 'string', arg: 'PATH', help: 'only tasks of this workspace (a path, compared after normalisation)' },
+  workspace: { type: 'string', arg: 'PATH|NAME', help: 'only tasks of this workspace (a path, compared after normalisation, or just its folder name)' },
   apply: { type: 'boolean', help: 'really do it (without it, a dry run that changes nothing)' },
   output: { type: 'string', short: 'o', arg: 'FILE', help: 'write to this file instead of standard output' },
   noCache: { type: 'boolean', help: 'read the task folders directly instead of through the skeleton cache' },
@@ -51,6 +56,56 @@ function oneOf(ctx, name, values) {
 function embedderOption(ctx) {
   const kind = oneOf(ctx, 'embedder', ['auto', 'none', 'static', 'local', 'http'])
   return kind ? { kind } : undefined
+}
+
+/** The options of a page of tasks or conversations (tree, list). */
+const PAGE = {
+  limit: { type: 'string', short: 'n', arg: 'N', help: 'how many to show (default 20)' },
+  offset: { type: 'string', arg: 'N', help: 'skip the first N (the next page)' },
+  all: { type: 'boolean', help: 'show every one' },
+  since: { type: 'string', arg: 'DATE', help: 'active on or after this day: YYYY-MM-DD, YYYYMMDD, or 7d, 2w, 3m, 1y before today' },
+  until: { type: 'string', arg: 'DATE', help: 'active on or before this day' },
+  workspace: { type: 'string', arg: 'PATH|NAME', help: 'only this workspace (a path, or just its folder name)' },
+  host: { type: 'string', arg: 'HOST', help: `only tasks of this host: ${HOST_SOURCES.join(', ')}` },
+}
+
+/** What a page of `tree` or `list` asks for: how many, from where, and the filters (days as local times, ms). */
+function pageOptions(ctx) {
+  const { since, until } = dayRange(ctx.opts)
+  if (ctx.opts.all && ctx.opts.limit !== undefined) throw usageError('--all shows every one: it takes no --limit.')
+  oneOf(ctx, 'host', HOST_SOURCES)
+  return {
+    limit: ctx.opts.all ? undefined : int(ctx, 'limit', { min: 1 }) ?? 20,
+    offset: int(ctx, 'offset') ?? 0,
+    since: since ? localDayBounds(since)[0] : undefined,
+    until: until ? localDayBounds(until)[1] : undefined,
+    workspace: ctx.opts.workspace,
+    host: ctx.opts.host,
+  }
+}
+
+/** The filters of a page, in words (said beside its counts). */
+function filterWords(ctx) {
+  const f = []
+  if (ctx.opts.workspace !== undefined) f.push(`workspace ${ctx.opts.workspace}`)
+  if (ctx.opts.host !== undefined) f.push(`host ${ctx.opts.host}`)
+  if (ctx.opts.mode !== undefined) f.push(`mode ${ctx.opts.mode}`)
+  if (ctx.opts.since !== undefined) f.push(`since ${ctx.opts.since}`)
+  if (ctx.opts.until !== undefined) f.push(`until ${ctx.opts.until}`)
+  return f
+}
+
+/** What a workspace filter that matched nothing says: the workspaces there are. */
+function nothingMatched(what, ctx, workspaces) {
+  const known = workspaces.length ? ` Workspaces of these stores: ${workspaces.join(', ')}.` : ''
+  return `No ${what} of workspace "${ctx.opts.workspace}" (a path, or a folder name such as the last part of one).${known}`
+}
+
+/** The handles of the stores a result names, for the ids it shows. */
+async function handlesOf(sel, stores) {
+  const out = []
+  for (const s of stores) out.push(await handleOf(s.tasksDir, sel))
+  return out.filter(Boolean)
 }
 
 /** Where an export goes: the file a person named (its folder is the output root). */
@@ -108,24 +163,79 @@ export const commands = {
 
   tree: {
     args: '[taskId]',
-    summary: 'the task tree: titles, ids, dates, mode, and the evidence of each parent link',
+    summary: 'the conversations, newest first, a page at a time: titles, ids, dates, mode, and how each parent link was found',
     options: {
-      'max-depth': { type: 'string', arg: 'N', help: 'levels shown below each root' },
-      workspace: O.workspace,
+      ...PAGE,
+      'max-depth': { type: 'string', arg: 'N', help: 'levels shown below each conversation\'s first task' },
       'no-cache': O.noCache,
     },
     examples: [
-      'roo-state tree --tasks-dir ~/backup/roo/tasks',
-      'roo-state tree 019cd6ce-5036      # the conversation holding this task (an id prefix is enough)',
-      'roo-state tree --workspace ~/projects/shop --max-depth 1 --json',
+      'roo-state tree                      # the 20 newest conversations of every store',
+      'roo-state tree --offset 20          # the 20 before them',
+      'roo-state tree --since 7d --workspace shop --all',
+      'roo-state tree 019cd6ce-5036        # the conversation holding this task (an id prefix is enough)',
+      'roo-state tree --tasks-dir ~/backup/roo/tasks --max-depth 1 --json',
     ],
     maxArgs: 1,
+    pager: true,
     async run(ctx) {
       const p = ctx.progress('reading tasks')
-      const data = await ops
-        .taskTree(ctx.sel, { taskId: ctx.args[0], maxDepth: int(ctx, 'max-depth'), workspace: ctx.opts.workspace, noCache: ctx.opts['no-cache'] }, p.io)
-        .finally(p.done)
-      return { data, text: () => render.renderTree(data, { width: ctx.width, cwd: ctx.cwd }) }
+      const maxDepth = int(ctx, 'max-depth')
+      if (ctx.args[0]) {
+        const data = await ops.taskTree(ctx.sel, { taskId: ctx.args[0], maxDepth, noCache: ctx.opts['no-cache'] }, p.io).finally(p.done)
+        const short = shortIdsAmong(await handlesOf(ctx.sel, data.stores), data.stores.flatMap((s) => treeIds(s.roots)))
+        return { data, text: () => render.renderFocus(data, { width: ctx.width, short, color: ctx.color }) }
+      }
+      const page = pageOptions(ctx)
+      const data = await conversationsPage(ctx.sel, { ...page, maxDepth, noCache: ctx.opts['no-cache'] }, p.io).finally(p.done)
+      const handles = data.loaded.map((l) => l.handle)
+      const short = shortIdsAmong(handles, data.stores.flatMap((s) => treeIds(s.roots)))
+      const filters = filterWords(ctx)
+      const none = data.page.total === 0 && ctx.opts.workspace !== undefined ? workspacesOf(data.loaded) : null
+      return {
+        data,
+        text: () =>
+          [
+            render.renderTreePage(data, { width: ctx.width, cwd: ctx.cwd, short, color: ctx.color, filters }),
+            ...(none ? [nothingMatched('conversation', ctx, none)] : []),
+          ].join('\n'),
+      }
+    },
+  },
+
+  list: {
+    summary: 'the tasks, a page at a time, most recent activity first (or by creation, title, size, cost, …)',
+    options: {
+      ...PAGE,
+      sort: { type: 'string', arg: 'KEY', help: 'lastActivity (default), createdAt, title, messageCount, actionCount, totalSize or totalCost' },
+      order: { type: 'string', arg: 'asc|desc', help: 'against the key\'s own order (dates and figures largest first, titles A to Z)' },
+      mode: { type: 'string', arg: 'MODE', help: 'only tasks of this mode (code, architect, orchestrator, …)' },
+      roots: { type: 'boolean', help: 'only the first task of each conversation' },
+      'no-cache': O.noCache,
+    },
+    examples: [
+      'roo-state list                              # the 20 tasks active last',
+      'roo-state list --sort totalCost --limit 10  # the ten most expensive',
+      'roo-state list --workspace shop --since 2026-11-01 --all',
+      'roo-state list --roots --mode orchestrator --json',
+    ],
+    maxArgs: 0,
+    pager: true,
+    async run(ctx) {
+      const sort = oneOf(ctx, 'sort', ['lastActivity', 'createdAt', 'title', 'messageCount', 'actionCount', 'totalSize', 'totalCost'])
+      const order = oneOf(ctx, 'order', ['asc', 'desc'])
+      const p = ctx.progress('reading tasks')
+      const data = await tasksPage(ctx.sel, { ...pageOptions(ctx), sort, order, mode: ctx.opts.mode, topOnly: ctx.opts.roots, noCache: ctx.opts['no-cache'] }, p.io).finally(p.done)
+      const short = shortIdsAmong(data.loaded.map((l) => l.handle), data.tasks.map((t) => t.taskId))
+      const none = data.total === 0 && ctx.opts.workspace !== undefined ? workspacesOf(data.loaded) : null
+      return {
+        data,
+        text: () =>
+          [
+            render.renderList(data, { short, color: ctx.color, sort: sort ?? 'lastActivity', order, filters: filterWords(ctx) }),
+            ...(none ? [nothingMatched('task', ctx, none)] : []),
+          ].join('\n'),
+      }
     },
   },
 
@@ -140,7 +250,9 @@ export const commands = {
     maxArgs: 1,
     async run(ctx) {
       const data = await ops.showTask(ctx.sel, ctx.args[0], { sequence: Boolean(ctx.opts.sequence) }, ctx.io)
-      return { data, text: () => render.renderShow(data, ctx.cwd) }
+      const s = data.skeleton
+      const short = await shortIdsIn({ ...ctx.sel, tasksDirs: [data.tasksDir] }, [s.parentTaskId, ...s.childTasks.map((c) => c.childTaskId)].filter(Boolean))
+      return { data, text: () => render.renderShow(data, ctx.cwd, short) }
     },
   },
 
@@ -294,7 +406,8 @@ export const commands = {
           indexDir: ctx.opts['index-dir'],
         }, p.io)
         .finally(p.done)
-      return { data, text: () => render.renderSearch(data) }
+      const short = await shortIdsIn(ctx.sel, data.results.map((t) => t.taskId))
+      return { data, text: () => render.renderSearch(data, { short, workspace: ctx.opts.workspace }) }
     },
   },
 
@@ -445,7 +558,8 @@ export const commands = {
   mcp: {
     summary: 'run the MCP server over stdio (for Roo Code, Zoo Code, Claude and other MCP clients)',
     options: {
-      'no-legacy': { type: 'boolean', help: 'do not list the legacy server\'s tool names (they stay callable)' },
+      legacy: { type: 'boolean', help: 'also list the legacy server\'s tool names (they are callable either way)' },
+      'no-legacy': { type: 'boolean', help: 'do not list the legacy tool names (the default; kept for older settings)' },
       'allow-writes': { type: 'boolean', help: 'let cleanup, rebuild and migrate calls with dryRun false apply their changes (without it they run dry)' },
       'migrate-to': { type: 'string', multiple: true, arg: 'DIR', help: 'a folder migrate_tasks_dir may move a store into (repeatable); without it, only beside the store' },
       'index-dir': O.indexDir,
@@ -458,7 +572,7 @@ export const commands = {
         tasksDirs: ctx.sel.tasksDirs,
         cacheDir: ctx.sel.cacheDir,
         indexDir: ctx.opts['index-dir'] ? path.resolve(ctx.cwd, ctx.opts['index-dir']) : undefined,
-        listLegacy: !ctx.opts['no-legacy'],
+        listLegacy: Boolean(ctx.opts.legacy) && !ctx.opts['no-legacy'],
         cwd: ctx.cwd,
         allowWrites: Boolean(ctx.opts['allow-writes']),
         migrateRoots: (ctx.opts['migrate-to'] ?? []).map((d) => path.resolve(ctx.cwd, d)),

@@ -20,7 +20,7 @@ export function sharedTasks(loaded) {
 /** How many of the tasks of `tasksDir` are shown from another store. */
 export function shownElsewhere(shared, tasksDir) {
   let n = 0
-  for (const s of shared.values()) if (s.tasksDir !== tasksDir) n++
+  for (const s of shared.values()) if (s.tasksDir !== tasksDir && s.alsoIn.some((a) => a.tasksDir === tasksDir)) n++
   return n
 }
 

@@ -43,8 +43,39 @@ export function bytes(n) {
   return i === 0 ? `${v} B` : `${v.toFixed(v >= 100 ? 0 : 1)} ${units[i]}`
 }
 
-export function plural(n, word, many = `${word}s`) {
-  return `${n} ${n === 1 ? word : many}`
+/** `n` and the word for it: `1 task`, `3 tasks` (the number as `fmt` writes it). */
+export function plural(n, word, many = `${word}s`, fmt = String) {
+  return `${fmt(n)} ${n === 1 ? word : many}`
+}
+
+/** Digits grouped by three with commas (written here: Intl's first call costs a CLI run 10 ms). */
+function grouped(digits) {
+  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+}
+
+/** A whole number with thousands separators: 1,234,567. */
+export function count(n) {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return String(n ?? '')
+  const r = Math.round(n)
+  return `${r < 0 ? '-' : ''}${grouped(String(Math.abs(r)))}`
+}
+
+/** US dollars with two decimals and thousands separators: 1,234.57. */
+export function usd(n) {
+  const v = Number.isFinite(n) ? n : 0
+  const [whole, cents] = Math.abs(v).toFixed(2).split('.')
+  return `${v < 0 && Number(v.toFixed(2)) !== 0 ? '-' : ''}${grouped(whole)}.${cents}`
+}
+
+/**
+ * A number for a file (CSV, TSV): every decimal it means and no float noise of the sums that
+ * made it (12.56977635, not 12.569776350000009), never in exponent notation.
+ */
+export function exact(n) {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return n === undefined || n === null ? '' : String(n)
+  const v = Number(n.toPrecision(15))
+  const s = String(v)
+  return /e/i.test(s) ? v.toFixed(20).replace(/\.?0+$/, '') : s
 }
 
 /** A plain text table: rows of cells, left-aligned, two spaces between columns. */

@@ -1,6 +1,7 @@
 // `roo-state grep PATTERN` and the operation behind it and the MCP tool `grep_tasks`: every line of
 // the tasks' dialogue where a literal or a regular expression stands (grepTasks).
-import { call, fn } from './binding.mjs'
+import { call, fn, has } from './binding.mjs'
+import { styles } from './terminal.mjs'
 import { RooStateError, usageError } from './errors.mjs'
 import { resolveStores } from './stores.mjs'
 import { HOST_SOURCES } from './registry.generated.mjs'
@@ -33,14 +34,15 @@ export async function grep(sel, opts, io = {}) {
 }
 
 /** The text of a grep: matches grouped under their task, context lines marked with `-`. */
-export function renderGrep(r) {
+export function renderGrep(r, opts = {}) {
+  const st = styles(Boolean(opts.color))
   const out = []
   let task
   for (const m of r.matches) {
     if (m.taskId !== task) {
       task = m.taskId
       if (out.length) out.push('')
-      out.push(`${m.taskId}${m.title ? ` · ${oneLine(m.title, 70)}` : ''}${m.workspace ? ` · ${m.workspace}` : ''}`)
+      out.push(`${st.yellow(opts.short?.get(m.taskId) ?? m.taskId)}${m.title ? ` · ${st.bold(oneLine(m.title, 70))}` : ''}${m.workspace ? ` · ${m.workspace}` : ''}`)
     }
     const at = `${m.timestamp ? m.timestamp.slice(0, 16).replace('T', ' ') : '----------------'} ${m.kind.padEnd(10)} #${m.messageIndex}:${m.lineNumber}`
     for (const b of m.before) out.push(`  ${' '.repeat(at.length)}- ${b}`)
@@ -54,7 +56,16 @@ export function renderGrep(r) {
   for (const k of (r.skipped ?? []).slice(0, 5)) out.push(`skipped: ${k.file}: ${k.reason}`)
   if ((r.filesSkipped ?? 0) > 5) out.push(`skipped: … and ${r.filesSkipped - 5} more (--json lists them)`)
   for (const n of r.notes ?? []) out.push(`note: ${n}`)
+  if (opts.workspace !== undefined && r.tasksSearched === 0) out.push(`No task of workspace "${opts.workspace}" (a path, or a folder name such as the last part of one).`)
   return out.join('\n')
+}
+
+/** The shortest prefix of each id that names its task alone among the stores of `sel`. */
+export async function shortIdsIn(sel, ids) {
+  const list = [...new Set(ids)]
+  if (!list.length || !has('shortTaskIds')) return new Map(list.map((id) => [id, id]))
+  const short = call('shortTaskIds', await resolveStores(sel), list)
+  return new Map(list.map((id, i) => [id, short[i]]))
 }
 
 function oneLine(s, max) {
@@ -98,6 +109,7 @@ export const grepCommand = {
     'roo-state grep -i "prévisions" --workspace meteo-cli --since 2026-01-01 --json',
   ],
   minArgs: 1,
+  pager: true,
   async run(ctx) {
     const kinds = ctx.opts.kind?.split(',').map((k) => k.trim()).filter(Boolean)
     for (const k of kinds ?? []) {
@@ -117,6 +129,8 @@ export const grepCommand = {
       task: ctx.opts.task,
       noTextStore: ctx.opts['no-cache'],
     }, ctx.io)
-    return { data, text: () => renderGrep(data) }
+    const short = await shortIdsIn(ctx.sel, data.matches.map((m) => m.taskId))
+    // As grep and ripgrep: 0 when a line matched, 1 when none did (2 and up: errors).
+    return { data, text: () => renderGrep(data, { short, color: ctx.color, workspace: ctx.opts.workspace }), exitCode: data.matches.length ? 0 : 1 }
   },
 }

@@ -7,6 +7,7 @@ import { core, has } from './binding.mjs'
 import { commands, groups } from './commands.mjs'
 import { EXIT, describeError, exitCodeFor, usageError } from './errors.mjs'
 import { bytes } from './format.mjs'
+import { wantsColor, writeOut } from './terminal.mjs'
 
 /**
  * @typedef {object} Command
@@ -25,10 +26,11 @@ const GLOBAL = {
   'cache-dir': { type: 'string', arg: 'DIR', help: 'our skeleton cache (default ROO_STATE_CACHE_DIR, else the platform cache folder)' },
   json: { type: 'boolean', help: 'print the result as JSON on standard output (for scripts)' },
   quiet: { type: 'boolean', short: 'q', help: 'no progress bar' },
+  'no-pager': { type: 'boolean', help: 'print long answers straight to the terminal, not through the pager (less -FRX, or PAGER)' },
   help: { type: 'boolean', short: 'h', help: 'show help (also: roo-state help <command>)' },
 }
 
-const ORDER = ['discover', 'scan', 'cache build', 'tree', 'show', 'export', 'export config', 'index', 'search', 'grep', 'models fetch', 'models status', 'diagnose', 'rebuild', 'cleanup', 'migrate', 'condense check', 'usage', 'mcp', 'serve', 'demo']
+const ORDER = ['discover', 'scan', 'cache build', 'tree', 'list', 'show', 'export', 'export config', 'index', 'search', 'grep', 'models fetch', 'models status', 'diagnose', 'rebuild', 'cleanup', 'migrate', 'condense check', 'usage', 'mcp', 'serve', 'demo']
 
 function optionUsage(name, spec) {
   const short = spec.short ? `-${spec.short}, ` : ''
@@ -42,9 +44,23 @@ function optionLines(options) {
   return entries.map(([, s], i) => `  ${left[i].padEnd(w)}  ${s.help}`).join('\n')
 }
 
+/** The most a command's usage may take of a help line before its summary goes on the next line. */
+const USAGE_ROOM = 34
+
+/**
+ * The command list of the general help: each command's usage and summary, the summaries aligned
+ * after the longest usage that fits in USAGE_ROOM; a longer usage has its summary on the next line.
+ */
+function commandLines() {
+  const usage = ORDER.map((n) => `${n} ${commands[n].args ?? ''}`.trim())
+  const w = Math.max(...usage.filter((u) => u.length <= USAGE_ROOM).map((u) => u.length))
+  return ORDER.map((n, i) =>
+    usage[i].length <= w ? `  ${usage[i].padEnd(w)}  ${commands[n].summary}` : `  ${usage[i]}\n  ${' '.repeat(w)}  ${commands[n].summary}`,
+  )
+}
+
 export function generalHelp() {
-  const w = Math.max(...ORDER.map((n) => `${n} ${commands[n].args ?? ''}`.trim().length))
-  const lines = ORDER.map((n) => `  ${`${n} ${commands[n].args ?? ''}`.trim().padEnd(w)}  ${commands[n].summary}`)
+  const lines = commandLines()
   return `roo-state — the task history of Roo Code, Zoo Code, Cline and Kilo Code, from the command line and over MCP
 
 Usage: roo-state <command> [arguments] [options]
@@ -58,7 +74,8 @@ ${optionLines(GLOBAL)}
 Examples:
   roo-state demo                                        # a tree and a search on the bundled fixtures
   roo-state discover                                    # where the stores are
-  roo-state tree                                        # every conversation, with how each link was found
+  roo-state tree                                        # the newest conversations, with how each link was found
+  roo-state list --sort totalCost -n 10                 # the ten most expensive tasks
   roo-state show 019cd6ce                               # one task (an id prefix is enough)
   roo-state export md 019cd6ce -o conversation.md
   roo-state search "why does the cache test fail" --index
@@ -92,6 +109,40 @@ ${optionLines(GLOBAL)}
 
 Examples:
 ${c.examples.map((e) => `  ${e}`).join('\n')}`
+}
+
+/** The options of every command, as typed (`--json`, `-q`, …). */
+function globalFlags() {
+  return Object.entries(GLOBAL).flatMap(([n, spec]) => [`--${n}`, ...(spec.short ? [`-${spec.short}`] : [])])
+}
+
+/** Whether `arg` is an option of every command (or --version). */
+function isGlobalFlag(arg) {
+  const flag = arg.replace(/=.*$/, '')
+  return globalFlags().includes(flag) || flag === '--version' || flag === '-V'
+}
+
+/** The word of `words` closest to `typed` (at most a third of its letters off), if any. */
+export function closest(typed, words) {
+  const dist = (a, b) => {
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j)
+    for (let i = 1; i <= a.length; i++) {
+      let prev = row[0]
+      row[0] = i
+      for (let j = 1; j <= b.length; j++) {
+        const cur = row[j]
+        row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
+        prev = cur
+      }
+    }
+    return row[b.length]
+  }
+  let best = null
+  for (const w of words) {
+    const d = dist(typed.toLowerCase(), w.toLowerCase())
+    if (d <= Math.max(1, Math.floor(typed.length / 3)) && (!best || d < best.d)) best = { w, d }
+  }
+  return best?.w ?? null
 }
 
 /** The command name and where its words are in argv. */
@@ -163,6 +214,14 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
       return EXIT.OK
     }
     found = findCommand(argv)
+    if (!found && !argv.includes('--help') && !argv.includes('-h')) {
+      // Options alone: one that is not an option of every command is named.
+      const unknown = argv.find((a) => a.startsWith('-') && a !== '-' && !isGlobalFlag(a))
+      if (unknown) {
+        const near = closest(unknown.replace(/=.*$/, ''), globalFlags())
+        throw usageError(`${unknown} is not an option of roo-state${near ? ` (did you mean ${near}?)` : ''}; options come after a command: roo-state <command> [options]. \`roo-state --help\` lists the commands.`)
+      }
+    }
     if (!found || found.name === 'help') {
       const words = argv.filter((a) => !a.startsWith('-')).slice(1)
       const topic = [words.slice(0, 2).join(' '), words[0]].find((t) => t && commands[t])
@@ -170,7 +229,10 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
       return found || argv.includes('--help') || argv.includes('-h') ? EXIT.OK : EXIT.USAGE
     }
     const command = commands[found.name]
-    if (!command) throw usageError(`Unknown command "${found.name}". Commands: ${ORDER.join(', ')}.`)
+    if (!command) {
+      const near = closest(found.name, [...ORDER, 'help'])
+      throw usageError(`Unknown command "${found.name}".${near ? ` Did you mean \`roo-state ${near}\`?` : ''} \`roo-state --help\` lists the commands.`)
+    }
     if (argv.includes('--help') || argv.includes('-h')) {
       process.stdout.write(`${commandHelp(found.name)}\n`)
       return EXIT.OK
@@ -185,9 +247,10 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
       parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true })
     } catch (err) {
       const m = /'(-[^']*)'/.exec(err.message)
+      const near = m && closest(m[1], Object.entries({ ...GLOBAL, ...(command.options ?? {}) }).map(([n]) => `--${n}`))
       throw usageError(
         err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && m
-          ? `${found.name} has no option ${m[1]}; see roo-state ${found.name} --help.`
+          ? `${found.name} has no option ${m[1]}${near ? ` (did you mean ${near}?)` : ''}; see roo-state ${found.name} --help.`
           : `${err.message.split('. ')[0]}; see roo-state ${found.name} --help.`,
       )
     }
@@ -215,6 +278,7 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
       args,
       opts: values,
       json: Boolean(values.json),
+      color: !values.json && wantsColor(),
       cwd,
       sel: {
         tasksDirs: values['tasks-dir'],
@@ -236,7 +300,8 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
       process.stdout.write(`${JSON.stringify(result.data, null, 2)}\n`)
     } else {
       const text = result.text()
-      if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+      // Long answers through the pager, at a terminal only.
+      if (text) await writeOut(text.endsWith('\n') ? text : `${text}\n`, { noPager: !command.pager || Boolean(values['no-pager']) })
     }
     return result.exitCode ?? EXIT.OK
   } catch (err) {

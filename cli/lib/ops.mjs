@@ -97,8 +97,11 @@ export async function taskTree(sel, opts = {}, io = noIo) {
       rootId = ancestors.length ? ancestors[ancestors.length - 1] : focus.taskId
     }
     // The tree is built where the skeletons are: in the handle when there is one.
+    // The conversation of one task: its forest alone (TaskStore.trees).
     const roots = loaded.handle
-      ? loaded.handle.tree({ rootId, workspace: opts.workspace, maxDepth })
+      ? rootId && opts.workspace === undefined
+        ? loaded.handle.trees([rootId], maxDepth)
+        : loaded.handle.tree({ rootId, workspace: opts.workspace, maxDepth })
       : call('getTaskTree', loaded.skeletons, { rootId, workspace: opts.workspace, maxDepth })
     const store = {
       tasksDir,

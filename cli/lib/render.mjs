@@ -2,108 +2,58 @@
 // tools' text formats).
 import path from 'node:path'
 import { inListOrder } from './stores.mjs'
-import { bytes, cut, evidenceText, oneLine, plural, shortDate, shownPath, table } from './format.mjs'
+import { bytes, count, cut, evidenceText, oneLine, plural, shortDate, shownPath, table, usd } from './format.mjs'
+import { styles } from './terminal.mjs'
+import { copyText } from './tree-text.mjs'
 
-const LINK_NAMES = {
-  historyItem: 'history_item.json',
-  childIds: 'childIds',
-  taskMetadata: 'task_metadata.json',
-  instructionPrefix: 'inferred from new_task messages',
+export { renderFocus, renderTree, renderTreeMarkdown, renderTreePage } from './tree-text.mjs'
+
+/** The order of a list, in words: `sort` (a list key) in its own order, or against it. */
+function orderWords(sort, order) {
+  const own = {
+    lastActivity: ['most recent activity first', 'least recent activity first'],
+    createdAt: ['newest first', 'oldest first'],
+    title: ['by title, A to Z', 'by title, Z to A'],
+    messageCount: ['most messages first', 'fewest messages first'],
+    actionCount: ['most tool calls first', 'fewest tool calls first'],
+    totalSize: ['largest first', 'smallest first'],
+    totalCost: ['most expensive first', 'cheapest first'],
+  }[sort] ?? [sort, sort]
+  const natural = sort === 'title' ? 'asc' : 'desc'
+  return own[order === undefined || order === natural ? 0 : 1]
 }
 
-/** The task tree: per store a header, then each conversation with two or three lines per task. */
-export function renderTree(data, opts = {}) {
-  const width = opts.width ?? 100
-  const cwd = opts.cwd ?? process.cwd()
-  const out = []
-  for (const store of data.stores) {
-    if (out.length) out.push('')
-    out.push(shownPath(store.tasksDir, cwd))
-    const m = store.metrics
-    const links = m
-      ? Object.entries(m.linksBySource)
-          .filter(([, n]) => n > 0)
-          .map(([k, n]) => `${n} ${LINK_NAMES[k] ?? k}`)
-      : []
-    const head = [`${plural(store.tasks, 'task')}`, `${plural(store.roots.length, 'conversation')}`]
-    if (links.length) head.push(`links: ${links.join(', ')}`)
-    if (m && m.ambiguous) head.push(`${m.ambiguous} ambiguous`)
-    if (m && m.orphans) head.push(`${plural(m.orphans, 'orphan')}`)
-    if (m && m.abandoned) head.push(`${m.abandoned} abandoned`)
-    if (store.shownElsewhere) head.push(`${store.shownElsewhere} shown from a newer copy in another store`)
-    out.push(`${head.join(' · ')} · dates UTC`)
-    if (!store.roots.length) out.push(store.tasks ? '  (no task)' : '  (no task folder here: a store holds one folder per task, each with ui_messages.json or api_conversation_history.json; `roo-state discover` lists the stores found on this machine)')
-    for (const root of store.roots) {
-      out.push('')
-      node(root, '', '', true, width, data.focus, out)
-    }
-    const problems = (store.diagnostics ?? []).filter((d) => d.severity === 'error' || d.code === 'cache_unavailable')
-    if (problems.length) out.push('')
-    for (const d of problems) {
-      // A file a shown task's reader left unread names the task and the file; a folder that gave
-      // no task is not shown.
-      const line =
-        d.code === 'cache_unavailable'
-          ? `note: ${d.message}`
-          : d.code === 'unreadable'
-            ? `incomplete: ${path.basename(path.dirname(d.file))}/${path.basename(d.file)}: ${d.message}`
-            : `not shown: ${path.basename(d.file)}: ${d.message}`
-      out.push(line)
-    }
+/** A page of tasks (`tasksPage`): one line each, then how much was shown and how to see more. */
+export function renderList(data, opts = {}) {
+  const st = styles(Boolean(opts.color))
+  const id = (x) => opts.short?.get(x) ?? x
+  const folder = (w) => (w ? w.replace(/[\\/]+$/, '').split(/[\\/]/).pop() : '-')
+  const rows = data.tasks.map((t) => [
+    id(t.taskId),
+    shortDate(t.lastActivity),
+    t.mode ?? '-',
+    count(t.messageCount),
+    usd(t.totalCost ?? 0),
+    folder(t.workspace),
+    oneLine(t.title ?? '(no title)', 70),
+  ])
+  const header = ['Id', 'Last activity', 'Mode', 'Msgs', 'Cost (USD)', 'Workspace', 'Title']
+  // Figures to the right.
+  for (const c of [3, 4]) {
+    const w = Math.max(header[c].length, ...rows.map((r) => r[c].length))
+    for (const r of rows) r[c] = r[c].padStart(w)
   }
+  const out = []
+  if (rows.length) {
+    const lines = table(header, rows).split('\n')
+    out.push(st.bold(lines[0]), ...lines.slice(1).map((l, i) => l.replace(rows[i][0], st.yellow(rows[i][0]))))
+  }
+  const of = opts.filters?.length ? ` (${opts.filters.join(', ')})` : ''
+  const offset = data.offset ?? 0
+  const what = `${count(data.tasks.length)} of ${plural(data.total, 'task', 'tasks', count)}${of}, ${orderWords(opts.sort ?? 'lastActivity', opts.order)}; dates UTC.`
+  const next = offset + data.tasks.length
+  out.push(`${rows.length ? '\n' : ''}${next < data.total ? `${what} The next ${count(Math.min(data.tasks.length, data.total - next))}: --offset ${next}; every one: --all.` : what}`)
   return out.join('\n')
-}
-
-function node(n, first, rest, isRoot, width, focus, out) {
-  const mark = focus === n.taskId ? '  ◀' : ''
-  const titleRoom = Math.max(20, width - Array.from(first).length - mark.length)
-  out.push(`${first}${oneLine(n.title ?? '(no title)', titleRoom)}${mark}`)
-  const dates = shortDate(n.createdAt)
-  const facts = [n.taskId, dates || 'no date', n.mode ?? 'no mode']
-  if (typeof n.messageCount === 'number') facts.push(plural(n.messageCount, 'message'))
-  if (n.isCompleted) facts.push('completed')
-  const pad = isRoot ? '  ' : '   '
-  out.push(`${rest}${pad}${facts.join(' · ')}`)
-  const shownIn = n.parentShownIn ? `; the parent ${n.parentTaskId} is shown under ${n.parentShownIn}` : ''
-  if (n.parentEvidence) out.push(`${rest}${pad}link: ${evidenceText(n.parentEvidence)}${shownIn}`)
-  else if (n.parentShownIn) out.push(`${rest}${pad}link: parent ${n.parentTaskId} is shown under ${n.parentShownIn}`)
-  else if (n.parentMissing) out.push(`${rest}${pad}link: parent ${n.parentTaskId} is not in this store`)
-  if (n.abandonedBy) out.push(`${rest}${pad}abandoned by its parent ${n.abandonedBy.join(', ')} (Abandon subtask: its own record names no parent)`)
-  if (n.abandonedSubtasks) out.push(`${rest}${pad}abandoned ${plural(n.abandonedSubtasks.length, 'subtask')}: ${n.abandonedSubtasks.join(', ')}`)
-  for (const a of n.alsoIn ?? []) out.push(`${rest}${pad}also in ${copyText(a)}`)
-  const kids = n.children ?? []
-  kids.forEach((c, i) => {
-    const last = i === kids.length - 1
-    node(c, `${rest}${last ? '└─ ' : '├─ '}`, `${rest}${last ? '   ' : '│  '}`, false, width, focus, out)
-  })
-}
-
-/** Another copy of a task, in words: where, and whether it holds the same conversation. */
-function copyText(a) {
-  return `${a.host ?? 'another store'} (${a.path}): ${a.differs ? 'an older copy that differs; this one is newer' : 'the same conversation'}`
-}
-
-/** The tree as Markdown nested lists (get_task_tree's markdown format). */
-export function renderTreeMarkdown(data) {
-  const out = []
-  for (const store of data.stores) {
-    out.push(`## ${store.tasksDir}`, '')
-    const walk = (n, depth) => {
-      const ev = n.parentEvidence ? ` — ${evidenceText(n.parentEvidence)}` : ''
-      const here = data.focus === n.taskId ? ' **(this task)**' : ''
-      const notes = [
-        ...(n.abandonedBy ? [`abandoned by its parent ${n.abandonedBy.join(', ')}`] : []),
-        ...(n.abandonedSubtasks ? [`abandoned ${n.abandonedSubtasks.map((c) => `\`${c}\``).join(', ')}`] : []),
-        ...(n.alsoIn ?? []).map((a) => `also in ${copyText(a)}`),
-      ]
-      const extra = notes.length ? ` (${notes.join('; ')})` : ''
-      out.push(`${'  '.repeat(depth)}- **${oneLine(n.title ?? '(no title)', 120)}**${here} \`${n.taskId}\` ${shortDate(n.createdAt)} UTC, ${n.mode ?? 'no mode'}${ev}${extra}`)
-      for (const c of n.children ?? []) walk(c, depth + 1)
-    }
-    for (const r of store.roots) walk(r, 0)
-    out.push('')
-  }
-  return out.join('\n').trimEnd()
 }
 
 export function renderDiscover(d, cwd) {
@@ -150,7 +100,8 @@ export function renderScan(data, cwd) {
   return out.join('\n')
 }
 
-export function renderShow(data, cwd) {
+export function renderShow(data, cwd, short) {
+  const id = (x) => short?.get(x) ?? x
   const s = data.skeleton
   const m = s.metadata
   const out = []
@@ -166,11 +117,11 @@ export function renderShow(data, cwd) {
       ? `  tokens     in ${s.apiTotals.tokensIn}, out ${s.apiTotals.tokensOut}, cost $${s.apiTotals.totalCost.toFixed(4)}${s.isCompleted ? '   completed' : ''}`
       : `  tokens     unknown (no request recorded in the UI messages)${s.isCompleted ? '   completed' : ''}`,
   )
-  if (s.parentTaskId) out.push(`  parent     ${s.parentTaskId}${s.parentEvidence ? ` (${evidenceText(s.parentEvidence)})` : ''}`)
+  if (s.parentTaskId) out.push(`  parent     ${id(s.parentTaskId)}${s.parentEvidence ? ` (${evidenceText(s.parentEvidence)})` : ''}`)
   // history_item.json's status: active, completed, delegated, or interrupted (Zoo Code 3.80+).
   if (s.storedLinks?.status) out.push(`  status     ${s.storedLinks.status} (history_item.json)`)
   for (const c of s.childTasks) {
-    out.push(`  subtask    ${c.ts ? shortDate(c.ts) : '?'} [${c.mode ?? '?'}] ${oneLine(c.message, 80)}${c.childTaskId ? ` → ${c.childTaskId}` : ''}`)
+    out.push(`  subtask    ${c.ts ? shortDate(c.ts) : '?'} [${c.mode ?? '?'}] ${oneLine(c.message, 80)}${c.childTaskId ? ` → ${id(c.childTaskId)}` : ''}`)
   }
   for (const d of s.diagnostics) out.push(`  ${d.severity.padEnd(9)}  ${path.basename(d.file)}${d.path ? ` ${d.path}` : ''}: ${d.message}`)
   return out.join('\n')
@@ -236,7 +187,8 @@ export function renderExport(r, cwd) {
   return r.content ?? ''
 }
 
-export function renderSearch(r) {
+export function renderSearch(r, opts = {}) {
+  const id = (x) => opts.short?.get(x) ?? x
   const out = []
   if (r.indexed) {
     const x = r.indexed
@@ -246,11 +198,12 @@ export function renderSearch(r) {
   r.results.forEach((t, i) => {
     out.push('')
     out.push(`${i + 1}. ${oneLine(t.title ?? '(no title)', 90)}  [${t.score.toFixed(3)}]`)
-    out.push(`   ${t.taskId} · ${shortDate(t.createdAt)} UTC${t.workspace ? ` · ${t.workspace}` : ''}`)
+    out.push(`   ${id(t.taskId)} · ${shortDate(t.createdAt)} UTC${t.workspace ? ` · ${t.workspace}` : ''}`)
     for (const a of t.alsoIn ?? []) out.push(`   also in ${copyText(a)}`)
     for (const s of t.snippets.slice(0, 2)) out.push(`   ${shortDate(s.timestamp)}  ${oneLine(s.text, 140)}`)
   })
   for (const n of r.notes ?? []) out.push(`note: ${n}`)
+  if (!r.results.length && opts.workspace !== undefined) out.push(`No task of workspace "${opts.workspace}" matched (a path, or a folder name such as the last part of one).`)
   return out.join('\n')
 }
 
@@ -303,6 +256,14 @@ export function renderDiagnose(r, cwd) {
     for (const t of bad) {
       const f = t.files.find((x) => x.problems > 0 || (x.exists && !x.parses))
       out.push(`    ${t.taskId}: ${f ? `${f.name}: ${String(f.firstProblem ?? 'does not parse').replace(/^: /, '')}` : 'missing files'}`)
+    }
+    if (l.damagedTasks === null || l.damagedTasks === undefined) {
+      out.push('  damaged tasks: unknown until our cache has read every task (`roo-state cache build`)')
+    } else {
+      out.push(`  damaged tasks (every task, as our cache last read them): ${l.damagedTasks.length}`)
+      for (const t of l.damagedTasks) {
+        out.push(`    ${t.taskId}: ${t.unreadable ? 'not readable: ' : ''}${t.problems.join('; ') || 'no task file'}${t.more ? ` (and ${t.more} more)` : ''}`)
+      }
     }
     const c = l.cache
     out.push(`  cache: ${c.exists ? `built ${shortDate(c.builtAt)} UTC, ${c.entries} entries, ${c.stale} stale, ${c.missing} new, ${c.removed} deleted` : 'none'}${c.unusable ? ` (unusable: ${c.unusable})` : ''}`)

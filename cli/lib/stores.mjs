@@ -173,6 +173,15 @@ export async function storeHandle(tasksDir, opts = {}) {
   return handle
 }
 
+/** The handle this process already holds for a tasks folder (not refreshed again), if any. */
+export function handleOf(tasksDir, sel = {}) {
+  for (const noCache of [false, true]) {
+    const h = handles.get(JSON.stringify([tasksDir, sel.cacheDir ?? null, noCache]))
+    if (h) return h
+  }
+  return null
+}
+
 /**
  * Skeleton headers of one store, linked to their parents, and the handle they came from: through
  * the native TaskStore (from our cache, built or refreshed first, when `noCache` is not set; else

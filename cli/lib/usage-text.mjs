@@ -1,10 +1,13 @@
 // The usage report as text (an aligned table with totals, a compact one when the full one does not
 // fit the terminal) and as CSV.
 
-const money = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(n >= 1 ? 2 : 4)).replace(/^0\.0000$/, '0')
+import { count, exact, usd } from './format.mjs'
+import { styles } from './terminal.mjs'
+
+const money = (n) => usd(n)
 /** 1234567 → 1.23M (compact) or 1 234 567. */
 export function tokens(n, compact) {
-  if (!compact) return Math.round(n).toLocaleString('en-US')
+  if (!compact) return count(n)
   if (n >= 1e9) return `${(n / 1e9).toFixed(2)}G`
   if (n >= 1e6) return `${(n / 1e6).toFixed(2)}M`
   if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`
@@ -29,51 +32,61 @@ const BY_REQUEST = ['models', 'modes']
 
 function columns(compact, group) {
   const activity = !BY_REQUEST.includes(group)
-  const count = (f) => (s) => (s[f] === undefined ? '' : String(s[f]))
+  const figure = (f) => (s) => (s[f] === undefined ? '' : count(s[f]))
   const full = [
-    ['Requests', count('requests')],
-    ...(activity ? [['Msgs', count('userMessages')], ['Convs', count('conversations')]] : []),
+    ['Requests', figure('requests')],
+    ...(activity ? [['Msgs', figure('userMessages')], ['Convs', figure('conversations')]] : []),
     ['Input', (s, c) => tokens(s.input ?? s.tokensIn, c)],
     ['Output', (s, c) => tokens(s.tokensOut, c)],
     ['Cache write', (s, c) => tokens(s.cacheWrites, c)],
     ['Cache read', (s, c) => tokens(s.cacheReads, c)],
     ['Total tokens', (s, c) => tokens(s.totalTokens, c)],
     ['Cost (USD)', (s) => money(s.cost)],
-    ...(activity ? [['Files r/w/e', (s) => (s.files ? `${s.files.reads}/${s.files.writes + s.files.creates}/${s.files.edits}` : '')]] : []),
+    ['Files r/w/e', (s) => (s.files ? `${count(s.files.reads)}/${count(s.files.writes + s.files.creates)}/${count(s.files.edits)}` : '')],
   ]
   const short = ['Requests', 'Total tokens', 'Cost (USD)']
   return compact ? full.filter(([t]) => short.includes(t)) : full
 }
 
-/** An aligned table: the key column left, numbers right, a rule and the totals under it. */
-function alignedTable(header, rows, totals) {
+/** An aligned table: the first `left` columns (keys) left, numbers right, a rule and the totals under it. */
+function alignedTable(header, rows, totals, left = 1) {
   const all = [header, ...rows, ...(totals ? [totals] : [])]
   const widths = header.map((_, i) => Math.max(...all.map((r) => Array.from(r[i] ?? '').length)))
-  const line = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd()
+  const pad = (c, w, end) => {
+    const room = ' '.repeat(Math.max(0, w - Array.from(c).length))
+    return end ? c + room : room + c
+  }
+  const line = (r) => r.map((c, i) => pad(c ?? '', widths[i], i < left)).join('  ').trimEnd()
   const out = [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)]
   if (totals) out.push(widths.map((w) => '─'.repeat(w)).join('  '), line(totals))
   return out.join('\n')
 }
 
-/** The table of a report, full or compact. */
-function table(report, compact) {
+/** Rows keyed by a task: an id column before the title. */
+const BY_TASK = ['tasks', 'conversations']
+
+/** The table of a report, full or compact; `short`: the id each task is shown with. */
+function table(report, compact, short) {
   const cols = columns(compact, report.group)
   const keyWidth = compact ? 30 : 40
   const cut = (k) => (Array.from(k).length > keyWidth ? `${Array.from(k).slice(0, keyWidth - 1).join('')}…` : k)
-  const key = (r) => cut(r.label ? `${r.label} (${r.key.slice(0, 8)})` : r.key)
-  const header = [KEY_TITLE[report.group] ?? 'Key', ...cols.map(([t]) => t)]
+  const byTask = BY_TASK.includes(report.group)
+  const id = (x) => short?.get(x) ?? x.slice(0, 8)
+  const keys = (r) => (byTask ? [id(r.key), cut(r.label ?? '(no title)')] : [cut(r.key)])
+  const under = (name) => (byTask ? ['', cut(name)] : [cut(name)])
+  const header = [...(byTask ? ['Id'] : []), KEY_TITLE[report.group] ?? 'Key', ...cols.map(([t]) => t)]
   const rows = []
   for (const r of report.rows) {
-    rows.push([key(r), ...cols.map(([, f]) => f(r, compact))])
-    for (const m of r.models ?? []) rows.push([cut(`  └ ${m.model}`), ...cols.map(([, f]) => f(m, compact))])
-    for (const m of r.modes ?? []) rows.push([cut(`  └ ${m.mode}`), ...cols.map(([, f]) => f(m, compact))])
+    rows.push([...keys(r), ...cols.map(([, f]) => f(r, compact))])
+    for (const m of r.models ?? []) rows.push([...under(`  └ ${m.model}`), ...cols.map(([, f]) => f(m, compact))])
+    for (const m of r.modes ?? []) rows.push([...under(`  └ ${m.mode}`), ...cols.map(([, f]) => f(m, compact))])
     for (const t of r.conversation?.tasks ?? []) {
-      const name = `${'  '.repeat(t.depth + 1)}${String(Math.round(t.share * 100)).padStart(3)}% ${t.mode ?? '?'} ${t.taskId.slice(0, 8)}`
-      rows.push([cut(name), ...cols.map(([, f]) => f(t, compact))])
+      const name = `${'  '.repeat(t.depth + 1)}${String(Math.round(t.share * 100)).padStart(3)}% ${t.mode ?? '?'}`
+      rows.push([id(t.taskId), cut(name), ...cols.map(([, f]) => f(t, compact))])
     }
   }
-  const totals = ['Total', ...cols.map(([, f]) => f(report.totals, compact))]
-  return alignedTable(header, rows, totals)
+  const totals = [...(byTask ? [''] : []), 'Total', ...cols.map(([, f]) => f(report.totals, compact))]
+  return alignedTable(header, rows, totals, byTask ? 2 : 1)
 }
 
 /** The zone as the header says it. */
@@ -97,6 +110,7 @@ export function usageHead(report) {
 function footnotes(report, compact) {
   const lines = []
   const t = report.totals
+  if (report.rowsLeftOut) lines.push(`${count(report.rowsLeftOut)} more row${report.rowsLeftOut === 1 ? '' : 's'} not shown (the totals are of every row): a larger --limit, or none, shows them.`)
   if (!compact && report.rows.length) lines.push('Input: input tokens neither written to nor read from the cache (taken out of tokensIn where it holds them), so Input + Output + Cache write + Cache read = Total tokens.')
   if (!compact && report.inputBelowCache) lines.push(`${report.inputBelowCache} request(s) recorded fewer input tokens than their cache tokens, though their protocol counts the cache in the input: their Input is 0.`)
   if (t.cancelled || t.failed) lines.push(`${t.cancelled} cancelled and ${t.failed} failed requests are counted with what they recorded, as the extension counts them.`)
@@ -125,18 +139,21 @@ export function renderUsage(report, opts = {}) {
   let body = 'No usage recorded in this range.'
   let compact = Boolean(opts.compact)
   if (report.rows.length) {
-    body = table(report, compact)
+    body = table(report, compact, opts.short)
     const widest = Math.max(...body.split('\n').map((l) => Array.from(l).length))
     if (!compact && opts.width !== undefined && widest > opts.width) {
       compact = true
-      body = table(report, true)
+      body = table(report, true, opts.short)
     }
+    const st = styles(Boolean(opts.color))
+    const lines = body.split('\n')
+    body = [st.bold(lines[0]), ...lines.slice(1)].join('\n')
   }
   return [usageHead(report), '', body, ...footnotes(report, compact)].join('\n')
 }
 
 function csvCell(v) {
-  const s = v === undefined || v === null ? '' : String(v)
+  const s = v === undefined || v === null ? '' : typeof v === 'number' ? exact(v) : String(v)
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
 }
 

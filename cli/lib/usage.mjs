@@ -3,14 +3,15 @@
 // redrawn in place as tasks change (--watch).
 import { core, has } from './binding.mjs'
 import { RooStateError, usageError } from './errors.mjs'
+import { dayRange } from './dates.mjs'
 import { resolveStores } from './stores.mjs'
 import { renderUsage, tokens, usageCsv } from './usage-text.mjs'
 import { watchUsage } from './usage-watch.mjs'
+import { COST_MODES, HOST_SOURCES, TIME_GROUPS, USAGE_GROUPS } from './registry.generated.mjs'
 
 export { renderUsage, tokens, usageCsv }
 
-import { COST_MODES, HOST_SOURCES, TIME_GROUPS, USAGE_GROUPS } from './registry.generated.mjs'
-
+/** The usage groups, time groups and cost modes of the core (crates/usage, generated). */
 export const GROUPS = USAGE_GROUPS
 export { COST_MODES, TIME_GROUPS }
 export const ORDERS = ['asc', 'desc']
@@ -45,7 +46,35 @@ export async function usageReport(sel, opts = {}, io = {}) {
   const dirs = await resolveStores(sel)
   const handle = await usageHandle(dirs, { cacheDir: sel.cacheDir, noCache: opts.noCache, signal: io.signal })
   const { noCache, ...options } = opts
-  return handle.usageReport({ ...options, signal: io.signal })
+  const report = await handle.usageReport({ ...options, signal: io.signal })
+  // The handle it came from, kept out of its JSON: the ids a person is shown, what a filter matched.
+  Object.defineProperty(report, 'handle', { value: handle, enumerable: false })
+  return report
+}
+
+/** The rows of a report cut to the first `limit`, and how many were left out (said in its JSON too). */
+export function limitRows(report, limit) {
+  if (limit === undefined || report.rows.length <= limit) return report
+  const out = { ...report, rows: report.rows.slice(0, limit), rowsLeftOut: report.rows.length - limit }
+  Object.defineProperty(out, 'handle', { value: report.handle, enumerable: false })
+  return out
+}
+
+/** The ids a report shows (its task and conversation rows, their subtasks), as a person is shown them. */
+function shortIdsOfReport(report) {
+  if (!['tasks', 'conversations'].includes(report.group) || typeof report.handle?.shortIds !== 'function') return undefined
+  const ids = report.rows.flatMap((r) => [r.key, ...(r.conversation?.tasks ?? []).map((t) => t.taskId)])
+  const list = [...new Set(ids)]
+  const short = report.handle.shortIds(list)
+  return new Map(list.map((id, i) => [id, short[i]]))
+}
+
+/** What a report with no row says of a workspace filter that matched no task. */
+function nothingOf(report, ctx) {
+  const ws = ctx.opts.workspace
+  if (report.rows.length || ws === undefined || !report.handle) return []
+  if (report.handle.list({ workspace: ws, limit: 0, fields: [] }).total > 0) return []
+  return ['', `No task of workspace "${ws}" (a path, or a folder name such as the last part of one).`]
 }
 
 /** The report options of the command line. */
@@ -64,10 +93,11 @@ function reportOptions(ctx, group) {
   for (const h of hosts ?? []) if (!HOSTS.includes(h)) throw usageError(`--host takes ${HOSTS.join(', ')}; not "${h}".`)
   const by = ctx.opts['breakdown-by']
   if (by !== undefined && !['model', 'mode'].includes(by)) throw usageError(`--breakdown-by takes model or mode; not "${by}".`)
+  const { since, until } = dayRange(ctx.opts, { timeZone: ctx.opts.tz })
   return {
     group,
-    since: ctx.opts.since,
-    until: ctx.opts.until,
+    since,
+    until,
     timeZone: ctx.opts.tz,
     costMode,
     order,
@@ -86,8 +116,9 @@ export const usageCommands = {
     args: `[${GROUPS.join('|')}]`,
     summary: 'tokens and cost by day, week, month, year, task, conversation, model, workspace, host or mode',
     options: {
-      since: { type: 'string', arg: 'DATE', help: 'from this day (YYYY-MM-DD, in --tz)' },
+      since: { type: 'string', arg: 'DATE', help: 'from this day, in --tz: YYYY-MM-DD, YYYYMMDD, or 7d, 2w, 3m, 1y before today' },
       until: { type: 'string', arg: 'DATE', help: 'up to this day, included' },
+      limit: { type: 'string', short: 'n', arg: 'N', help: 'the first N rows only (totals of every row)' },
       last: { type: 'string', arg: 'N', help: 'the last N days, weeks, months or years that hold usage (totals of those alone)' },
       order: { type: 'string', arg: 'asc|desc', help: 'periods oldest first (asc, default) or newest first; other rows most expensive first (desc, default) or cheapest' },
       tz: { type: 'string', arg: 'ZONE', help: 'time zone of the days: the local one by default (TZ, else the system\'s); UTC, an IANA name (Europe/Paris) or an offset (+02:00)' },
@@ -96,7 +127,7 @@ export const usageCommands = {
       host: { type: 'string', multiple: true, arg: 'HOST', help: `only the tasks of this host (${HOSTS.join(', ')}); repeatable` },
       cost: { type: 'string', arg: 'MODE', help: 'auto (recorded, else calculated; default), recorded, or calculate (from tokens and the price table)' },
       prices: { type: 'string', arg: 'FILE', help: 'a price table (the shape of crates/usage/data/prices.json) whose entries come first' },
-      workspace: { type: 'string', arg: 'PATH', help: 'only tasks of this workspace' },
+      workspace: { type: 'string', arg: 'PATH|NAME', help: 'only tasks of this workspace (a path, or just its folder name)' },
       csv: { type: 'boolean', help: 'print CSV instead of a table' },
       compact: { type: 'boolean', help: 'fewer columns and short numbers (automatic when the full table is wider than the terminal)' },
       watch: { type: 'boolean', help: 'redraw the report in place whenever a task changes (a terminal only; Ctrl-C to quit)' },
@@ -105,6 +136,8 @@ export const usageCommands = {
     examples: [
       'roo-state usage                       # by day, in the local time zone',
       'roo-state usage daily --last 7 --order desc',
+      'roo-state usage daily --since 7d      # the last week, today included',
+      'roo-state usage tasks -n 20           # the 20 most expensive tasks',
       'roo-state usage monthly --tz Europe/Paris --breakdown',
       'roo-state usage yearly --tz UTC',
       'roo-state usage conversations --since 2026-03-01   # an orchestrator run and its subtasks, with shares',
@@ -119,17 +152,20 @@ export const usageCommands = {
       const options = reportOptions(ctx, group)
       // Compact when asked; otherwise when the full table is wider than the terminal (full when piped).
       const width = process.stdout.isTTY ? ctx.width : undefined
-      const text = (data) => renderUsage(data, { width, compact: Boolean(ctx.opts.compact) })
+      const text = (data, short) => renderUsage(data, { width, compact: Boolean(ctx.opts.compact), short, color: ctx.color })
       if (ctx.opts.watch) {
         if (ctx.opts.csv || ctx.json) throw usageError('--watch draws the table; it takes neither --csv nor --json.')
         if (!process.stdout.isTTY) throw usageError('--watch redraws the report in place: standard output must be a terminal.')
         const data = await watchUsage(ctx, options, text, usageHandle)
         return { data, text: () => '' }
       }
+      const limit = ctx.opts.limit === undefined ? undefined : Number(ctx.opts.limit)
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw usageError(`--limit takes a number of rows (1 or more), not "${ctx.opts.limit}".`)
       const p = ctx.progress('reading tasks')
-      const data = await usageReport(ctx.sel, options, ctx.io).finally(p.done)
+      const report = await usageReport(ctx.sel, options, ctx.io).finally(p.done)
+      const data = limitRows(report, limit)
       if (ctx.opts.csv) return { data, text: () => usageCsv(data) }
-      return { data, text: () => text(data) }
+      return { data, text: () => [text(data, shortIdsOfReport(data)), ...nothingOf(data, ctx)].join('\n') }
     },
   },
 }

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { KINDS, grep } from '../lib/grep.mjs'
 import { confinedStore } from '../lib/stores.mjs'
 import { HOST_SOURCES } from '../lib/registry.generated.mjs'
+import { ANSWER_CHARS, fitCount, offsetCursor, offsetOf, pageNote } from './pages.mjs'
 
 /** @type {import('./tools.mjs').Tool} */
 export const grepTool = {
@@ -20,7 +21,7 @@ export const grepTool = {
     ignoreCase: z.boolean().describe('Ignore case (default false).').optional(),
     kinds: z.array(z.enum(KINDS)).min(1).max(4).describe('Only these texts (default all).').optional(),
     context: z.int().min(0).max(20).describe('Lines of the same message before and after each match (default 0).').optional(),
-    maxMatches: z.int().min(1).max(10000).describe('Matches returned at most (default 200).').optional(),
+    maxMatches: z.int().min(1).max(10000).describe('Matches per page at most (default 200; fewer when they do not fit an answer).').optional(),
     workspace: z.string().describe('A workspace path, or just its folder name.').optional(),
     host: z.enum(HOST_SOURCES).describe('Only tasks of this host.').optional(),
     dateRange: z
@@ -34,11 +35,16 @@ export const grepTool = {
       .string()
       .describe('One of the server\'s task stores (its tasks/ folder, or the storage folder holding it); any other folder is refused. Default: all of them.')
       .optional(),
+    cursor: z.string().min(1).describe('The nextCursor of the previous page (the other arguments unchanged).').optional(),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   async run(a, ctx) {
     const sel = a.tasksDir ? { ...ctx.sel, tasksDirs: [await confinedStore(ctx.sel, a.tasksDir)] } : ctx.sel
-    return grep(
+    // A page of the matches, in the order grep finds them: those before the cursor are found
+    // again and left out.
+    const from = offsetOf(a.cursor)
+    const limit = a.maxMatches ?? 200
+    const r = await grep(
       sel,
       {
         pattern: a.pattern,
@@ -46,7 +52,7 @@ export const grepTool = {
         ignoreCase: a.ignoreCase,
         kinds: a.kinds,
         context: a.context,
-        maxMatches: a.maxMatches ?? 200,
+        maxMatches: from + limit,
         workspace: a.workspace,
         host: a.host,
         since: a.dateRange?.startDate,
@@ -55,5 +61,18 @@ export const grepTool = {
       },
       ctx.io,
     )
+    const matches = r.matches.slice(from)
+    const make = (k) => ({
+      ...r,
+      matches: matches.slice(0, k),
+      page: pageNote({
+        shown: k,
+        total: from + matches.length,
+        leftOut: matches.length - k,
+        nextCursor: k < matches.length || r.truncated ? offsetCursor(from + k) : null,
+        unit: r.truncated ? 'matches at least (grep stopped at the page\'s end)' : 'matches',
+      }),
+    })
+    return fitCount(matches.length, make, ANSWER_CHARS, Math.min(1, matches.length)).value
   },
 }

@@ -16,12 +16,13 @@ import { describeError } from '../lib/errors.mjs'
 import { internal, tools } from './tools.mjs'
 import { currentSpelling, legacy } from './aliases.mjs'
 import { inputOf, jsonSchemaOf, outputSchemaOf, parseInput } from './input.mjs'
+import { ANSWER_CHARS } from './pages.mjs'
 
 const require = createRequire(import.meta.url)
 const pkg = require('../../package.json')
 
-/** Answers longer than this are cut (as the legacy server did), with a note saying so. */
-export const MAX_OUTPUT = 300_000
+/** Answers longer than this are cut, with a note saying so (tools answer pages within it). */
+export const MAX_OUTPUT = ANSWER_CHARS
 
 function log(message) {
   process.stderr.write(`roo-state mcp INFO: ${message}\n`)
@@ -29,7 +30,8 @@ function log(message) {
 
 function cutText(text, max) {
   if (text.length <= max) return text
-  return `${text.slice(0, max)}\n\n[… answer cut at ${max} of ${text.length} characters; narrow the request or write to a file (filePath)]`
+  const note = `\n\n[… answer cut at ${max} of ${text.length} characters; narrow the request or write to a file (filePath)]`
+  return `${text.slice(0, Math.max(0, max - note.length))}${note}`
 }
 
 /**
@@ -39,7 +41,7 @@ function cutText(text, max) {
  * `_truncated` with its path and lengths. What still does not fit is replaced by a note.
  */
 export function fitJson(value, max) {
-  let text = JSON.stringify(value, null, 2)
+  let text = JSON.stringify(value)
   if (text.length <= max) return text
   const copy = JSON.parse(text)
   const cuts = new Map()
@@ -75,7 +77,7 @@ export function fitJson(value, max) {
       str.parent[str.key] = `${s.slice(0, keep)}… [${total - keep} characters left out]`
       cuts.set(str.at, { path: str.at, kept: keep, total })
     }
-    text = JSON.stringify(noted(), null, 2)
+    text = JSON.stringify(noted())
   }
   if (text.length <= max) return text
   return JSON.stringify({ _truncated: `the answer (${text.length} characters) could not be brought under ${max} characters; narrow the request or write to a file (filePath)` })
@@ -160,7 +162,8 @@ export function createServer(opts = {}) {
       ...(t.output ? { outputSchema: outputSchemaOf(t.output) } : {}),
       annotations: t.annotations,
     })),
-    ...(opts.listLegacy === false
+    // The legacy names stay callable; listed only when asked (the tool list stays small).
+    ...(opts.listLegacy !== true
       ? []
       : legacy.filter((l) => l.listed).map((l) => ({ name: l.name, description: l.description, inputSchema: jsonSchemaOf(l.input) }))),
   ]

@@ -10,6 +10,8 @@ import { RooStateError } from '../lib/errors.mjs'
 import { confinedDestination, confinedStore } from '../lib/stores.mjs'
 import { configureFromTool, exportWrites } from './confine.mjs'
 import { grepTool } from './grep-tool.mjs'
+import { ANSWER_CHARS, ANSWER_NOTE, PAGE_NOTE, fitCount, offsetCursor, offsetOf, pageNote } from './pages.mjs'
+import { listTool, treeTool } from './page-tools.mjs'
 import { trackerTools } from './tracker-tools.mjs'
 import { usageTools } from './usage-tools.mjs'
 import { HOST_SOURCES } from '../lib/registry.generated.mjs'
@@ -105,26 +107,7 @@ export const tools = [
     annotations: writesCache,
     run: async (a, ctx) => ops.buildCache(await selOf(ctx, a.tasksDir), { force: a.forceRebuild, workspace: a.workspaceFilter }, ctx.io),
   },
-  {
-    name: 'get_task_tree',
-    title: 'Task tree',
-    description:
-      'The tree of tasks and subtasks: title, id, creation date, mode, and how each parent link was established (history_item.json, the parent\'s childIds, task_metadata.json, or inferred from the parent\'s new_task message, with its confidence). With conversationId, the conversation holding that task (an id prefix is enough); without, every conversation.',
-    input: {
-      conversationId: opt(z.string().min(1), 'Any task of the conversation (full id or a unique prefix).'),
-      maxDepth: count(0, 'Levels below the root (0 = the root alone; default: all).'),
-      workspace: opt(z.string(), 'Only tasks of this workspace.'),
-      outputFormat: oneOf(['json', 'ascii-tree', 'markdown'], 'Default json.'),
-      tasksDir,
-    },
-    annotations: readOnly,
-    async run(a, ctx) {
-      const data = await ops.taskTree(await selOf(ctx, a.tasksDir), { taskId: a.conversationId, maxDepth: a.maxDepth, workspace: a.workspace }, ctx.io)
-      if (a.outputFormat === 'ascii-tree') return render.renderTree(data, { width: 120 })
-      if (a.outputFormat === 'markdown') return render.renderTreeMarkdown(data)
-      return data
-    },
-  },
+  treeTool,
   {
     name: 'view_conversation_tree',
     title: 'View a conversation',
@@ -135,7 +118,7 @@ export const tools = [
       viewMode: oneOf(['single', 'chain', 'cluster'], 'Default chain.'),
       detailLevel: oneOf(['skeleton', 'summary', 'full'], 'skeleton: first line of each message (default); summary: messages up to 1000 characters; full: everything, with tool parameters.'),
       truncate: count(0, 'Keep this many lines at the start and at the end of each message (0 = all).'),
-      maxOutputLength: count(1000, 'Cut the answer at this many characters (default 300000).'),
+      maxOutputLength: count(1000, `Cut the answer at this many characters (default and most ${ANSWER_CHARS}): the cut says where; detailLevel, truncate or a single viewMode make it shorter.`, ANSWER_CHARS),
       tasksDir,
     },
     annotations: readOnly,
@@ -246,16 +229,20 @@ export const tools = [
       mode: oneOf(['semantic', 'lexical', 'hybrid'], 'Default: hybrid when the index has a model, else lexical.'),
       host: oneOf([...HOST_SOURCES], 'Only tasks of this host.'),
       taskId: opt(z.string().min(1), 'Only this task (full id or a unique prefix) and its subtasks.'),
+      cursor: opt(z.string().min(1), 'The nextCursor of the previous page (the other arguments unchanged).'),
     },
     annotations: readOnly,
-    run: (a, ctx) =>
-      ops.search(
+    async run(a, ctx) {
+      // A page of the ranked results: those before the cursor are asked again and left out.
+      const from = offsetOf(a.cursor)
+      const limit = a.limit ?? 10
+      const found = await ops.search(
         ctx.sel,
         {
           query: a.query,
           since: a.dateRange?.startDate,
           until: a.dateRange?.endDate,
-          limit: a.limit,
+          limit: from + limit,
           workspace: a.workspace,
           mode: a.mode,
           host: a.host,
@@ -264,7 +251,22 @@ export const tools = [
           embedder: ctx.server.embedder,
         },
         ctx.io,
-      ),
+      )
+      const results = found.results.slice(from)
+      const full = found.results.length === from + limit
+      const make = (k) => ({
+        ...found,
+        results: results.slice(0, k),
+        page: pageNote({
+          shown: k,
+          total: from + results.length + (full ? 1 : 0),
+          leftOut: results.length - k + (full ? 1 : 0),
+          nextCursor: k < results.length || full ? offsetCursor(from + k) : null,
+          unit: 'results (at least; the ranking goes on)',
+        }),
+      })
+      return fitCount(results.length, make, ANSWER_CHARS, Math.min(1, results.length)).value
+    },
   },
   grepTool,
   {
@@ -343,21 +345,7 @@ export const tools = [
     annotations: readOnly,
     run: (a) => ops.discover({ extraRoots: a.extraRoots, measureSize: a.measureSize }),
   },
-  {
-    name: 'list_tasks',
-    title: 'List tasks',
-    description: 'Task summaries (title, workspace, mode, dates, counts, cost, parent), most recent activity first, optionally for one workspace.',
-    input: {
-      workspace: opt(z.string(), 'A workspace path, or just its folder name.'),
-      sortBy: oneOf(['lastActivity', 'createdAt', 'messageCount', 'totalSize', 'totalCost']),
-      sortOrder: oneOf(['asc', 'desc']),
-      limit: count(1, 'Default 50.', 1000),
-      offset: count(0),
-      tasksDir,
-    },
-    annotations: readOnly,
-    run: async (a, ctx) => ops.listTasks(await selOf(ctx, a.tasksDir), { workspace: a.workspace, sortBy: a.sortBy, sortOrder: a.sortOrder, limit: a.limit, offset: a.offset }, ctx.io),
-  },
+  listTool,
   {
     name: 'get_task_details',
     title: 'Task details',
@@ -431,6 +419,11 @@ export const tools = [
   ...usageTools,
   ...trackerTools,
 ]
+
+// Every answer fits ANSWER_CHARS, and every description says so (a paged one says how to go on).
+for (const t of tools) {
+  if (!t.description.includes(ANSWER_NOTE)) t.description = `${t.description} ${['search_tasks_semantic', 'grep_tasks', 'usage_report', 'get_daily_stats', 'get_cost_breakdown'].includes(t.name) ? PAGE_NOTE : ANSWER_NOTE}`
+}
 
 /** Internal target of the legacy search/indexing diagnostics (not listed, not callable by name). */
 export const internal = {

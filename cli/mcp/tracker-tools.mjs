@@ -8,6 +8,7 @@
 import { z } from 'zod'
 import { HOST_NAMES, HOST_SOURCES } from '../lib/registry.generated.mjs'
 import { day, report, usageInput } from './usage-tools.mjs'
+import { ANSWER_CHARS, fitCount, offsetCursor, offsetOf } from './pages.mjs'
 
 /** Our hosts under the names such a server gives its analyzers. */
 export const ANALYZERS = HOST_SOURCES.map((host) => ({ name: HOST_NAMES[host], host }))
@@ -39,6 +40,19 @@ const endDate = day('Last day counted, included, as until.')
 
 const n = z.number()
 const count = z.int().min(0)
+const cursor = z.string().min(1).describe('The next_cursor of the previous page (the other arguments unchanged).').optional()
+/** What a paged answer adds: the items left out after this page, and the cursor of the next. */
+const pageFields = {
+  left_out: count.describe('Items after this page.').optional(),
+  next_cursor: z.string().nullable().describe('Pass it back as cursor for the next page; null on the last.').optional(),
+}
+
+/** The page of `items` from the cursor on that fits an answer, as `make(items, pageFields)` shapes it. */
+function paged(items, cur, make) {
+  const from = offsetOf(cur)
+  const rest = items.slice(from)
+  return fitCount(rest.length, (k) => make(rest.slice(0, k), { left_out: rest.length - k, next_cursor: k < rest.length ? offsetCursor(from + k) : null }), ANSWER_CHARS).value
+}
 const readOnly = { readOnlyHint: true, destructiveHint: false, openWorldHint: false }
 
 // ---- get_daily_stats ----------------------------------------------------------------------------
@@ -93,12 +107,13 @@ const dailyStats = {
   title: 'Usage per day',
   description:
     'Usage per day, newest first: the person\'s messages, requests, conversations started, cost, tokens (input without the cache, output, cache reads and writes), tool calls, commands, files read, edited, created and deleted, and requests per model. date: one day; limit: the most recent days that hold usage; analyzer: one host.',
-  input: { date, analyzer, limit: z.int().min(1).max(100_000).describe('The most recent days that hold usage.').optional(), ...usageInput },
-  output: z.object({ results: z.array(dailySummary), time_zone: z.string(), cost_mode: z.string() }),
+  input: { date, analyzer, limit: z.int().min(1).max(100_000).describe('The most recent days that hold usage.').optional(), cursor, ...usageInput },
+  output: z.object({ results: z.array(dailySummary), time_zone: z.string(), cost_mode: z.string(), ...pageFields }),
   annotations: readOnly,
   async run(a, ctx) {
     const r = await trackerReport(a, ctx, { group: 'daily', order: 'desc', last: a.limit, breakdown: true })
-    return { results: (r?.rows ?? []).map(summaryOf), time_zone: zoneOf(r, a), cost_mode: r?.costMode ?? a.costMode ?? 'auto' }
+    const all = (r?.rows ?? []).map(summaryOf)
+    return paged(all, a.cursor, (results, page) => ({ results, time_zone: zoneOf(r, a), cost_mode: r?.costMode ?? a.costMode ?? 'auto', ...page }))
   },
 }
 
@@ -135,12 +150,13 @@ const costBreakdown = {
   name: 'get_cost_breakdown',
   title: 'Cost per day over a range',
   description: 'The cost of each calendar day from the first to the last day with usage in the range (empty days at 0), their total and the average per day. start_date, end_date: the range; analyzer: one host.',
-  input: { start_date: startDate, end_date: endDate, analyzer, ...usageInput },
+  input: { start_date: startDate, end_date: endDate, analyzer, cursor, ...usageInput },
   output: z.object({
     total_cost: n,
     daily_costs: z.array(z.object({ date: z.string(), cost: n })),
-    average_daily_cost: n.describe('total_cost over the days of daily_costs.'),
+    average_daily_cost: n.describe('total_cost over the days of the range (every page of daily_costs).'),
     time_zone: z.string(),
+    ...pageFields,
   }),
   annotations: readOnly,
   async run(a, ctx) {
@@ -149,7 +165,8 @@ const costBreakdown = {
     const cost = new Map(rows.map((x) => [x.key, x.cost]))
     const days = rows.length ? calendar(rows[0].key, rows[rows.length - 1].key) : []
     const total = r?.totals.cost ?? 0
-    return { total_cost: total, daily_costs: days.map((d) => ({ date: d, cost: cost.get(d) ?? 0 })), average_daily_cost: days.length ? total / days.length : 0, time_zone: zoneOf(r, a) }
+    const daily = days.map((d) => ({ date: d, cost: cost.get(d) ?? 0 }))
+    return paged(daily, a.cursor, (page, more) => ({ total_cost: total, daily_costs: page, average_daily_cost: days.length ? total / days.length : 0, time_zone: zoneOf(r, a), ...more }))
   },
 }
 

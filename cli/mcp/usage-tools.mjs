@@ -4,6 +4,7 @@
 import { z } from 'zod'
 import { confinedStore } from '../lib/stores.mjs'
 import { COST_MODES, GROUPS, HOSTS, ORDERS, usageReport } from '../lib/usage.mjs'
+import { ANSWER_CHARS, fitCount, offsetCursor, offsetOf, pageNote } from './pages.mjs'
 
 export const day = (what) => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe(what).optional()
 
@@ -59,6 +60,20 @@ const row = z.looseObject({
   modes: z.array(z.looseObject({ mode: z.string(), ...sums })).optional(),
   conversation: z.looseObject({ rootTaskId: z.string(), tasks: z.array(z.looseObject({ taskId: z.string(), depth: n, share: n })), modes: z.array(z.looseObject({ mode: z.string(), cost: n, share: n })) }).optional(),
 })
+/** A page of a report's rows that fits an answer: the totals always, the rows from the cursor on. */
+export function pageOfRows(r, cursor) {
+  const from = offsetOf(cursor)
+  const rows = r.rows.slice(from)
+  const make = (k) => ({
+    ...r,
+    rows: rows.slice(0, k),
+    page: pageNote({ shown: k, total: r.rows.length, offset: from, nextCursor: k < rows.length ? offsetCursor(from + k) : null, unit: 'rows (the totals are of every row)' }),
+  })
+  return fitCount(rows.length, make, ANSWER_CHARS).value
+}
+
+const pageOutput = z.looseObject({ shown: z.number(), total: z.number(), leftOut: z.number(), nextCursor: z.string().nullable() }).describe('This page of the rows, and how to get the next.')
+
 export const reportOutput = z.looseObject({
   group: z.enum(GROUPS),
   timeZone: z.string(),
@@ -76,6 +91,7 @@ export const reportOutput = z.looseObject({
   notes: z.array(z.string()),
   warnings: z.array(z.string()),
   sync: z.looseObject({ read: n, cached: n, kept: n }),
+  page: pageOutput.optional(),
 })
 
 export const usageTools = [
@@ -91,9 +107,13 @@ export const usageTools = [
       last: z.int().min(1).max(100_000).describe('Periods only: the last N periods that hold usage (the totals are theirs).').optional(),
       breakdown: z.boolean().describe('Per-model sums in each row.').optional(),
       byMode: z.boolean().describe('Per-mode sums in each row.').optional(),
+      cursor: z.string().min(1).describe('The nextCursor of the previous page (the other arguments unchanged).').optional(),
     },
     output: reportOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-    run: (a, ctx) => report(a, ctx, { group: a.group ?? 'daily', order: a.order, last: a.last, breakdown: a.breakdown, byMode: a.byMode }),
+    async run(a, ctx) {
+      const r = await report(a, ctx, { group: a.group ?? 'daily', order: a.order, last: a.last, breakdown: a.breakdown, byMode: a.byMode })
+      return pageOfRows(r, a.cursor)
+    },
   },
 ]

@@ -5,7 +5,7 @@
 use crate::error::{ExportError, Result};
 use crate::tree::{created_ms, in_project, last_ms, ProjectFilter};
 use crate::xml::Written;
-use roo_state::hierarchy::normalize_workspace;
+use roo_state::hierarchy::WorkspaceQuery;
 use roo_state::skeleton::ConversationSkeleton;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -81,7 +81,7 @@ pub fn write_task_list<W: Write>(
     project: Option<&str>,
     filter: &ProjectFilter,
 ) -> Result<(W, Written)> {
-    let key = project.map(normalize_workspace);
+    let key = project.map(WorkspaceQuery::new);
     let mut children: HashMap<&str, usize> = HashMap::new();
     for h in headers {
         if let Some(p) = h.parent_task_id.as_deref() {
@@ -90,7 +90,7 @@ pub fn write_task_list<W: Write>(
     }
     let mut rows: Vec<&ConversationSkeleton> = headers
         .iter()
-        .filter(|h| key.as_deref().is_none_or(|k| in_project(h, k)))
+        .filter(|h| key.as_ref().is_none_or(|k| in_project(h, k)))
         .filter(|h| filter.start_ms.is_none_or(|s| last_ms(h) >= s))
         .filter(|h| filter.end_ms.is_none_or(|e| created_ms(h) <= e))
         .filter(|h| {

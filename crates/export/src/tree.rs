@@ -2,7 +2,7 @@
 
 use crate::error::{ExportError, Result};
 use roo_formats::text::parse_iso_ms;
-use roo_state::hierarchy::{get_task_tree, normalize_workspace, TaskTreeNode, TreeOptions};
+use roo_state::hierarchy::{get_task_tree, TaskTreeNode, TreeOptions, WorkspaceQuery};
 use roo_state::skeleton::ConversationSkeleton;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -164,14 +164,10 @@ pub fn last_ms(s: &ConversationSkeleton) -> i64 {
         .unwrap_or(0)
 }
 
-/// Does a task belong to the project at `project_path` (same normalised workspace)?
-pub fn in_project(s: &ConversationSkeleton, project_key: &str) -> bool {
-    s.metadata
-        .workspace
-        .as_deref()
-        .map(normalize_workspace)
-        .as_deref()
-        == Some(project_key)
+/// Does a task belong to the project `project` names (a path, or a bare folder name: the one
+/// workspace rule, [`WorkspaceQuery`])?
+pub fn in_project(s: &ConversationSkeleton, project: &WorkspaceQuery) -> bool {
+    (s.metadata.workspace.as_deref()).is_some_and(|w| project.matches(w))
 }
 
 /// The conversations of a project: its tasks whose parent is not one of its tasks are roots; each
@@ -182,9 +178,9 @@ pub fn project_conversations<'a>(
     project_path: &str,
     filter: &ProjectFilter,
 ) -> Vec<ProjectConversation<'a>> {
-    let key = normalize_workspace(project_path);
+    let project = WorkspaceQuery::new(project_path);
     let members: Vec<&ConversationSkeleton> =
-        headers.iter().filter(|s| in_project(s, &key)).collect();
+        headers.iter().filter(|s| in_project(s, &project)).collect();
     let ids: HashSet<&str> = members.iter().map(|s| s.task_id.as_str()).collect();
     let mut children: HashMap<&str, Vec<&ConversationSkeleton>> = HashMap::new();
     let mut roots: Vec<&ConversationSkeleton> = Vec::new();

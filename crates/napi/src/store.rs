@@ -442,6 +442,19 @@ pub fn find_task(tasks_dirs: Vec<String>, id_or_prefix: String) -> AsyncTask<Job
     })
 }
 
+/// The shortest prefix, at least `min` characters (default 8), that names each of `ids` alone
+/// among the task folders of `tasksDirs`, as `findTask` takes a prefix (in any case): what a
+/// person is shown of an id.
+#[napi(catch_unwind)]
+pub fn short_task_ids(tasks_dirs: Vec<String>, ids: Vec<String>, min: Option<u32>) -> Vec<String> {
+    let dirs: Vec<PathBuf> = tasks_dirs.into_iter().map(PathBuf::from).collect();
+    let folded = roo_store::find::folded_task_names(&dirs);
+    let min = min.map_or(roo_store::find::SHORT_ID_MIN, |m| m as usize);
+    (ids.iter())
+        .map(|id| roo_store::find::short_id(&folded, id, min))
+        .collect()
+}
+
 /// The entry of `allowed` that `requested` names, compared by canonical paths (the storage folder
 /// holding a `tasks/` standing for it): the one rule by which the MCP server accepts a tasks
 /// folder an argument names (`roo_store::confine`). Throws `INVALID_PATH` for any other folder.

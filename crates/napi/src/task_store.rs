@@ -59,6 +59,9 @@ pub struct TaskListQuery {
     pub until: Option<f64>,
     /// Only tasks without a parent.
     pub roots_only: Option<bool>,
+    /// Only the top tasks of the forest (a tree's top nodes): without a parent, or whose parent
+    /// is not among the handle's tasks.
+    pub top_only: Option<bool>,
     pub offset: Option<u32>,
     pub limit: Option<u32>,
     /// The order (default `lastActivity`): dates newest first, counts, size and cost largest
@@ -115,6 +118,7 @@ impl TryFrom<TaskListQuery> for ListQuery {
             since_ms: q.since.map(|t| t as i64),
             until_ms: q.until.map(|t| t as i64),
             roots_only: q.roots_only.unwrap_or(false),
+            top_only: q.top_only.unwrap_or(false),
             offset: q.offset.unwrap_or(0) as usize,
             limit: q.limit.map(|l| l as usize),
             sort,
@@ -172,7 +176,7 @@ impl<'t> ScopedTask<'t> for OpenTask {
             cancel: Some(&self.cancel),
         };
         Ok(
-            roo_store::task_store::TaskStore::open_with(&HostEnv::current(), &opts, watch)
+            roo_store::task_store::TaskStore::open_quick(&HostEnv::current(), &opts, watch)
                 .map_err(|e| CodedError::core(e.code(), e)),
         )
     }
@@ -194,6 +198,18 @@ pub struct TaskStore {
     pub(crate) inner: Shared,
     /// The usage records of the handle's tasks (`usageReport`, crates/napi/src/usage.rs).
     pub(crate) usage: Arc<std::sync::Mutex<roo_usage::UsageIndex>>,
+}
+
+/// Make a handle opened from its headers' summary whole before a call that reads what the
+/// summary leaves out (instructions, child calls' messages and todos), when `need`.
+fn filled(inner: &Shared, need: bool) -> napi::Result<()> {
+    if !need || !inner.read().map_err(|_| poisoned())?.is_partial() {
+        return Ok(());
+    }
+    let mut store = inner.write().map_err(|_| poisoned())?;
+    store
+        .fill()
+        .map_err(|e| CodedError::core(e.code(), e).into_sync())
 }
 
 pub(crate) fn poisoned() -> napi::Error {
@@ -262,6 +278,7 @@ impl TaskStore {
     /// start with throws `TASK_AMBIGUOUS`, naming some of them.
     #[napi(catch_unwind, ts_return_type = "ConversationSkeleton | null")]
     pub fn get<'e>(&self, env: &'e Env, id_or_prefix: String) -> napi::Result<Unknown<'e>> {
+        filled(&self.inner, true)?;
         let store = self.inner.read().map_err(|_| poisoned())?;
         match store.lookup(&id_or_prefix) {
             Lookup::Found(i) => crate::to_js(env, &store.whole(i)),
@@ -296,6 +313,7 @@ impl TaskStore {
         query: Option<TaskListQuery>,
     ) -> napi::Result<Unknown<'e>> {
         let q = ListQuery::try_from(query.unwrap_or_default()).map_err(|e| e.into_napi(env))?;
+        filled(&self.inner, q.fields.need_fill())?;
         let store = self.inner.read().map_err(|_| poisoned())?;
         crate::to_js_parsed(env, &store.list(&q))
     }
@@ -401,6 +419,15 @@ impl TaskStore {
         )
     }
 
+    /// The shortest prefix, at least `min` characters (default 8), that names each of `ids`
+    /// alone among the handle's tasks, as a lookup by prefix takes it (in any case).
+    #[napi(catch_unwind)]
+    pub fn short_ids(&self, ids: Vec<String>, min: Option<u32>) -> napi::Result<Vec<String>> {
+        let store = self.inner.read().map_err(|_| poisoned())?;
+        let min = min.map_or(roo_store::find::SHORT_ID_MIN, |m| m as usize);
+        Ok(store.short_ids(&ids, min))
+    }
+
     /// Ancestors of a task, nearest first.
     #[napi(catch_unwind)]
     pub fn ancestors(&self, task_id: String) -> napi::Result<Vec<String>> {
@@ -420,6 +447,7 @@ impl TaskStore {
     #[napi(catch_unwind)]
     pub fn headers_json(&self, options: Option<TaskHeadersOptions>) -> napi::Result<String> {
         let fields = fields_of(options.unwrap_or_default().fields).map_err(|e| e.into_sync())?;
+        filled(&self.inner, fields.need_fill())?;
         let store = self.inner.read().map_err(|_| poisoned())?;
         let bytes = store
             .headers_json(fields)
@@ -437,6 +465,7 @@ impl TaskStore {
         options: Option<TaskHeadersOptions>,
     ) -> napi::Result<Unknown<'e>> {
         let fields = fields_of(options.unwrap_or_default().fields).map_err(|e| e.into_napi(env))?;
+        filled(&self.inner, fields.need_fill())?;
         let store = self.inner.read().map_err(|_| poisoned())?;
         let text = store
             .headers_latin1(fields)

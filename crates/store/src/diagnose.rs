@@ -62,6 +62,21 @@ pub struct RecentTask {
     pub ok: bool,
 }
 
+/// A task our cache knows to be damaged: its folder gave no header, or its files were read with
+/// problems (error or warning).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DamagedTask {
+    pub task_id: String,
+    /// No header could be made of its folder (it is in no list, tree or report).
+    pub unreadable: bool,
+    /// Each problem as `file: message` (the file's name), at most five.
+    pub problems: Vec<String>,
+    /// Problems beyond those listed.
+    pub more: u32,
+}
+
 /// Bytes and files under `tasks/`, by kind.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
@@ -99,6 +114,9 @@ pub struct LocationReport {
     pub history_index_stale: bool,
     pub state_db: Option<StateDbReport>,
     pub cache: CacheStatus,
+    /// Every task our cache knows to be damaged (from its last reading of each task); `None`:
+    /// the store has no cache of this version to say.
+    pub damaged_tasks: Option<Vec<DamagedTask>>,
     pub status: Status,
     pub reasons: Vec<Reason>,
 }
@@ -289,6 +307,9 @@ fn diagnose_one(t: &Target, opts: &DiagnoseOptions) -> LocationReport {
     if exists && readable {
         reasons.extend(cache_reason(&cache));
     }
+    let damaged_tasks = (exists && readable && cache.exists && cache.unusable.is_none())
+        .then(|| damaged_tasks(&opts.cache_root, &t.tasks_dir));
+    reasons.extend(damaged_tasks.as_deref().and_then(damaged_reason));
     if reasons.iter().all(|r| r.status == Status::Ok) {
         reasons.insert(
             0,
@@ -312,9 +333,76 @@ fn diagnose_one(t: &Target, opts: &DiagnoseOptions) -> LocationReport {
         history_index_stale,
         state_db,
         cache,
+        damaged_tasks,
         status,
         reasons,
     }
+}
+
+/// The tasks of a store our cache knows to be damaged, in id order: from the headers' summary
+/// when there is one of this version, else from the cache's headers (read, never written).
+fn damaged_tasks(cache_root: &Path, tasks_dir: &Path) -> Vec<DamagedTask> {
+    let canonical = fsutil::canonical(tasks_dir);
+    let (headers, failed) = match cache::read_summary(cache_root, &canonical) {
+        Some(s) => (
+            s.skeletons,
+            s.failed.into_iter().map(|(id, _, d)| (id, d)).collect(),
+        ),
+        None => {
+            let loaded =
+                cache::load_skeletons(cache_root, Some(std::slice::from_ref(&canonical)), None);
+            (
+                loaded.skeletons,
+                cache::failed_tasks(cache_root, &canonical),
+            )
+        }
+    };
+    let problem = |d: &roo_formats::diag::Diagnostic| {
+        let file = Path::new(&d.file)
+            .file_name()
+            .map_or_else(|| d.file.clone(), |f| f.to_string_lossy().into_owned());
+        format!("{file}: {}", d.message)
+    };
+    let mut out: Vec<DamagedTask> = failed
+        .into_iter()
+        .map(
+            |(task_id, d): (String, Vec<roo_formats::diag::Diagnostic>)| DamagedTask {
+                task_id,
+                unreadable: true,
+                problems: d.iter().take(5).map(problem).collect(),
+                more: d.len().saturating_sub(5) as u32,
+            },
+        )
+        .collect();
+    for s in &headers {
+        let bad: Vec<_> = (s.diagnostics.iter())
+            .filter(|d| matches!(d.severity, Severity::Error | Severity::Warning))
+            .collect();
+        if !bad.is_empty() {
+            out.push(DamagedTask {
+                task_id: s.task_id.clone(),
+                unreadable: false,
+                problems: bad.iter().take(5).map(|d| problem(d)).collect(),
+                more: bad.len().saturating_sub(5) as u32,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.task_id.cmp(&b.task_id));
+    out
+}
+
+/// The warning about the damaged tasks our cache knows, naming a few.
+fn damaged_reason(tasks: &[DamagedTask]) -> Option<Reason> {
+    if tasks.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = tasks.iter().take(5).map(|t| t.task_id.as_str()).collect();
+    Some(warning(format!(
+        "{} task(s) were read with problems or could not be read: {}{}",
+        tasks.len(),
+        shown.join(", "),
+        if tasks.len() > 5 { ", …" } else { "" }
+    )))
 }
 
 fn error(message: String) -> Reason {

@@ -219,6 +219,48 @@ pub fn find_task(
     })
 }
 
+/// The fewest characters an id is shown with (ids of one minute share eight: a UUIDv7's first
+/// eight hex digits are its time in units of 65 s).
+pub const SHORT_ID_MIN: usize = 8;
+
+/// The shortest prefix of `id`, at least `min` characters, that [`find_task`] resolves to it
+/// alone among the task names `folded` (lower case, sorted; `id` may be among them): one
+/// character past the longest prefix it shares with another name, the whole id when that is
+/// longer, and one character further when the prefix would end at a dash.
+pub fn short_id(folded: &[String], id: &str, min: usize) -> String {
+    let key = id.to_lowercase();
+    let at = folded.partition_point(|n| n.as_str() < key.as_str());
+    let shared = |n: &String| -> usize {
+        (n.chars().zip(key.chars()))
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    // The names before and after `id`'s place, itself (or a copy of it) left out.
+    let before = folded[..at].iter().rev().find(|n| **n != key);
+    let after = folded[at..].iter().find(|n| **n != key);
+    let need = (before.into_iter().chain(after))
+        .map(|n| shared(n) + 1)
+        .max()
+        .unwrap_or(0)
+        .max(min);
+    let chars: Vec<char> = id.chars().collect();
+    let mut n = need.min(chars.len());
+    if n > 0 && n < chars.len() && chars[n - 1] == '-' {
+        n += 1;
+    }
+    chars[..n].iter().collect()
+}
+
+/// Every task name of `tasks_dirs`, in lower case and sorted: what [`short_id`] compares with.
+pub fn folded_task_names(tasks_dirs: &[PathBuf]) -> Vec<String> {
+    let mut names: Vec<String> = (tasks_dirs.iter())
+        .filter_map(|d| list_task_dirs(d).ok())
+        .flat_map(|(folders, _)| folders.into_iter().map(|(name, _)| name.to_lowercase()))
+        .collect();
+    names.sort_unstable();
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,5 +428,41 @@ mod tests {
             find_task(&dirs, "77").map(|t| t.task_id),
             Ok("77-only".into())
         );
+    }
+
+    #[test]
+    fn a_short_id_is_the_shortest_prefix_that_names_the_task_alone() {
+        let mut names: Vec<String> = [
+            "019d1775-aa10-7000-8000-000000000001",
+            "019d1775-b620-7000-8000-000000000002",
+            "019d1776-0000-7000-8000-000000000003",
+            "1771300000000",
+            "1771300000000-copy",
+            "abc",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        names.sort();
+        let short = |id: &str| short_id(&names, id, SHORT_ID_MIN);
+        // Two ids of one minute share eight characters and the dash: each gets one more.
+        assert_eq!(short("019d1775-aa10-7000-8000-000000000001"), "019d1775-a");
+        // Compared in any case, shown as given.
+        assert_eq!(short("019D1775-B620-7000-8000-000000000002"), "019D1775-B");
+        assert_eq!(short("019d1776-0000-7000-8000-000000000003"), "019d1776");
+        // An id that is another's prefix is shown whole; the other past it.
+        assert_eq!(short("1771300000000"), "1771300000000");
+        assert_eq!(short("1771300000000-copy"), "1771300000000-c");
+        assert_eq!(short("abc"), "abc");
+        // An id the names do not hold: unique against all of them.
+        assert_eq!(short("019d1775-ab00"), "019d1775-ab");
+        for id in &names {
+            let s = short(id);
+            let hits = names
+                .iter()
+                .filter(|n| n.starts_with(&s.to_lowercase()))
+                .count();
+            assert!(hits == 1 || names.contains(&s.to_lowercase()), "{s}");
+        }
     }
 }

@@ -193,6 +193,7 @@ fn store(d: &mut Decls) {
     d.add::<diagnose::Reason>();
     d.add::<diagnose::FileCheck>();
     d.add::<diagnose::RecentTask>();
+    d.add::<diagnose::DamagedTask>();
     d.add::<diagnose::SizeSplit>();
     d.add::<vscdb::StateKey>();
     d.add::<vscdb::TaskHistoryCheck>();

@@ -453,11 +453,14 @@ fn build_once(
         }
     }
     let skeletons = store.skeletons();
-    // Only a conversations report needs each task's root.
-    let roots = if opts.group == Group::Conversations {
-        conversation::roots(skeletons)
-    } else {
-        Vec::new()
+    // Only a conversations report needs each task's root, and a workspaces report each task's
+    // workspace as the extension compares two.
+    let roots = match opts.group {
+        Group::Conversations => conversation::roots(skeletons),
+        Group::Workspaces => (skeletons.iter())
+            .map(|s| pass::workspace_key(s.metadata.workspace.as_deref()))
+            .collect(),
+        _ => Vec::new(),
     };
     let ws = opts
         .workspace

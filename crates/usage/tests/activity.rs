@@ -244,6 +244,96 @@ fn every_fixture_row_adds_up_and_years_hold_their_months() {
 }
 
 #[test]
+fn model_and_mode_rows_count_the_file_operations_and_tool_calls_of_their_requests() {
+    let stores: Vec<PathBuf> = std::fs::read_dir(stores_root())
+        .expect("fixtures")
+        .flatten()
+        .map(|e| e.path().join("tasks"))
+        .filter(|p| p.is_dir())
+        .collect();
+    let store = roo_store::task_store::TaskStore::open(
+        &roo_store::HostEnv::current(),
+        &roo_store::task_store::OpenOptions {
+            tasks_dirs: stores,
+            cache_root: None,
+            ignore_stored_links: false,
+            every_file: false,
+        },
+    )
+    .expect("open");
+    let mut index = UsageIndex::new();
+    let daily = index.report(&store, &opts(Group::Daily)).expect("report");
+    assert!(daily.totals.files.reads + daily.totals.files.edits > 0);
+    for group in [Group::Models, Group::Modes] {
+        let r = index.report(&store, &opts(group)).expect("report");
+        let files = |f: fn(&roo_usage::report::FileOps) -> u64| {
+            r.rows.iter().map(|x| f(&x.files)).sum::<u64>()
+        };
+        // Every file operation is in the row of a request, and the rows add up to the totals.
+        assert_eq!(files(|f| f.reads), daily.totals.files.reads, "{group:?}");
+        assert_eq!(
+            files(|f| f.writes + f.creates),
+            daily.totals.files.writes + daily.totals.files.creates
+        );
+        assert_eq!(files(|f| f.edits), daily.totals.files.edits);
+        let calls: u64 = r.rows.iter().map(|x| x.activity.tool_calls).sum();
+        assert_eq!(calls, daily.totals.activity.tool_calls, "{group:?}");
+        assert_eq!(r.totals.files, daily.totals.files);
+        // The person's messages belong to no request.
+        assert!(r.rows.iter().all(|x| x.activity.user_messages == 0));
+    }
+}
+
+#[test]
+fn a_workspace_is_one_row_however_its_path_was_written() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let tasks = tmp.path().join("tasks");
+    // One Windows workspace written three ways, a POSIX one in two cases (two workspaces).
+    for (n, ws) in [
+        "c:\\dev\\notes-api",
+        "C:/dev/notes-api/",
+        "c:/Dev/Notes-API",
+        "/home/a/Shop",
+        "/home/a/shop",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let dir = write_ui(
+            &tasks,
+            &format!("019d2222-0000-7000-8000-00000000000{n}"),
+            json!([
+                {"ts": T0 + n as i64 * 1000, "type": "say", "say": "text", "text": "Work"},
+                {"ts": T0 + n as i64 * 1000 + 1, "type": "say", "say": "api_req_started", "text": req(100, 0, 0.01)},
+            ]),
+        );
+        std::fs::write(
+            dir.join("history_item.json"),
+            json!({"id": format!("019d2222-0000-7000-8000-00000000000{n}"), "ts": T0, "task": "Work", "workspace": ws}).to_string(),
+        )
+        .expect("write");
+    }
+    let store = open(&tasks);
+    let r = UsageIndex::new()
+        .report(&store, &opts(Group::Workspaces))
+        .expect("report");
+    let mut keys: Vec<(&str, u64)> = r
+        .rows
+        .iter()
+        .map(|x| (x.key.as_str(), x.sums.requests))
+        .collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            ("/home/a/Shop", 1),
+            ("/home/a/shop", 1),
+            ("c:/dev/notes-api", 3)
+        ]
+    );
+}
+
+#[test]
 fn the_local_zone_is_the_one_tz_names() {
     // The system zone is looked up once per process (the CLI suite runs two values of TZ).
     std::env::set_var("TZ", "Asia/Tokyo");

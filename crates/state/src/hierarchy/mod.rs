@@ -48,7 +48,10 @@ use infer::*;
 pub use memo::KeyMemo;
 use memo::TaskHashes;
 use stored::*;
-pub use tree::{ancestors, descendants, get_task_tree, get_task_tree_view, get_task_trees_view};
+pub use tree::{
+    ancestors, descendants, get_task_tree, get_task_tree_view, get_task_trees_view,
+    get_task_trees_view_among,
+};
 pub use tree_json::{task_identity, tree_json, JsonText, TreeText};
 use validate::*;
 

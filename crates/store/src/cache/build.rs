@@ -462,13 +462,15 @@ fn plan<'e>(
     let old_map: HashMap<&str, &Entry> = old
         .map(|o| o.entries.iter().map(|e| (e.id.as_str(), e)).collect())
         .unwrap_or_default();
-    let filter = opts.workspace_filter.as_deref().map(normalize_workspace);
+    // The one workspace rule: a path, or a bare folder name.
+    let filter = (opts.workspace_filter.as_deref()).map(roo_state::hierarchy::WorkspaceQuery::new);
     dirs.iter()
         .zip(stamps)
         .map(|((id, _), stamp)| match old_map.get(id.as_str()) {
             Some(e) if !opts.force_rebuild && e.sig == stamp.sig => Plan::Reuse(e),
             Some(e)
-                if filter.is_some() && e.ws.is_some() && e.ws.as_deref() != filter.as_deref() =>
+                if (filter.as_ref())
+                    .is_some_and(|q| e.ws.as_deref().is_some_and(|w| !q.matches(w))) =>
             {
                 Plan::Skip(e)
             }

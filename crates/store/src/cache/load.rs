@@ -133,6 +133,17 @@ pub fn load_skeletons(
     out
 }
 
+/// The tasks of a store's cache that have no header, with why (read, never written).
+pub fn failed_tasks(cache_root: &Path, tasks_dir: &Path) -> Vec<(String, Vec<Diagnostic>)> {
+    match read_index(&cache_file_for(cache_root, tasks_dir)) {
+        ReadOutcome::Ok(index) => (index.entries.into_iter())
+            .filter(|e| e.len == 0)
+            .map(|e| (e.id, e.diagnostics))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The state of one store's cache, without writing anything.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]

@@ -65,12 +65,14 @@ mod build;
 mod journal;
 mod load;
 mod stamp;
+mod summary;
 
 pub use build::*;
 pub use journal::*;
 use journal::{apply_journal, journal_path, new_generation, read_hierarchy_note};
 pub use load::*;
 pub use stamp::*;
+pub use summary::*;
 
 /// Bumped whenever the file layout or the meaning of its fields changes.
 pub const CACHE_FORMAT_VERSION: u32 = 3;

@@ -29,6 +29,7 @@ use std::time::Instant;
 mod changes;
 mod children;
 mod copies;
+mod lazy;
 mod lean_json;
 mod list;
 mod stamps;
@@ -185,6 +186,12 @@ pub struct TaskStore {
     /// The copies not shown of tasks several stores hold, in (id, store) order (module
     /// `copies`).
     copies: Vec<copies::Copy>,
+    /// Opened from the headers' summary and not yet filled (module `lazy`).
+    partial: bool,
+    /// When this handle last wrote its store's summary.
+    summary_at: Option<Instant>,
+    /// The first store's folders, listed while the summary was read (the first refresh's).
+    listed: Option<Vec<(String, PathBuf)>>,
 }
 
 /// A task parsed by a refresh: its store, id, signature, unlinked header (or why it has none).
@@ -299,6 +306,9 @@ impl TaskStore {
             changes: Default::default(),
             views: views::Views::default(),
             copies: Vec::new(),
+            partial: false,
+            summary_at: None,
+            listed: None,
         }
     }
 
@@ -425,6 +435,7 @@ impl TaskStore {
             return Ok(report);
         }
         // Headers whole for the hierarchy pass (and for tasks whose instruction changes).
+        self.fill()?;
         self.messages_in();
         // Changed tasks that still give a skeleton take their old slot; anything added, removed or
         // now failing rebuilds the lists in id order.
@@ -493,6 +504,7 @@ impl TaskStore {
         removed.extend(copies_gone);
         report.cache = self.record(&fresh, &relinked, &removed)?;
         self.keep_apart();
+        self.keep_summary(false);
         report.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
         Ok(report)
     }
@@ -672,44 +684,10 @@ impl TaskStore {
         &self.diagnostics
     }
 
-    /// A task by its id, or by a prefix of it that only one id starts with.
-    pub fn lookup(&self, id_or_prefix: &str) -> Lookup {
-        if id_or_prefix.is_empty() {
-            return Lookup::NotFound;
-        }
-        if let Some(i) = self.position_of(id_or_prefix) {
-            return Lookup::Found(i);
-        }
-        // Ids are sorted: the matches are one run.
-        let from = self
-            .skeletons
-            .partition_point(|s| s.task_id.as_str() < id_or_prefix);
-        let matches: Vec<usize> = (from..self.skeletons.len())
-            .take_while(|&i| self.skeletons[i].task_id.starts_with(id_or_prefix))
-            .take(6)
-            .collect();
-        match matches.as_slice() {
-            [] => Lookup::NotFound,
-            [one] => Lookup::Found(*one),
-            many => Lookup::Ambiguous(
-                many.iter()
-                    .take(5)
-                    .map(|&i| self.skeletons[i].task_id.clone())
-                    .collect(),
-            ),
-        }
-    }
-
-    /// A task's header by id or unique prefix.
-    pub fn get(&self, id_or_prefix: &str) -> std::result::Result<&ConversationSkeleton, Lookup> {
-        match self.lookup(id_or_prefix) {
-            Lookup::Found(i) => self.skeletons.get(i).ok_or(Lookup::NotFound),
-            other => Err(other),
-        }
-    }
-
     /// The linked headers, whole, sorted by task id (the handle given up).
     pub fn into_skeletons(mut self) -> Vec<ConversationSkeleton> {
+        // A partial handle that cannot be filled gives its headers as they are.
+        let _ = self.fill();
         self.all_in();
         self.skeletons
     }

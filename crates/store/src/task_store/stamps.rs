@@ -47,7 +47,11 @@ impl TaskStore {
         let mut on_disk: Vec<OnDisk> = Vec::new();
         for (n, info) in self.stores.iter().enumerate() {
             let dir = Path::new(&info.tasks_dir);
-            let dirs = cache::list_tasks(dir)?;
+            // A listing taken while the handle was opened (module `lazy`) serves the first pass.
+            let dirs = match self.listed.take() {
+                Some(dirs) if n == 0 => dirs,
+                _ => cache::list_tasks(dir)?,
+            };
             let prior = |i: usize, id: &str| -> Option<Prior> {
                 let t = self.tasks.get(self.position(i, id)?)?;
                 if t.store != n {

@@ -24,6 +24,10 @@ pub(super) type Order = Arc<[u32]>;
 pub(super) struct Views {
     orders: Mutex<Vec<((SortKey, bool), Order)>>,
     tree: Mutex<Option<KeptTree>>,
+    /// Every task name in lower case, sorted ([`crate::find::short_id`]).
+    folded: Mutex<Option<Arc<Vec<String>>>>,
+    /// Whether each task is a top task of the handle's forest, by position.
+    tops: Mutex<Option<Arc<Vec<bool>>>>,
 }
 
 /// The most changes a kept tree notes before it is dropped.
@@ -80,6 +84,8 @@ impl Views {
 
     fn note(&mut self, note: impl FnOnce(&mut KeptTree)) {
         *self.orders.get_mut().unwrap_or_else(|e| e.into_inner()) = Vec::new();
+        *self.folded.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.tops.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
         let tree = self.tree.get_mut().unwrap_or_else(|e| e.into_inner());
         if let Some(kept) = tree {
             note(kept);
@@ -104,6 +110,18 @@ impl Views {
         let o: Order = sort().into();
         orders.push(((key, reverse), o.clone()));
         o
+    }
+
+    /// Every task name in lower case, sorted: made once and kept.
+    pub(super) fn folded(&self, make: impl FnOnce() -> Vec<String>) -> Arc<Vec<String>> {
+        let mut folded = self.folded.lock().unwrap_or_else(|e| e.into_inner());
+        folded.get_or_insert_with(|| Arc::new(make())).clone()
+    }
+
+    /// Whether each task is a top task, by position: made once and kept.
+    pub(super) fn tops(&self, make: impl FnOnce() -> Vec<bool>) -> Arc<Vec<bool>> {
+        let mut tops = self.tops.lock().unwrap_or_else(|e| e.into_inner());
+        tops.get_or_insert_with(|| Arc::new(make())).clone()
     }
 
     /// The JSON of the tree of `key`: built once and kept; patched after changes in place,
@@ -279,6 +297,12 @@ impl Fields {
         self.0 & (1 << i) != 0
     }
 
+    /// Whether these fields include one a partial header leaves out (module `lazy`): the
+    /// instruction, the child calls, and the match keys derived from them.
+    pub fn need_fill(self) -> bool {
+        self.has(4) || self.has(6) || self.has(7) || self.has(8)
+    }
+
     /// Whether these fields include one the handle keeps apart (`childTasks`,
     /// `truncatedInstruction`, `childTaskInstructionPrefixes`).
     fn need_whole(self) -> bool {
@@ -375,9 +399,42 @@ impl TaskStore {
     }
 
     /// The trees of several tasks (by full id) in one pass, in the order given
-    /// ([`hierarchy::get_task_trees_view`]).
+    /// ([`hierarchy::get_task_trees_view`]). Only the forest of their conversations is built:
+    /// every task of a tree names the same root (its top, or the top's parent missing from the
+    /// handle) as the tree's top does, so the tasks of those roots are found in one pass over the
+    /// headers (a page of 20 conversations of 50 000 tasks: 1 ms, where the whole forest took 11).
     pub fn trees_view(&self, root_ids: &[String], max_depth: Option<u32>) -> Vec<TaskTreeView<'_>> {
-        hierarchy::get_task_trees_view(&self.skeletons, root_ids, max_depth)
+        let tree_of = |s: &ConversationSkeleton| -> String {
+            s.root_task_id.clone().unwrap_or_else(|| s.task_id.clone())
+        };
+        let keys: HashSet<String> = (root_ids.iter())
+            .filter_map(|id| self.skeletons.get(self.position_of(id)?))
+            .map(tree_of)
+            .collect();
+        let members: Vec<usize> = (0..self.skeletons.len())
+            .filter(|&i| {
+                let s = &self.skeletons[i];
+                keys.contains(s.root_task_id.as_deref().unwrap_or(&s.task_id))
+            })
+            .collect();
+        hierarchy::get_task_trees_view_among(&self.skeletons, &members, root_ids, max_depth)
+    }
+
+    /// The shortest prefix (at least `min` characters) that names each of `ids` alone among the
+    /// handle's tasks, as a lookup by prefix takes it ([`crate::find::short_id`]).
+    pub fn short_ids(&self, ids: &[String], min: usize) -> Vec<String> {
+        let folded = self.views.folded(|| {
+            let headers = self.skeletons.iter().map(|s| s.task_id.as_str());
+            let mut names: Vec<String> = (headers.chain(self.failed.keys().map(String::as_str)))
+                .chain(self.copies.iter().map(|c| c.id.as_str()))
+                .map(str::to_lowercase)
+                .collect();
+            names.sort_unstable();
+            names
+        });
+        (ids.iter())
+            .map(|id| crate::find::short_id(&folded, id, min))
+            .collect()
     }
 
     /// Ancestors of a task, nearest first.

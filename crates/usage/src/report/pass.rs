@@ -326,6 +326,8 @@ pub(super) struct Pass<'a> {
     pub(super) opts: &'a ReportOptions,
     pub(super) since: Option<i64>,
     pub(super) until: Option<i64>,
+    /// Each task's root (a conversations report) or workspace key (a workspaces report,
+    /// [`workspace_key`]), by position.
     pub(super) roots: &'a [String],
     pub(super) ws: Option<&'a WorkspaceQuery>,
 }
@@ -486,8 +488,10 @@ impl<'a> Pass<'a> {
         }
     }
 
-    /// The file operations, messages, tool calls and conversation start of task `t`. None of them
-    /// belongs to a request: by model or mode, they are in the totals only.
+    /// The file operations, messages, tool calls and conversation start of task `t`. By model or
+    /// mode, a file operation, tool call or command counts in the row of the request the task
+    /// made last before it (its first, when none was earlier); the person's messages and the
+    /// conversations started belong to no request and are in the totals only.
     fn sum_activity(
         &self,
         t: usize,
@@ -499,47 +503,83 @@ impl<'a> Pass<'a> {
         let group = self.opts.group;
         let root = self.roots.get(t).map_or("", String::as_str);
         let by_request = matches!(group, Group::Models | Group::Modes);
+        let request = |ts: i64| by_request.then(|| request_at(&usage.records, ts)).flatten();
         for op in &usage.file_ops {
             let day = days.day(op.ts);
             if !self.in_range(day) {
                 continue;
             }
-            if !by_request {
-                let acc = p.groups.get(key_of(group, day, None, task, root));
-                acc.files.add(op.kind, op.lines);
-                acc.see_task(t);
-            }
+            let acc = p.groups.get(key_of(group, day, request(op.ts), task, root));
+            acc.files.add(op.kind, op.lines);
+            acc.see_task(t);
             p.totals.files.add(op.kind, op.lines);
         }
-        let mut add = |day: i64, f: &dyn Fn(&mut Activity)| {
-            if !self.in_range(day) {
-                return;
-            }
-            if !by_request {
-                let acc = p.groups.get(key_of(group, day, None, task, root));
-                f(&mut acc.activity);
-                acc.see_task(t);
-            }
-            f(&mut p.totals.activity);
-        };
+        // `row`: the activity counts in a row too (not only in the totals).
+        let mut add =
+            |day: i64, row: bool, r: Option<&'a UsageRecord>, f: &dyn Fn(&mut Activity)| {
+                if !self.in_range(day) {
+                    return;
+                }
+                if row {
+                    let acc = p.groups.get(key_of(group, day, r, task, root));
+                    f(&mut acc.activity);
+                    acc.see_task(t);
+                }
+                f(&mut p.totals.activity);
+            };
         // A task with no parent: its opening message is the person's, and a conversation starts.
         if let (None, Some(created)) = (&task.parent_task_id, task.created_at_ms) {
-            add(days.day(created), &|a: &mut Activity| {
+            add(days.day(created), !by_request, None, &|a: &mut Activity| {
                 a.user_messages += 1;
                 a.conversations += 1;
             });
         }
         for e in &usage.events {
-            add(days.day(e.ts), &|a: &mut Activity| match e.kind {
-                EventKind::UserMessage => a.user_messages += 1,
-                EventKind::ToolCall => a.tool_calls += 1,
-                EventKind::Command => {
-                    a.tool_calls += 1;
-                    a.commands += 1;
-                }
-            });
+            let own = e.kind != EventKind::UserMessage;
+            add(
+                days.day(e.ts),
+                own || !by_request,
+                request(e.ts),
+                &|a: &mut Activity| match e.kind {
+                    EventKind::UserMessage => a.user_messages += 1,
+                    EventKind::ToolCall => a.tool_calls += 1,
+                    EventKind::Command => {
+                        a.tool_calls += 1;
+                        a.commands += 1;
+                    }
+                },
+            );
         }
     }
+}
+
+/// The request of `records` made last at or before `ts`, else the first one: whose model and
+/// mode a file operation or tool call of that time counts under. Condense operations are not
+/// requests.
+fn request_at(records: &[UsageRecord], ts: i64) -> Option<&UsageRecord> {
+    let requests = || records.iter().filter(|r| r.kind != RecordKind::Condense);
+    (requests().filter(|r| r.ts <= ts).max_by_key(|r| r.ts))
+        .or_else(|| requests().min_by_key(|r| r.ts))
+}
+
+/// A workspace as the extension compares two: separators made `/`, no trailing one, and a Windows
+/// path (a drive letter, or a UNC path) in lower case, as Windows compares paths; `none` when
+/// the task has none.
+pub(super) fn workspace_key(ws: Option<&str>) -> String {
+    let Some(ws) = ws.map(str::trim).filter(|w| !w.is_empty()) else {
+        return "none".into();
+    };
+    let b = ws.as_bytes();
+    let windows =
+        (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':') || ws.starts_with("\\\\");
+    let mut key = ws.replace('\\', "/");
+    while key.len() > 1 && key.ends_with('/') && !key.ends_with(":/") {
+        key.pop();
+    }
+    if windows {
+        key = key.to_lowercase();
+    }
+    key
 }
 
 /// How a task's history item and its records disagree.
@@ -643,7 +683,7 @@ fn key_of<'a>(
         Group::Tasks => Key::Text(&task.task_id),
         Group::Conversations => Key::Text(root),
         Group::Models => Key::Text(r.and_then(|r| r.model.as_deref()).unwrap_or("unknown")),
-        Group::Workspaces => Key::Text(task.metadata.workspace.as_deref().unwrap_or("none")),
+        Group::Workspaces => Key::Text(root),
         Group::Hosts => Key::Text(&task.metadata.source),
         Group::Modes => Key::Text(r.and_then(|r| r.mode.as_deref()).unwrap_or("unknown")),
     }
