@@ -21,5 +21,7 @@ echo "== compat types: the legacy handlers' and the extension's call shapes unde
 npx tsc -p __tests__/compat/tsconfig.json
 echo "== the test suites type-check against index.d.ts under --strict"
 npx tsc -p __tests__/tsconfig.json
+echo "== the CLI, MCP server and web view (cli/, JavaScript) type-check against index.d.ts"
+npx tsc -p cli/tsconfig.json
 echo "== vitest"
 npx vitest run

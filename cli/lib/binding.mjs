@@ -5,7 +5,11 @@ import { RooStateError } from './errors.mjs'
 
 const require = createRequire(import.meta.url)
 
+/** @typedef {typeof import('../../index.js')} Binding */
+
+/** @type {Binding | undefined} */
 let loaded
+/** @type {Error | undefined} */
 let loadError
 
 function load() {
@@ -17,7 +21,10 @@ function load() {
   }
 }
 
-/** The binding module; throws NOT_AVAILABLE with the loader's reason when it cannot be loaded. */
+/**
+ * The binding module; throws NOT_AVAILABLE with the loader's reason when it cannot be loaded.
+ * @returns {Binding}
+ */
 export function core() {
   load()
   if (loadError) {
@@ -28,13 +35,21 @@ export function core() {
   return loaded
 }
 
-/** Whether the binding exports a function of this name. */
+/**
+ * Whether the binding exports a function of this name.
+ * @param {string} name
+ */
 export function has(name) {
   load()
   return !loadError && typeof loaded[name] === 'function'
 }
 
-/** The binding function `name`, or a NOT_AVAILABLE error that names it. */
+/**
+ * The binding function `name`, or a NOT_AVAILABLE error that names it.
+ * @template {keyof Binding} K
+ * @param {K} name
+ * @returns {Binding[K]}
+ */
 export function fn(name) {
   const c = core()
   const f = c[name]
@@ -44,7 +59,14 @@ export function fn(name) {
   return f
 }
 
-/** Call binding function `name` with `args`. */
+/**
+ * Call binding function `name` with `args`.
+ * @template {keyof Binding} K
+ * @param {K} name
+ * @param {Binding[K] extends (...a: infer A) => unknown ? A : never} args
+ * @returns {Binding[K] extends (...a: never[]) => infer R ? R : never}
+ */
 export function call(name, ...args) {
-  return fn(name)(...args)
+  const f = /** @type {(...a: unknown[]) => any} */ (fn(name))
+  return f(...args)
 }

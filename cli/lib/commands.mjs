@@ -21,6 +21,7 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 export const packageRoot = path.resolve(here, '..', '..')
 
 /** Option specs shared by several commands. */
+/** @type {Record<string, import('./main.mjs').Option>} */
 const O = {
   workspace: { type: 'string', arg: 'PATH|NAME', help: 'only tasks of this workspace (a path, compared after normalisation, or just its folder name)' },
   apply: { type: 'boolean', help: 'really do it (without it, a dry run that changes nothing)' },
@@ -59,6 +60,7 @@ function embedderOption(ctx) {
 }
 
 /** The options of a page of tasks or conversations (tree, list). */
+/** @type {Record<string, import('./main.mjs').Option>} */
 const PAGE = {
   limit: { type: 'string', short: 'n', arg: 'N', help: 'how many to show (default 20)' },
   offset: { type: 'string', arg: 'N', help: 'skip the first N (the next page)' },

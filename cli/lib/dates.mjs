@@ -44,7 +44,7 @@ function shift(day, { days = 0, months = 0 }) {
  * The day a `--since`/`--until` value names, as YYYY-MM-DD; `undefined` when not given. Throws a
  * usage error naming the option for anything else.
  */
-export function dayOf(value, option, { timeZone, now } = {}) {
+export function dayOf(value, option, { timeZone, now } = /** @type {{timeZone?: string, now?: number}} */ ({})) {
   if (value === undefined) return undefined
   const v = String(value).trim().toLowerCase()
   let m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(v)
@@ -61,7 +61,7 @@ export function dayOf(value, option, { timeZone, now } = {}) {
 }
 
 /** `since` and `until` as days, refused when the range is reversed. */
-export function dayRange(opts, { timeZone, now } = {}) {
+export function dayRange(opts, { timeZone, now } = /** @type {{timeZone?: string, now?: number}} */ ({})) {
   const since = dayOf(opts.since, 'since', { timeZone, now })
   const until = dayOf(opts.until, 'until', { timeZone, now })
   if (since && until && since > until) {

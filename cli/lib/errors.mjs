@@ -146,15 +146,17 @@ export function usageError(message) {
 export function describeError(err, audience = 'cli', command) {
   const hints = audience === 'mcp' ? MCP_HINTS : HINTS
   if (err && typeof err === 'object') {
-    let code = typeof err.code === 'string' && err.code ? err.code : 'FAILED'
-    let message = typeof err.message === 'string' && err.message ? err.message : String(err)
+    /** @type {{code?: unknown, message?: unknown, name?: unknown, hint?: string, details?: unknown}} */
+    const e = err
+    let code = typeof e.code === 'string' && e.code ? e.code : 'FAILED'
+    let message = typeof e.message === 'string' && e.message ? e.message : String(err)
     // Node's own errors (ENOENT, ERR_…) are not the binding's codes.
     if (/^E[A-Z]+$/.test(code) || code.startsWith('ERR_')) {
       if (code === 'ENOENT') code = 'INVALID_PATH'
       else if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code.startsWith('ERR_PARSE_ARGS')) code = 'USAGE'
       else code = 'IO_ERROR'
     }
-    if (err.name === 'AbortError') code = 'ABORTED'
+    if (e.name === 'AbortError') code = 'ABORTED'
     // A panic inside a synchronous call of the binding (caught there, `catch_unwind`) arrives as
     // Node-API's generic failure with the panic's text: one line, coded as the binding's own.
     if (code === 'GenericFailure') {
@@ -166,6 +168,7 @@ export function describeError(err, audience = 'cli', command) {
     message = message.replace(/\bindexTasks\b/g, audience === 'mcp' ? 'index_tasks' : '`roo-state index`')
     // The binding speaks of its options; at a prompt, name the command-line flag.
     if (audience === 'cli') message = message.replace(/\bpass overwrite: true\b/g, 'pass --overwrite')
+    /** @type {{code: string, message: string, hint?: string, details?: unknown}} */
     const out = { code, message }
     // A bad argument points at the help of the command at hand (not when the message already
     // names the option to use).
@@ -173,9 +176,9 @@ export function describeError(err, audience = 'cli', command) {
       audience === 'cli' && (code === 'USAGE' || code === 'INVALID_ARGUMENT') && !/--[a-z]/.test(message)
         ? `See \`roo-state ${command ?? '<command>'} --help\` for its arguments and examples.`
         : undefined
-    const hint = err.hint ?? hints[code] ?? usage
+    const hint = e.hint ?? hints[code] ?? usage
     if (hint) out.hint = hint
-    if (err.details !== undefined) out.details = err.details
+    if (e.details !== undefined) out.details = e.details
     return out
   }
   return { code: 'FAILED', message: String(err) }

@@ -43,7 +43,13 @@ export function bytes(n) {
   return i === 0 ? `${v} B` : `${v.toFixed(v >= 100 ? 0 : 1)} ${units[i]}`
 }
 
-/** `n` and the word for it: `1 task`, `3 tasks` (the number as `fmt` writes it). */
+/**
+ * `n` and the word for it: `1 task`, `3 tasks` (the number as `fmt` writes it).
+ * @param {number} n
+ * @param {string} word
+ * @param {string} [many]
+ * @param {(n: number) => string} [fmt]
+ */
 export function plural(n, word, many = `${word}s`, fmt = String) {
   return `${fmt(n)} ${n === 1 ? word : many}`
 }

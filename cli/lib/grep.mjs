@@ -81,7 +81,10 @@ function count(ctx, name, max) {
   return n
 }
 
-/** The filters `grep` and `search` share: which tasks, and which messages by date. */
+/**
+ * The filters `grep` and `search` share: which tasks, and which messages by date.
+ * @type {Record<string, import('./main.mjs').Option>}
+ */
 export const DIALOGUE_FILTERS = {
   workspace: { type: 'string', arg: 'PATH|NAME', help: 'only this workspace (a path, or just the folder name)' },
   host: { type: 'string', arg: 'HOST', help: `only tasks of this host: ${HOST_SOURCES.join(', ')}` },
@@ -90,7 +93,7 @@ export const DIALOGUE_FILTERS = {
   task: { type: 'string', arg: 'ID', help: 'only this task (id or unique prefix) and its subtasks' },
 }
 
-/** `roo-state grep`. */
+/** `roo-state grep`. @type {import('./main.mjs').Command} */
 export const grepCommand = {
   args: '<pattern>',
   summary: 'every line of the tasks\' dialogue holding a text or a regular expression',

@@ -10,17 +10,23 @@ import { bytes } from './format.mjs'
 import { wantsColor, writeOut } from './terminal.mjs'
 
 /**
+ * @typedef {{type: 'string'|'boolean', short?: string, multiple?: boolean, arg?: string, help: string}} Option
+ */
+
+/**
  * @typedef {object} Command
  * @property {string} summary
  * @property {string} [args]
- * @property {Record<string, {type: 'string'|'boolean', short?: string, multiple?: boolean, arg?: string, help: string}>} [options]
+ * @property {Record<string, Option>} [options]
  * @property {string[]} examples
  * @property {number} [minArgs]
  * @property {number} [maxArgs]
  * @property {boolean} [json] false: --json does not apply
+ * @property {boolean} [pager] a long text answer goes through the pager on a terminal
  * @property {(ctx: object) => Promise<{data: unknown, text: () => string, raw?: boolean, exitCode?: number, keepAlive?: boolean}>} run
  */
 
+/** @type {Record<string, Option>} */
 const GLOBAL = {
   'tasks-dir': { type: 'string', multiple: true, arg: 'DIR', help: 'work on this tasks folder (or the storage folder holding it); repeatable. Default: every store found on this machine, or ROO_STATE_STORAGE' },
   'cache-dir': { type: 'string', arg: 'DIR', help: 'our skeleton cache (default ROO_STATE_CACHE_DIR, else the platform cache folder)' },
@@ -238,6 +244,7 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
       return EXIT.OK
     }
     const rest = argv.filter((_, i) => !found.at.includes(i))
+    /** @type {import('node:util').ParseArgsConfig['options']} */
     const options = {}
     for (const [n, s] of Object.entries({ ...GLOBAL, ...(command.options ?? {}) })) {
       options[n] = { type: s.type, ...(s.short ? { short: s.short } : {}), ...(s.multiple ? { multiple: true } : {}) }
@@ -283,7 +290,7 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
       sel: {
         tasksDirs: values['tasks-dir'],
         cwd,
-        cacheDir: values['cache-dir'] ? path.resolve(cwd, values['cache-dir']) : undefined,
+        cacheDir: values['cache-dir'] ? path.resolve(cwd, String(values['cache-dir'])) : undefined,
       },
       io: { signal: controller.signal },
       progress: makeProgress(Boolean(process.stderr.isTTY) && !values.quiet && !isMcp, controller.signal),

@@ -181,9 +181,12 @@ export function exportFunction(target, format) {
   return exportFns[target]?.[format] ?? null
 }
 
+/** @typedef {import('../../index.js').ExportResult} ExportResult */
+
 /**
  * An export: target task|conversation|project, format xml|md|json|csv. `id` is the task (or
  * conversation root); `projectPath` selects a project.
+ * @returns {Promise<ExportResult>}
  */
 export async function runExport(sel, opts, io = noIo) {
   const name = exportFunction(opts.target, opts.format)
@@ -208,27 +211,27 @@ export async function runExport(sel, opts, io = noIo) {
       throw new RooStateError('INVALID_ARGUMENT', 'A project export needs the project (workspace) path.')
     }
     const [tasksDir] = await resolveStores(sel, { single: true })
-    return call(name, {
+    return /** @type {Promise<ExportResult>} */ (call(name, {
       ...common,
       tasksDir,
       projectPath: opts.projectPath,
       startDate: opts.startDate,
       endDate: opts.endDate,
       filter: opts.filter,
-    })
+    }))
   }
   const t = await findTask(sel, opts.id)
   if (opts.target === 'task') {
-    return call(name, { ...common, tasksDir: t.tasksDir, taskId: t.taskId, includeContent: opts.includeContent })
+    return /** @type {Promise<ExportResult>} */ (call(name, { ...common, tasksDir: t.tasksDir, taskId: t.taskId, includeContent: opts.includeContent }))
   }
-  return call(name, {
+  return /** @type {Promise<ExportResult>} */ (call(name, {
     ...common,
     tasksDir: t.tasksDir,
     conversationId: t.taskId,
     maxDepth: opts.maxDepth,
     includeContent: opts.includeContent,
     variant: opts.format === 'json' ? opts.variant : undefined,
-  })
+  }))
 }
 
 /** Read, change or reset the export configuration (configureXmlExport). */

@@ -195,6 +195,7 @@ export async function storeSkeletons(tasksDir, opts = {}) {
   const notes = []
   if (has('TaskStore')) {
     let handle = null
+    /** @type {'cache'|'scan'} */
     let source = noCache ? 'scan' : 'cache'
     try {
       handle = await storeHandle(tasksDir, { cacheDir, noCache, onProgress, signal })
@@ -204,6 +205,7 @@ export async function storeSkeletons(tasksDir, opts = {}) {
       handle = await storeHandle(tasksDir, { noCache: true, signal })
       source = 'scan'
     }
+    /** @type {{tasksDir: string, source: 'cache'|'scan', skeletons?: any[], metrics: any, diagnostics: any[], handle: any}} */
     const loaded = { tasksDir, source, metrics: handle.metrics(), diagnostics: [...notes, ...handle.diagnostics()], handle }
     // Taken from the handle when a caller reads them: a list asks the handle for its page and
     // never needs every header (a second at 50 000 tasks).
@@ -212,7 +214,7 @@ export async function storeSkeletons(tasksDir, opts = {}) {
       enumerable: true,
       get: () => (skeletons ??= workspace ? handle.list({ workspace }).items : handle.headers()),
     })
-    return loaded
+    return /** @type {typeof loaded & {skeletons: any[]}} */ (loaded)
   }
   const scan = await call('scanTasks', tasksDir, {
     onProgress,

@@ -30,12 +30,17 @@ const KEY_TITLE = {
 /** What belongs to no request (messages, conversations, files) is in the totals only in these. */
 const BY_REQUEST = ['models', 'modes']
 
+/**
+ * The columns of a report's table: each a title and what it writes of a row.
+ * @returns {Array<[string, (s: any, compact?: boolean) => string]>}
+ */
 function columns(compact, group) {
   const activity = !BY_REQUEST.includes(group)
   const figure = (f) => (s) => (s[f] === undefined ? '' : count(s[f]))
+  /** @type {Array<[string, (s: any, compact?: boolean) => string]>} */
   const full = [
     ['Requests', figure('requests')],
-    ...(activity ? [['Msgs', figure('userMessages')], ['Convs', figure('conversations')]] : []),
+    ...(activity ? /** @type {Array<[string, (s: any) => string]>} */ ([['Msgs', figure('userMessages')], ['Convs', figure('conversations')]]) : []),
     ['Input', (s, c) => tokens(s.input ?? s.tokensIn, c)],
     ['Output', (s, c) => tokens(s.tokensOut, c)],
     ['Cache write', (s, c) => tokens(s.cacheWrites, c)],
@@ -133,7 +138,7 @@ function footnotes(report, compact) {
 /**
  * The report as text.
  * @param {any} report
- * @param {{width?: number, compact?: boolean}} [opts] compact: fewer columns, short numbers (automatic when the full table is wider than `width`)
+ * @param {{width?: number, compact?: boolean, short?: (id: string) => string, color?: boolean}} [opts] compact: fewer columns, short numbers (automatic when the full table is wider than `width`); short: how an id is shown; color: on a terminal
  */
 export function renderUsage(report, opts = {}) {
   let body = 'No usage recorded in this range.'

@@ -111,6 +111,7 @@ function reportOptions(ctx, group) {
   }
 }
 
+/** @type {Record<string, import('./main.mjs').Command>} */
 export const usageCommands = {
   usage: {
     args: `[${GROUPS.join('|')}]`,

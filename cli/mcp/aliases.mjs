@@ -55,6 +55,7 @@ export function currentSpelling(tool, args) {
   const out = { ...args }
   for (const name of names) {
     const parts = name.split('.')
+    /** @type {Record<string, any> | undefined} */
     let holder = out
     let where = ''
     for (const p of parts.slice(0, -1)) {

@@ -26,6 +26,7 @@ export async function configureFromTool(action, config) {
     }
   }
   if (action === 'reset') {
+    /** @type {{defaults?: Record<string, unknown>}} */
     const current = (await ops.configureExport({ action: 'get' })).config ?? {}
     const defaults = Object.fromEntries(
       Object.keys(current.defaults ?? {})

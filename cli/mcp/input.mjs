@@ -84,7 +84,7 @@ function sentence(schema, issue) {
  * `args` parsed by `schema`: the parsed value, or the problems as sentences.
  * @param {import('zod').ZodType} schema
  * @param {unknown} args
- * @returns {{ok: true, value: any} | {ok: false, problems: string[]}}
+ * @returns {{ok: boolean, value?: any, problems?: string[]}} `problems` when not `ok`
  */
 export function parseInput(schema, args) {
   const r = schema.safeParse(args, { reportInput: true })

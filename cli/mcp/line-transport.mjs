@@ -156,6 +156,13 @@ export class LineTransport {
     this._skip = null
     this._ondata = (chunk) => this._read(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
     this._onerror = (err) => this.onerror?.(err)
+    // The Transport interface's callbacks, set by the SDK's server when it connects.
+    /** @type {((err: Error) => void) | undefined} */
+    this.onerror = undefined
+    /** @type {((message: object) => void) | undefined} */
+    this.onmessage = undefined
+    /** @type {(() => void) | undefined} */
+    this.onclose = undefined
   }
 
   async start() {

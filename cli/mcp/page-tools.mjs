@@ -2,6 +2,7 @@
 // or the conversation of one task) and list_tasks. Each answer fits ANSWER_CHARS: as many
 // conversations or rows as fit, what was left out, and nextCursor for the next page.
 import { z } from 'zod'
+import { RooStateError } from '../lib/errors.mjs'
 import * as ops from '../lib/ops.mjs'
 import { conversationsPage, tasksPage } from '../lib/pages.mjs'
 import { renderTreeMarkdown, renderTreePage, renderTree } from '../lib/tree-text.mjs'
@@ -26,9 +27,7 @@ function msOf(value, end) {
   if (value === undefined) return undefined
   const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value)
   if (Number.isNaN(t)) {
-    const err = new Error(`"${value}" is not a date (YYYY-MM-DD or an ISO 8601 date-time).`)
-    err.code = 'INVALID_ARGUMENT'
-    throw err
+    throw new RooStateError('INVALID_ARGUMENT', `"${value}" is not a date (YYYY-MM-DD or an ISO 8601 date-time).`)
   }
   return end && /^\d{4}-\d{2}-\d{2}$/.test(value) ? t + 86_400_000 : t
 }

@@ -2,6 +2,8 @@
 // in its description. A tool whose answer can be long (trees, lists, search, grep, usage) answers
 // a page: as many items as fit, what it left out, and a `nextCursor` to call it again with.
 
+import { RooStateError } from '../lib/errors.mjs'
+
 /** The most characters a tool answer holds: about 20 000 tokens at four characters a token. */
 export const ANSWER_CHARS = 80_000
 
@@ -52,9 +54,7 @@ export function offsetOf(cursor) {
   } catch {
     // said below
   }
-  const err = new Error('The cursor is not one this server gave (pass the nextCursor of the previous answer unchanged, or none for the first page).')
-  err.code = 'INVALID_ARGUMENT'
-  throw err
+  throw new RooStateError('INVALID_ARGUMENT', 'The cursor is not one this server gave (pass the nextCursor of the previous answer unchanged, or none for the first page).')
 }
 
 /** The cursor of a page that ends at `offset`. */
@@ -62,7 +62,10 @@ export function offsetCursor(offset) {
   return Buffer.from(JSON.stringify({ v: 1, offset }), 'utf8').toString('base64url')
 }
 
-/** What a page says of itself: how many it shows of how many, how many it left out, how to go on. */
+/**
+ * What a page says of itself: how many it shows of how many, how many it left out, how to go on.
+ * @param {{shown: number, total: number, offset?: number, leftOut?: number, nextCursor?: string | null, unit: string}} note
+ */
 export function pageNote({ shown, total, offset = 0, leftOut, nextCursor, unit }) {
   const left = leftOut ?? Math.max(0, total - offset - shown)
   return {

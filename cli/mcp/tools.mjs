@@ -89,6 +89,7 @@ const exportOf = (target, format, pick) => async (a, ctx) => {
  * @property {string} description
  * @property {import('zod').ZodRawShape} input arguments (camelCase)
  * @property {object} [annotations]
+ * @property {import('zod').ZodType} [output] the schema of its structured content, when it has one
  * @property {(args: any, ctx: {sel: any, io: any, server: any}) => Promise<unknown>} run
  */
 

@@ -135,7 +135,7 @@ export class ServeData {
     if (typeof id !== 'string' || !TASK_ID.test(id)) throw new HttpError(404, 'There is no task with this id.')
     // A task two stores hold: the store showing its newer copy first.
     const shownIn = this.shared().get(id)?.tasksDir
-    const order = [...this.entries.keys()].sort((a, b) => (this.entries[b].tasksDir === shownIn) - (this.entries[a].tasksDir === shownIn))
+    const order = [...this.entries.keys()].sort((a, b) => Number(this.entries[b].tasksDir === shownIn) - Number(this.entries[a].tasksDir === shownIn))
     for (const i of order) {
       let header = null
       try {

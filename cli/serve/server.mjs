@@ -74,7 +74,7 @@ function sameToken(given, token) {
 
 /**
  * Start the server.
- * @param {{tasksDirs: string[], cacheDir?: string, noCache?: boolean, host?: string, port?: number,
+ * @param {{tasksDirs: string[], cwd?: string, cacheDir?: string, noCache?: boolean, host?: string, port?: number,
  *   indexDir?: string, embedder?: object, store?: object, refreshMs?: number, token?: string,
  *   log?: (line: string) => void}} opts
  * @returns {Promise<{url: string, port: number, token: string, data: ServeData, close: () => Promise<void>}>}
@@ -89,14 +89,14 @@ export async function startServer(opts) {
   const token = opts.token ?? crypto.randomBytes(24).toString('base64url')
   const data = await ServeData.open(opts)
   const server = http.createServer((req, res) => {
-    handle(req, res, { data, token, port: server.address()?.port }).catch((err) => {
+    handle(req, res, { data, token, port: /** @type {import('node:net').AddressInfo | null} */ (server.address())?.port }).catch((err) => {
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error')
       opts.log?.(`roo-state serve: ${err?.stack ?? err}`)
     })
   })
   await new Promise((resolve, reject) => {
     server.once('error', reject)
-    server.listen({ host, port, exclusive: true }, resolve)
+    server.listen({ host, port, exclusive: true }, () => resolve(undefined))
   })
   const bound = server.address()
   if (!bound || typeof bound === 'string' || !isLoopback(bound.address)) {

@@ -215,6 +215,7 @@ export function searchPage(base, { query, result, error }) {
 <select name="mode">${option('', 'best available')}${option('hybrid', 'hybrid')}${option('semantic', 'semantic')}${option('lexical', 'lexical')}</select>
 <input name="workspace" value="${query.workspace ?? ''}" placeholder="workspace (optional)">
 <button type="submit">Search</button></form>`
+  /** @type {string | Safe} */
   let out = ''
   if (error) {
     out = html`<p class="error" id="search-error">${error.code}: ${error.message}</p><p>Build the index with <code>roo-state index</code>, or start <code>roo-state serve --index</code>.</p>`
