@@ -6,6 +6,7 @@ import path from 'node:path'
 import { createRequire } from 'node:module'
 import { spawn, spawnSync } from 'node:child_process'
 import { isLoopback, parsePath, startServer } from '../cli/serve/server.mjs'
+import { taskPage } from '../cli/serve/views.mjs'
 import { HOSTILE_ID, HOSTILE_TITLE, SECRET, makeServeRoot, request, snapshot, writeHostileTask } from './serve-helpers.mjs'
 
 const core = createRequire(import.meta.url)('../index.js')
@@ -267,6 +268,88 @@ describe('roo-state serve: data', () => {
 
   it('wrote nothing into the store', () => {
     expect(snapshot(path.dirname(env.tasksDir))).toEqual(before)
+  })
+})
+
+describe('roo-state serve: several stores', () => {
+  const fixtures = path.join(path.dirname(createRequire(import.meta.url).resolve('../package.json')), 'fixtures', 'stores')
+  const dirs = ['roo-code-3.52', 'kilo-code-v4', 'cline-v3.4x'].map((d) => path.join(fixtures, d, 'tasks'))
+  let many
+  let M
+  const ids = (body) => new Set([...body.matchAll(/<code class="id">([^<]+)<\/code>/g)].map((m) => m[1]))
+  const conversations = (body) => Number(/id="conversations">([\d,\u202f ]+)</.exec(body)?.[1].replace(/\D/g, ''))
+
+  beforeAll(async () => {
+    many = await startServer({ tasksDirs: dirs, cacheDir: path.join(env.root, 'cache-many'), refreshMs: 0 })
+    M = `/${many.token}`
+  })
+  afterAll(async () => {
+    await many?.close()
+  })
+
+  it('opens on every store together, says so and what it sorts by', async () => {
+    const r = await request(many.port, `${M}/`)
+    expect(r.status).toBe(200)
+    expect(r.body).toMatch(/id="all-stores"[^>]*aria-current="true"/)
+    expect(r.body).toContain(`in these ${dirs.length} stores`)
+    expect(r.body).toContain('id="sorted-by">sorted by last activity, most recent first<')
+    const byCreation = await request(many.port, `${M}/?sort=createdAt`)
+    expect(byCreation.body).toContain('sorted by creation, newest first')
+  })
+
+  it('shows every store\'s conversations, each once, a page at a time', async () => {
+    const all = await request(many.port, `${M}/?size=500`)
+    const each = await Promise.all(dirs.map((_, i) => request(many.port, `${M}/?store=${i}&size=500`)))
+    const union = new Set(each.flatMap((r) => [...ids(r.body)]))
+    expect(union.size).toBeGreaterThan(3)
+    expect(ids(all.body)).toEqual(union)
+    const total = conversations(all.body)
+    expect(total).toBe(each.reduce((n, r) => n + conversations(r.body), 0))
+    // Page by page (one conversation each): every conversation once.
+    const seen = []
+    for (let page = 1; page <= total; page++) {
+      const r = await request(many.port, `${M}/?size=1&page=${page}`)
+      expect(r.body).toContain(`page ${page} of ${total}`)
+      const top = /<ul class="tree"><li[^>]*>(?:<details><summary>)?<span class="row"><a class="title" href="[^"]*task\/([^"]+)"/.exec(r.body)
+      expect(top, `page ${page}`).not.toBeNull()
+      seen.push(top[1])
+    }
+    expect(new Set(seen).size).toBe(total)
+  })
+})
+
+describe('roo-state serve: a long task page', () => {
+  /** A task of `n` turns: the person asks, the model answers, a tool result comes back. */
+  function longTask(n) {
+    const sequence = []
+    for (let i = 0; i < n; i++) {
+      const ts = new Date(Date.UTC(2026, 10, 1, 10, i)).toISOString()
+      sequence.push({ role: 'user', content: `question ${i}: why does step ${i} fail?`, timestamp: ts, isTruncated: false })
+      sequence.push({ role: 'assistant', content: `answer ${i}`, timestamp: ts, isTruncated: false })
+      sequence.push({ role: 'user', content: `[read_file for 'src/f${i}.ts'] Result:\n${'line\n'.repeat(200)}`, timestamp: ts, isTruncated: false })
+    }
+    const skeleton = {
+      taskId: 't-long', metadata: { title: 'long', createdAt: sequence[0].timestamp, lastActivity: sequence.at(-1).timestamp, source: 'roo' },
+      apiTotals: { totalCost: 0, tokensIn: 0, tokensOut: 0, cacheWrites: 0, cacheReads: 0, requests: 0 }, sequence, diagnostics: [], isCompleted: false,
+    }
+    return taskPage('/x/', { store: 0, tasksDir: '/t', header: {}, skeleton, ancestors: [], children: [] }).toString()
+  }
+
+  it('folds every tool result under its first line', () => {
+    const page = longTask(3)
+    expect(page.match(/<details class="result"><summary>\[read_file for &#39;src\/f\d\.ts&#39;\] Result: <span class="n">202 lines<\/span><\/summary>/g)).toHaveLength(3)
+    expect(page).toContain('<div class="text">answer 1</div>')
+    expect(page).not.toContain('id="toc"')
+  })
+
+  it('lists the person\'s turns of a long conversation, each a link to its message', () => {
+    const page = longTask(10)
+    const toc = /<nav class="toc" id="toc">([\s\S]*?)<\/nav>/.exec(page)?.[1] ?? ''
+    const links = [...toc.matchAll(/href="#(m\d+)"/g)].map((m) => m[1])
+    expect(links).toHaveLength(10)
+    for (const id of links) expect(page).toContain(`id="${id}"`)
+    expect(toc).toContain('question 9: why does step 9 fail?')
+    expect(toc).not.toContain('Result:')
   })
 })
 

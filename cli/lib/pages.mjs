@@ -137,9 +137,17 @@ function startOf(opts) {
  * `cursor` (from a page before).
  */
 export async function conversationsPage(sel, opts = {}, io = {}) {
-  const loaded = await loadStores(sel, opts, io)
+  return conversationsPageOf(await loadStores(sel, opts, io), opts)
+}
+
+/**
+ * [`conversationsPage`] over stores already open (`{tasksDir, handle, source, metrics,
+ * diagnostics}` each, as the web view holds them); `opts.sort` and `opts.order` (the core's keys)
+ * choose another order than the newest created first.
+ */
+export function conversationsPageOf(loaded, opts = {}) {
   const shared = sharedTasks(loaded)
-  const query = queryOf(opts, { topOnly: true, sort: 'createdAt', order: 'desc' })
+  const query = queryOf(opts, { topOnly: true, sort: opts.sort ?? 'createdAt', order: opts.sort ? opts.order : opts.order ?? 'desc' })
   const skip = opts.cursor ? 0 : opts.offset ?? 0
   const limit = opts.limit === undefined ? undefined : opts.limit + skip
   const lift = (l, s) => placeCopies(l.handle.trees([s.taskId], opts.maxDepth), shared, l.tasksDir)

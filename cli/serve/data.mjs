@@ -6,6 +6,7 @@ import { RooStateError } from '../lib/errors.mjs'
 import * as ops from '../lib/ops.mjs'
 import { resolveStores, storeHandle } from '../lib/stores.mjs'
 import { markCopies, noteAbandoned, sharedTasks } from '../lib/copies.mjs'
+import { conversationsPageOf } from '../lib/pages.mjs'
 
 /** An error with the HTTP status it is answered with. */
 export class HttpError extends Error {
@@ -77,6 +78,11 @@ export class ServeData {
     })
   }
 
+  /** The store a `store` parameter of the tree page names: its position, or `null` (none given) for every store together. */
+  storeOrAll(v) {
+    return v === null || v === undefined || v === '' ? null : this.storeAt(v)
+  }
+
   /** The store a `store` parameter names (its position; the first by default). */
   storeAt(v) {
     if (v === null || v === undefined || v === '') return 0
@@ -128,6 +134,29 @@ export class ServeData {
     const roots = typeof handle.trees === 'function' ? handle.trees(ids) : ids.map((id) => handle.tree({ rootId: id })[0]).filter(Boolean)
     markCopies(noteAbandoned(roots, handle.metrics()), this.shared(), tasksDir)
     return { total: page.total, offset: page.offset, roots, tasks: handle.size }
+  }
+
+  /**
+   * The tree page over every store together: a page of conversations in one order (the core's
+   * rule for merging lists; a task two stores hold shown once, from its newer copy), each with
+   * its whole tree.
+   */
+  treePageAll(q) {
+    const loaded = this.entries.map((e) => ({ tasksDir: e.tasksDir, handle: e.handle, source: e.source, metrics: e.handle.metrics(), diagnostics: e.handle.diagnostics() }))
+    const offset = (q.page - 1) * q.pageSize
+    const filters = { workspace: q.workspace, host: q.host, mode: q.mode, since: q.since, until: q.until }
+    const page = conversationsPageOf(loaded, { ...filters, sort: q.sort ?? 'lastActivity', limit: q.pageSize, offset })
+    const at = new Map()
+    for (const s of page.stores) for (const r of s.roots) at.set(`${s.tasksDir}\n${r.taskId}`, r)
+    const roots = []
+    for (const it of page.page.items) {
+      const key = `${it.tasksDir}\n${it.taskId}`
+      if (at.has(key)) roots.push(at.get(key))
+      at.delete(key)
+    }
+    // Subtasks shown in place of a parent another store shows: after the page's conversations.
+    roots.push(...at.values())
+    return { total: page.page.total, offset, roots, tasks: this.entries.reduce((n, e) => n + e.handle.size, 0) }
   }
 
   /** Where task `id` is: the store and its header; 404 for an id no store holds. */

@@ -206,9 +206,10 @@ async function api(data, rest, query) {
 async function page(data, rest, query, base) {
   await data.fresh()
   if (rest.length === 0 || (rest.length === 1 && rest[0] === '')) {
-    const store = data.storeAt(query.get('store'))
+    const store = data.storeOrAll(query.get('store'))
     const q = treeQuery(query)
-    return views.treePage(base, { stores: data.stores(), store, query: q, ...data.treePage(store, q) })
+    const shown = store === null ? data.treePageAll(q) : data.treePage(store, q)
+    return views.treePage(base, { stores: data.stores(), store, query: q, ...shown })
   }
   if (rest[0] === 'task') {
     only(rest, 2)

@@ -109,12 +109,30 @@ function countNodes(n) {
   return k
 }
 
-/** One tab per store served, linking `page` with `keep`'s parameters and that store. */
-export function storeTabs(page, stores, store, keep) {
+/**
+ * One tab per store served, linking `page` with `keep`'s parameters and that store; with `all`,
+ * a first tab for every store together (`store` null), when there are several.
+ */
+export function storeTabs(page, stores, store, keep, all = false) {
+  const current = (yes) => (yes ? new Safe(' aria-current="true"') : '')
   const tabs = stores.map(
-    (s) => html`<li><a href="${page}${qs({ ...keep, store: s.index })}"${s.index === store ? new Safe(' aria-current="true"') : ''}>${s.host ?? 'store'} <code>${s.tasksDir}</code> <span class="n">${count(s.tasks)} tasks</span></a></li>`,
+    (s) => html`<li><a href="${page}${qs({ ...keep, store: s.index })}"${current(s.index === store)}>${s.host ?? 'store'} <code>${s.tasksDir}</code> <span class="n">${count(s.tasks)} tasks</span></a></li>`,
   )
-  return html`<ul class="stores">${tabs}</ul>`
+  const together = all && stores.length > 1
+    ? html`<li><a id="all-stores" href="${page}${qs({ ...keep, store: undefined })}"${current(store === null)}>every store <span class="n">${count(stores.reduce((n, s) => n + s.tasks, 0))} tasks</span></a></li>`
+    : ''
+  return html`<ul class="stores">${together}${tabs}</ul>`
+}
+
+/** What a tree page is sorted by, as its summary says it. */
+const SORT_WORDS = {
+  lastActivity: 'last activity, most recent first',
+  createdAt: 'creation, newest first',
+  title: 'title, A to Z',
+  messageCount: 'messages, most first',
+  actionCount: 'tool calls, most first',
+  totalSize: 'size, largest first',
+  totalCost: 'cost, highest first',
 }
 
 /** The stores and the trees of one, a page of conversations at a time, with the filters. */
@@ -124,7 +142,7 @@ export function treePage(base, { stores, store, query, total, offset, roots, tas
   const pages = Math.max(1, Math.ceil(total / q.pageSize))
   const option = (v, label, cur) => html`<option value="${v}"${v === (cur ?? '') ? new Safe(' selected') : ''}>${label}</option>`
   const filters = html`<form class="filters" method="get" action="${base}">
-<input type="hidden" name="store" value="${store}">
+${store === null ? '' : html`<input type="hidden" name="store" value="${store}">`}
 <label>Workspace <input name="workspace" value="${q.workspace ?? ''}" placeholder="path or folder name"></label>
 <label>Host <select name="host">${option('', 'any', q.host)}${HOST_SOURCES.map((h) => option(h, h, q.host))}</select></label>
 <label>Mode <input name="mode" value="${q.mode ?? ''}" placeholder="code, orchestrator…" list="modes"></label>
@@ -138,8 +156,9 @@ export function treePage(base, { stores, store, query, total, offset, roots, tas
   const shownTasks = roots.reduce((k, r) => k + countNodes(r), 0)
   const nav = html`<nav class="pager">${q.page > 1 ? html`<a rel="prev" href="${base}${qs({ ...keep, page: q.page - 1 })}">← newer</a>` : ''}
 <span>page ${q.page} of ${pages}</span>${q.page < pages ? html`<a rel="next" href="${base}${qs({ ...keep, page: q.page + 1 })}">older →</a>` : ''}</nav>`
-  const body = html`${storeTabs(`${base}`, stores, store, keep)}${filters}
-<p class="summary" id="summary"><span id="conversations">${count(total)}</span> conversations match (of ${count(tasks)} tasks in this store); showing ${count(first)}–${count(last)}, <span id="shown-tasks">${count(shownTasks)}</span> tasks.</p>
+  const where = store === null && stores.length > 1 ? `in these ${stores.length} stores` : 'in this store'
+  const body = html`${storeTabs(`${base}`, stores, store, keep, true)}${filters}
+<p class="summary" id="summary"><span id="conversations">${count(total)}</span> conversations match (of ${count(tasks)} tasks ${where}); showing ${count(first)}–${count(last)}, <span id="shown-tasks">${count(shownTasks)}</span> tasks; <span id="sorted-by">sorted by ${SORT_WORDS[q.sort ?? 'lastActivity'] ?? q.sort}</span>.</p>
 ${nav}<ul class="tree">${roots.map((r) => treeNode(base, r))}</ul>${total ? nav : html`<p>No conversation matches these filters.</p>`}`
   return layout(base, 'Tasks', 'Tasks', body)
 }
@@ -164,7 +183,37 @@ function hitIndex(sequence, at) {
   return sequence.findIndex((m) => !isAction(m) && Date.parse(m.timestamp) >= t)
 }
 
-/** One task: where it sits, its figures, its messages (tool calls folded), its subtasks. */
+/** A message that hands a tool's result back to the model (`[read_file for 'x'] Result:`). */
+function isToolResult(item) {
+  return item.role === 'user' && /^\[[^\]\n]{1,300}\] Result:/.test(item.content ?? '')
+}
+
+/** Messages from which a task page gets a table of contents of the person's turns. */
+const TOC_FROM = 20
+
+/** A message: a tool's result folded under its first line, any other as it is. */
+function message(item, i, hit) {
+  const id = i === hit ? 'hit' : `m${i}`
+  const head = html`<div class="who">${item.role} <span class="ts">${date(item.timestamp)}</span>${item.isTruncated ? ' · cut' : ''}</div>`
+  if (isToolResult(item) && i !== hit) {
+    const text = String(item.content)
+    const first = text.split('\n', 1)[0]
+    const lines = text.split('\n').length
+    return html`<article class="msg ${item.role} result" id="${id}" data-ts="${item.timestamp}">${head}<details class="result"><summary>${cut(first, 160)} <span class="n">${count(lines)} lines</span></summary><div class="text">${text}</div></details></article>`
+  }
+  return html`<article class="msg ${item.role}${i === hit ? ' hit' : ''}" id="${id}" data-ts="${item.timestamp}">${head}<div class="text">${item.content}</div></article>`
+}
+
+/** The person's turns of a long conversation, each a link to its message. */
+function tableOfContents(seq, hit) {
+  const turns = []
+  seq.forEach((item, i) => {
+    if (!isAction(item) && item.role === 'user' && !isToolResult(item)) turns.push(html`<li><a href="#${i === hit ? 'hit' : `m${i}`}"><span class="ts">${date(item.timestamp)}</span> ${cut(String(item.content ?? '').replace(/\s+/g, ' '), 100)}</a></li>`)
+  })
+  return turns.length ? html`<nav class="toc" id="toc"><h2>The person's messages (${count(turns.length)})</h2><ol>${turns}</ol></nav>` : ''
+}
+
+/** One task: where it sits, its figures, its messages (tool calls and results folded, a table of contents when long), its subtasks. */
 export function taskPage(base, { store, tasksDir, header, skeleton, ancestors, children, at, alsoIn = [] }) {
   const m = skeleton.metadata
   const t = skeleton.apiTotals
@@ -179,8 +228,7 @@ export function taskPage(base, { store, tasksDir, header, skeleton, ancestors, c
     }
     if (run.length) items.push(actions(run))
     run = []
-    items.push(html`<article class="msg ${item.role}${i === hit ? ' hit' : ''}" id="${i === hit ? 'hit' : `m${i}`}" data-ts="${item.timestamp}">
-<div class="who">${item.role} <span class="ts">${date(item.timestamp)}</span>${item.isTruncated ? ' · cut' : ''}</div><div class="text">${item.content}</div></article>`)
+    items.push(message(item, i, hit))
   })
   if (run.length) items.push(actions(run))
   const crumbs = ancestors.map((a) => html`<a href="${base}task/${encodeURIComponent(a.taskId)}">${cut(a.title || a.taskId, 60)}</a> › `)
@@ -202,7 +250,7 @@ export function taskPage(base, { store, tasksDir, header, skeleton, ancestors, c
 ${skeleton.storedLinks?.status ? html`<dt>Status</dt><dd id="status" title="history_item.json: active, completed, delegated, or interrupted (Zoo Code 3.80+)">${skeleton.storedLinks.status}</dd>` : ''}
 ${alsoIn.length ? html`<dt>Also in</dt><dd id="also-in">${alsoIn.map((a) => html`<code>${a.path}</code> (${a.host ?? 'another store'}; ${a.differs ? 'an older copy that differs' : 'the same conversation'}) `)}</dd>` : ''}
 </dl>${subtasks}
-<section class="conversation"><h2>Conversation (<span id="message-count">${messages}</span> messages, ${count(seq.length - messages)} tool calls)</h2>${items}</section>
+<section class="conversation"><h2>Conversation (<span id="message-count">${messages}</span> messages, ${count(seq.length - messages)} tool calls)</h2>${messages >= TOC_FROM ? tableOfContents(seq, hit) : ''}${items}</section>
 ${skeleton.diagnostics.length ? html`<section class="diagnostics"><h2>Problems reading it</h2><ul>${skeleton.diagnostics.map((d) => html`<li>${d.severity}: ${d.file} ${d.message}</li>`)}</ul></section>` : ''}`
   return layout(base, m.title || skeleton.taskId, '', body)
 }
