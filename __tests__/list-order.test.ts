@@ -7,7 +7,7 @@ import path from 'node:path'
 import type { ListOrderKey } from '../index.js'
 import { core, repoRoot, tempDir } from './helpers'
 // @ts-expect-error the CLI's modules are plain JavaScript without declarations
-import * as ops from '../cli/lib/ops.mjs'
+import { tasksPage } from '../cli/lib/pages.mjs'
 
 type Header = Awaited<ReturnType<typeof core.scanTasks>>['skeletons'][number]
 
@@ -109,9 +109,9 @@ describe('lists of several stores', () => {
     const sel = (tasksDirs: string[]) => ({ tasksDirs, cacheDir: path.join(work, 'cache-b') })
     for (const sortBy of SORTS) {
       for (const sortOrder of ORDERS) {
-        const opts = { sortBy, sortOrder, limit: 1000 }
-        const one = await ops.listTasks(sel([combined]), opts)
-        const many = await ops.listTasks(sel(split), opts)
+        const opts = { sort: sortBy, order: sortOrder, limit: 1000 }
+        const one = await tasksPage(sel([combined]), opts)
+        const many = await tasksPage(sel(split), opts)
         const ids = (r: { tasks: Array<{ taskId: string }> }) => r.tasks.map((t) => t.taskId)
         expect(many.total).toBe(one.total)
         expect(ids(many), `${sortBy} ${sortOrder ?? 'natural'}`).toEqual(ids(one))

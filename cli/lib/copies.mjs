@@ -91,18 +91,6 @@ export function noteAbandoned(roots, metrics) {
   return roots
 }
 
-/** The rows of several stores' lists without the copies shown from another store, the others' copies named. */
-export function placeCopiesInRows(rows, shared) {
-  if (!shared.size) return rows
-  const out = []
-  for (const r of rows) {
-    const s = shared.get(r.taskId)
-    if (!s) out.push(r)
-    else if (s.tasksDir === r.tasksDir) out.push({ ...r, alsoIn: s.alsoIn })
-  }
-  return out
-}
-
 /**
  * Marks in place, without taking anything out (a page of one store keeps its count): a node or
  * list item shown from a newer copy in another store gets `shownIn` (that store), one shown here

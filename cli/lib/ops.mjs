@@ -8,8 +8,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { call, fn } from './binding.mjs'
 import { RooStateError } from './errors.mjs'
-import { findTask, inListOrder, resolveStores, storeSkeletons } from './stores.mjs'
-import { noteAbandoned, placeCopies, placeCopiesInRows, sharedTasks, shownElsewhere } from './copies.mjs'
+import { findTask, resolveStores, storeSkeletons } from './stores.mjs'
+import { noteAbandoned, placeCopies, sharedTasks, shownElsewhere } from './copies.mjs'
 
 const noIo = {}
 
@@ -474,67 +474,6 @@ export async function condenseCheck(sel, opts, io = noIo) {
     summarizeRequest,
     diagnostics: [...api.diagnostics, ...ui.diagnostics],
   }
-}
-
-/**
- * Task summaries of every store (from the cache, or a scan), filtered by workspace and sorted:
- * what a task list or "the current task" needs.
- */
-export async function listTasks(sel, opts = {}, io = noIo) {
-  const dirs = await resolveStores(sel)
-  const sort = opts.sortBy ?? 'lastActivity'
-  const order = opts.sortOrder === 'asc' ? 'asc' : 'desc'
-  const offset = opts.offset ?? 0
-  const limit = opts.limit ?? 50
-  const pages = []
-  const all = []
-  for (const tasksDir of dirs) {
-    const loaded = await storeSkeletons(tasksDir, { cacheDir: sel.cacheDir, noCache: opts.noCache, onProgress: io.onProgress, signal: io.signal })
-    // Filtered and sorted by the task store; one store is also paged there.
-    const query = { workspace: opts.workspace, sort, order, ...(dirs.length === 1 ? { offset, limit } : {}) }
-    const page = loaded.handle
-      ? loaded.handle.list(query)
-      : fallbackPage(loaded.skeletons.filter((s) => !opts.workspace || sameWorkspace(s.metadata.workspace, opts.workspace)), query)
-    pages.push({ tasksDir, page })
-    all.push(loaded)
-  }
-  if (pages.length === 1) {
-    const [{ tasksDir, page }] = pages
-    return { total: page.total, offset, tasks: page.items.map((s) => listRow(s, tasksDir)) }
-  }
-  // Several stores: their sorted lists merged by the core's order, each task once (its newer
-  // copy, the others named), then paged.
-  const entries = pages.flatMap(({ tasksDir, page }) => page.items.map((s) => ({ s, tasksDir })))
-  const merged = inListOrder(entries, (e) => e.s, sort, order).map((e) => listRow(e.s, e.tasksDir))
-  const rows = placeCopiesInRows(merged, sharedTasks(all))
-  return { total: rows.length, offset, tasks: rows.slice(offset, offset + limit) }
-}
-
-function listRow(s, tasksDir) {
-  return {
-    taskId: s.taskId,
-    title: s.metadata.title,
-    workspace: s.metadata.workspace,
-    mode: s.metadata.mode,
-    createdAt: s.metadata.createdAt,
-    lastActivity: s.metadata.lastActivity,
-    messageCount: s.metadata.messageCount,
-    actionCount: s.metadata.actionCount,
-    totalSize: s.metadata.totalSize,
-    totalCost: s.apiTotals.totalCost,
-    isCompleted: s.isCompleted,
-    parentTaskId: s.parentTaskId,
-    childCount: s.childTasks.length,
-    tasksDir,
-  }
-}
-
-/** A binding without the task store handle: sorted (by the core's order) and paged here. */
-function fallbackPage(skeletons, query) {
-  const sorted = inListOrder(skeletons, (s) => s, query.sort, query.order)
-  const from = query.offset ?? 0
-  const to = query.limit === undefined ? sorted.length : from + query.limit
-  return { total: sorted.length, items: sorted.slice(from, to) }
 }
 
 /**

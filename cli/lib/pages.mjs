@@ -4,10 +4,9 @@
 // of several stores are merged by the same order (listOrder), a task two stores hold counted
 // once, from its newer copy. A cursor holds how far into each store's order the pages have gone,
 // so paging visits every task of every store once.
-import { call } from './binding.mjs'
 import { RooStateError } from './errors.mjs'
 import { noteAbandoned, placeCopies, sharedTasks, shownElsewhere } from './copies.mjs'
-import { resolveStores, storeSkeletons } from './stores.mjs'
+import { inListOrder, resolveStores, storeSkeletons } from './stores.mjs'
 
 /** What a page reads of each task to merge and show it (no instruction, no child call). */
 const KEY_FIELDS = ['createdAtMs', 'lastActivityMs', 'metadata', 'apiTotals', 'parentTaskId', 'isCompleted']
@@ -100,17 +99,7 @@ function mergedPage(loaded, shared, query, at, limit, liftFrom) {
 
 /** Candidates in the order of task lists (the core's rule), each store's kept in its own order. */
 function inOrder(candidates, query) {
-  const keys = candidates.map(({ s }) => ({
-    taskId: s.taskId,
-    createdAtMs: s.createdAtMs ?? undefined,
-    lastActivityMs: s.lastActivityMs ?? undefined,
-    title: s.metadata?.title ?? undefined,
-    messageCount: s.metadata?.messageCount ?? undefined,
-    actionCount: s.metadata?.actionCount ?? undefined,
-    totalSize: s.metadata?.totalSize ?? undefined,
-    totalCost: s.apiTotals?.totalCost ?? undefined,
-  }))
-  return call('listOrder', keys, query.sort, query.order).map((i) => candidates[i])
+  return inListOrder(candidates, (c) => c.s, query.sort, query.order)
 }
 
 /** The handle query of a page's filters. */
@@ -143,10 +132,10 @@ export async function conversationsPage(sel, opts = {}, io = {}) {
 /**
  * [`conversationsPage`] over stores already open (`{tasksDir, handle, source, metrics,
  * diagnostics}` each, as the web view holds them); `opts.sort` and `opts.order` (the core's keys)
- * choose another order than the newest created first.
+ * choose another order than the newest created first. `shared`: the stores' shared tasks when the
+ * caller keeps them (`sharedTasks`), else worked out here.
  */
-export function conversationsPageOf(loaded, opts = {}) {
-  const shared = sharedTasks(loaded)
+export function conversationsPageOf(loaded, opts = {}, shared = sharedTasks(loaded)) {
   const query = queryOf(opts, { topOnly: true, sort: opts.sort ?? 'createdAt', order: opts.sort ? opts.order : opts.order ?? 'desc' })
   const skip = opts.cursor ? 0 : opts.offset ?? 0
   const limit = opts.limit === undefined ? undefined : opts.limit + skip
