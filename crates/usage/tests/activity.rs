@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{close, open, stores_root};
+use common::{close, fixture_stores, open, open_all};
 use roo_usage::report::{CostMode, Group, Order, ReportOptions, UsageRow};
 use roo_usage::zone::Zone;
 use roo_usage::UsageIndex;
@@ -74,6 +74,15 @@ fn conversation(tasks: &Path) {
     .expect("write");
 }
 
+/// One handle over every bundled fixture store, read without a cache.
+fn every_fixture_store() -> roo_store::task_store::TaskStore {
+    let stores = fixture_stores();
+    open_all(
+        &stores.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+        None,
+    )
+}
+
 fn row<'a>(rows: &'a [UsageRow], key: &str) -> &'a UsageRow {
     rows.iter()
         .find(|r| r.key == key)
@@ -134,22 +143,7 @@ fn messages_conversations_tool_calls_and_estimated_history_items() {
 
 #[test]
 fn every_fixture_row_adds_up_and_years_hold_their_months() {
-    let stores: Vec<PathBuf> = std::fs::read_dir(stores_root())
-        .expect("fixtures")
-        .flatten()
-        .map(|e| e.path().join("tasks"))
-        .filter(|p| p.is_dir())
-        .collect();
-    let store = roo_store::task_store::TaskStore::open(
-        &roo_store::HostEnv::current(),
-        &roo_store::task_store::OpenOptions {
-            tasks_dirs: stores,
-            cache_root: None,
-            ignore_stored_links: false,
-            every_file: false,
-        },
-    )
-    .expect("open");
+    let store = every_fixture_store();
     let mut index = UsageIndex::new();
     let monthly = index.report(&store, &opts(Group::Monthly)).expect("report");
     for r in monthly.rows.iter().chain([&monthly.totals]) {
@@ -245,22 +239,7 @@ fn every_fixture_row_adds_up_and_years_hold_their_months() {
 
 #[test]
 fn model_and_mode_rows_count_the_file_operations_and_tool_calls_of_their_requests() {
-    let stores: Vec<PathBuf> = std::fs::read_dir(stores_root())
-        .expect("fixtures")
-        .flatten()
-        .map(|e| e.path().join("tasks"))
-        .filter(|p| p.is_dir())
-        .collect();
-    let store = roo_store::task_store::TaskStore::open(
-        &roo_store::HostEnv::current(),
-        &roo_store::task_store::OpenOptions {
-            tasks_dirs: stores,
-            cache_root: None,
-            ignore_stored_links: false,
-            every_file: false,
-        },
-    )
-    .expect("open");
+    let store = every_fixture_store();
     let mut index = UsageIndex::new();
     let daily = index.report(&store, &opts(Group::Daily)).expect("report");
     assert!(daily.totals.files.reads + daily.totals.files.edits > 0);

@@ -6,23 +6,13 @@
 use roo_condense::cost::{calculate_api_cost_anthropic, ModelInfo};
 mod common;
 
-use common::{close, open, stores_root};
+use common::{close, fixture_stores, open, stores_root};
 use roo_usage::report::{CostMode, Group, ReportOptions};
 use roo_usage::zone::Zone;
 use roo_usage::UsageIndex;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn stores() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(stores_root())
-        .expect("fixtures/stores")
-        .filter_map(|e| e.ok().map(|e| e.path().join("tasks")))
-        .filter(|p| p.is_dir())
-        .collect();
-    v.sort();
-    v
-}
+use std::path::Path;
 
 fn opts(group: Group, zone: &str) -> ReportOptions {
     ReportOptions {
@@ -58,7 +48,7 @@ fn expected_totals(tasks: &Path) -> [f64; 5] {
 
 #[test]
 fn totals_equal_the_hand_derived_facts_of_every_store() {
-    for tasks in stores() {
+    for tasks in fixture_stores() {
         let store = open(&tasks);
         let mut index = UsageIndex::new();
         let report = index
@@ -157,7 +147,7 @@ fn reference_days(tasks: &Path, offset_ms: i64, into: &mut BTreeMap<i64, [f64; 3
 #[test]
 fn daily_sums_equal_the_records_in_two_time_zones() {
     let mut differ = false;
-    for tasks in stores()
+    for tasks in fixture_stores()
         .into_iter()
         .filter(|p| !p.starts_with(stores_root().join("damaged")))
     {

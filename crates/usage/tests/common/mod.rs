@@ -9,6 +9,17 @@ pub fn stores_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/stores")
 }
 
+/// The tasks folder of every bundled fixture store, in name order.
+pub fn fixture_stores() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(stores_root())
+        .expect("fixtures/stores")
+        .filter_map(|e| e.ok().map(|e| e.path().join("tasks")))
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    v
+}
+
 /// A handle over one tasks folder, read without a cache.
 pub fn open(tasks: &Path) -> TaskStore {
     open_all(&[tasks], None)
