@@ -142,10 +142,11 @@ export class ServeData {
    * its whole tree.
    */
   treePageAll(q) {
-    const loaded = this.entries.map((e) => ({ tasksDir: e.tasksDir, handle: e.handle, source: e.source, metrics: e.handle.metrics(), diagnostics: e.handle.diagnostics() }))
+    // The page shows no store diagnostics: not fetched from the handles on each request.
+    const loaded = this.entries.map((e) => ({ tasksDir: e.tasksDir, handle: e.handle, source: e.source, metrics: e.handle.metrics(), diagnostics: [] }))
     const offset = (q.page - 1) * q.pageSize
     const filters = { workspace: q.workspace, host: q.host, mode: q.mode, since: q.since, until: q.until }
-    const page = conversationsPageOf(loaded, { ...filters, sort: q.sort ?? 'lastActivity', limit: q.pageSize, offset })
+    const page = conversationsPageOf(loaded, { ...filters, sort: q.sort ?? 'lastActivity', limit: q.pageSize, offset }, this.shared())
     const at = new Map()
     for (const s of page.stores) for (const r of s.roots) at.set(`${s.tasksDir}\n${r.taskId}`, r)
     const roots = []
