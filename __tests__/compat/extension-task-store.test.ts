@@ -17,9 +17,13 @@ const PEER = path.join(__dirname, 'task-store', 'lockfile-peer.mjs')
 
 type Peer = { started: Promise<void>; done: Promise<void>; finished: () => boolean }
 
-/** `lockfile-peer.mjs` writing `field` into `file` for `rounds` rounds, in its own process. */
-function runPeer(file: string, rounds: number, field: string): Peer {
-  const child = spawn(process.execPath, [PEER, file, String(rounds), field], { stdio: ['ignore', 'pipe', 'pipe'] })
+/**
+ * `lockfile-peer.mjs` writing `field` into `file` for `rounds` rounds, in its own process; with
+ * `otherField`, it waits halfway until another writer has changed that field.
+ */
+function runPeer(file: string, rounds: number, field: string, otherField?: string): Peer {
+  const args = [PEER, file, String(rounds), field, ...(otherField ? [otherField] : [])]
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   let finished = false
   let err = ''
   child.stderr.on('data', (d) => (err += d))
@@ -69,7 +73,7 @@ describe('the native writer beside a proper-lockfile writer', () => {
     const root = tempDir('task-store-lock-')
     const file = seed(root, { id: 't1', status: 'active', childIds: [] })
     const rounds = 120
-    const peer = runPeer(file, rounds, 'peerRound')
+    const peer = runPeer(file, rounds, 'peerRound', 'ourRound')
     await peer.started
     let ours = 0
     let sawPeerMidway = 0
@@ -88,7 +92,8 @@ describe('the native writer beside a proper-lockfile writer', () => {
     expect(new Set(children).size).toBe(children.length)
     for (let i = 1; i <= rounds; i++) expect(children).toContain(`peerRound-${i}`)
     for (let i = 1; i <= ours; i++) expect(children).toContain(`ours-${i}`)
-    // The two really wrote at the same time: some of our writes landed between the peer's.
+    // The two really interleaved (the peer waits halfway for one of ours): some of our writes
+    // landed between the peer's, on top of its record.
     expect(sawPeerMidway).toBeGreaterThan(0)
     expect(fs.existsSync(`${file}.lock`)).toBe(false)
     expect(final.status).toBe('active')
