@@ -10,13 +10,29 @@ process.stdout.on('error', (err) => {
   throw err
 })
 
+/**
+ * End the process once what was written has left it. A command is over when `main` returns
+ * (every write into a task store or a cache is done and its lock released by then), so the
+ * handles it opened are not taken apart one allocation at a time first, for nothing: freeing a
+ * 50 000-task handle adds some 20-30 ms to every command.
+ */
+function exitWhenWritten(code) {
+  let left = 2
+  const done = () => {
+    left -= 1
+    if (left === 0) process.exit(code)
+  }
+  process.stdout.write('', done)
+  process.stderr.write('', done)
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
-    // null: a long-running command (the MCP server) keeps the process alive.
-    if (code !== null) process.exitCode = code
+    // null: a long-running command (the MCP server, `serve`, a watch) keeps the process alive.
+    if (code !== null) exitWhenWritten(code)
   },
   (err) => {
     process.stderr.write(`roo-state: ${err?.stack ?? err}\n`)
-    process.exitCode = 1
+    exitWhenWritten(1)
   },
 )
