@@ -1,5 +1,6 @@
 // What a person feels at the command line on a large store, warm: a fresh `roo-state` process for
-// `list --limit 20`, `show <id>`, `tree --limit 20` and `usage daily`, each beside the start of a
+// `list --limit 20`, `show <id>`, `tree --limit 20`, `usage daily` and `search` (lexical: an index
+// built without a model, `--embedder none`, in the cache folder), each beside the start of a
 // fresh `node -e ''`; the handle's warm open in a fresh process beside a stat walk of the task
 // folders; a page of the tree in a resident handle; the whole forest's tree() beside V8's own
 // parse of the same text. Every floor is measured in the same run, each figure the median of its
@@ -12,7 +13,7 @@
 //   node bench/cli.mjs <tasks folder> [rounds=7]
 //     a generated store, e.g. roo-corpus --tasks 50000 --out <d>/globalStorage/rooveterinaryinc.roo-cline
 //     (a path naming the host, as a real store's). The cache goes to a temporary folder, built
-//     first (with the usage records): at 50 000 tasks that takes a minute or two. CACHE_DIR=<dir>
+//     first (with the usage records and the search index): at 50 000 tasks that takes minutes. CACHE_DIR=<dir>
 //     keeps it there instead, so a second run starts warm.
 import fs from 'node:fs'
 import os from 'node:os'
@@ -35,6 +36,7 @@ const ROUNDS = Number(process.argv[3] ?? 7)
 const kept = Boolean(process.env.CACHE_DIR)
 const cacheDir = kept ? path.resolve(process.env.CACHE_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'roo-cli-bench-'))
 const env = { ...process.env, ROO_STATE_CACHE_DIR: cacheDir, NO_COLOR: '1' }
+const indexDir = path.join(cacheDir, 'search-index')
 
 const mid = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]
 const ms = (t) => Number(process.hrtime.bigint() - t) / 1e6
@@ -61,9 +63,10 @@ function inside(script, rounds = ROUNDS) {
 const roo = (...args) => [cli, ...args, '--tasks-dir', tasks, '-q']
 
 try {
-  // Warm: the cache, the headers' summary and the usage records written once.
+  // Warm: the cache, the headers' summary, the usage records and the search index written once.
   let t = process.hrtime.bigint()
-  for (const args of [roo('cache', 'build'), roo('list', '--limit', '1'), roo('usage', 'daily')]) {
+  const warm = [roo('cache', 'build'), roo('list', '--limit', '1'), roo('usage', 'daily'), roo('index', '--embedder', 'none', '--index-dir', indexDir)]
+  for (const args of warm) {
     const r = spawnSync(process.execPath, args, { env, encoding: 'utf8', stdio: ['ignore', 'ignore', 'inherit'] })
     if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}`)
   }
@@ -86,6 +89,7 @@ console.log(Number(process.hrtime.bigint() - t) / 1e6)`)
     [`show <id>`, roo('show', some)],
     ['tree --limit 20', roo('tree', '--limit', '20')],
     ['usage daily', roo('usage', 'daily')],
+    ['search (lexical)', roo('search', 'cache timeout', '--mode', 'lexical', '-n', '10', '--index-dir', indexDir)],
   ].map(([name, args]) => [name, wall(args)])
 
   // The warm open, in a fresh process.
