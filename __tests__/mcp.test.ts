@@ -11,7 +11,6 @@ import { argumentAliases, camelOf } from '../cli/mcp/aliases.mjs'
 // @ts-expect-error an untyped JavaScript module of the CLI
 import { foreignArguments } from '../cli/mcp/tracker-tools.mjs'
 // @ts-expect-error an untyped JavaScript module of the CLI
-import { sameWorkspace } from '../cli/lib/ops.mjs'
 
 // `roo-state mcp` end to end: the server runs as a child process and the SDK's own Client drives
 // it over stdio, as Roo Code, Zoo Code or Claude would.
@@ -392,13 +391,12 @@ describe('argument spellings', () => {
 describe('workspace comparison', () => {
   it('is the core key (normalizeWorkspace), with a bare folder name matching the last folder', async () => {
     expect(core.normalizeWorkspace('\\\\?\\D:\\Dev\\Shop\\')).toBe('d:/dev/shop')
-    expect(sameWorkspace('d:/dev/shop', '\\\\?\\D:\\Dev\\Shop\\')).toBe(true)
-    expect(sameWorkspace('d:/dev/shop', 'file:///d:/dev//shop/')).toBe(true)
-    expect(sameWorkspace('/home/me/shop', '  /home/me/shop ')).toBe(true)
-    expect(sameWorkspace('/home/me/shop', 'Shop')).toBe(true)
-    expect(sameWorkspace('/home/me/shop', 'shop2')).toBe(false)
-    expect(sameWorkspace('/home/me/shop', '/home/me')).toBe(false)
-    expect(sameWorkspace(undefined, 'shop')).toBe(false)
+    expect(core.workspaceMatches('d:/dev/shop', '\\\\?\\D:\\Dev\\Shop\\')).toBe(true)
+    expect(core.workspaceMatches('d:/dev/shop', 'file:///d:/dev//shop/')).toBe(true)
+    expect(core.workspaceMatches('/home/me/shop', '  /home/me/shop ')).toBe(true)
+    expect(core.workspaceMatches('/home/me/shop', 'Shop')).toBe(true)
+    expect(core.workspaceMatches('/home/me/shop', 'shop2')).toBe(false)
+    expect(core.workspaceMatches('/home/me/shop', '/home/me')).toBe(false)
     // list_tasks filters with it: a doubled separator and a trailing one name the same workspace.
     expect((await okJson('list_tasks', { workspace: '/home/dev//projets/meteo-cli/' })).total).toBe(4)
     expect((await okJson('list_tasks', { workspace: '/home/dev/projets' })).total).toBe(0)

@@ -475,12 +475,3 @@ export async function condenseCheck(sel, opts, io = noIo) {
     diagnostics: [...api.diagnostics, ...ui.diagnostics],
   }
 }
-
-/**
- * Whether workspace `a` is the one `b` names: the core's rule (workspaceMatches): the same key after
- * normalisation, or, when `b` has no separator, a folder name equal to the key's last folder.
- */
-export function sameWorkspace(a, b) {
-  if (!a || !b) return false
-  return call('workspaceMatches', String(a), String(b))
-}
