@@ -58,8 +58,7 @@ fn stable(v: &mut Value, root: &str) {
 
 /// The hash of every file under `dir` (relative names and bytes): what the engine was given.
 fn input_hash(dir: &Path) -> String {
-    let mut files: Vec<PathBuf> = walk(dir);
-    files.sort();
+    let files = common::files_under(dir);
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     for f in files {
         h.update(
@@ -71,19 +70,6 @@ fn input_hash(dir: &Path) -> String {
         h.update(&fs::read(&f).unwrap_or_default());
     }
     format!("{:016x}", h.digest())
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// The hash of the skeletons a handle over `stores` builds.

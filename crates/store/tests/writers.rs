@@ -10,7 +10,6 @@ use roo_store::migrate::{migrate_tasks_dir, MigrateOptions};
 use roo_store::rebuild::rebuild_from_tasks;
 use roo_store::StoreError;
 use std::fs;
-use std::path::{Path, PathBuf};
 
 use common::{rebuild_opts, temp_store as store};
 
@@ -75,7 +74,7 @@ fn two_rebuilds_at_once_one_runs_and_the_other_is_busy() {
     assert!(ok >= 1, "{results:?}");
     assert_eq!(ok + busy, 2, "{results:?}");
     // No history item was backed up: none was replaced by a run racing another.
-    let history_baks = walk(&tasks)
+    let history_baks = common::files_under(&tasks)
         .into_iter()
         .filter(|p| {
             p.file_name()
@@ -83,19 +82,6 @@ fn two_rebuilds_at_once_one_runs_and_the_other_is_busy() {
         })
         .count();
     assert_eq!(history_baks, 0);
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in fs::read_dir(dir).expect("read_dir").flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[test]

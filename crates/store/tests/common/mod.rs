@@ -92,26 +92,38 @@ pub fn set_mtime(path: &Path, t: SystemTime) {
         .expect("set mtime");
 }
 
-/// Every file under `root` with its bytes, relative paths sorted.
-pub fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    fn walk(base: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+/// Every file under `root` (folders followed down, symbolic links as they point), sorted; a
+/// folder that cannot be read holds nothing.
+pub fn files_under(root: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(rd) = fs::read_dir(dir) else { return };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
-                walk(base, &p, out);
+                walk(&p, out);
             } else {
-                let rel = p
-                    .strip_prefix(base)
-                    .expect("prefix")
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push((rel, fs::read(&p).expect("read")));
+                out.push(p);
             }
         }
     }
-    walk(root, root, &mut out);
+    let mut out = Vec::new();
+    walk(root, &mut out);
+    out.sort();
+    out
+}
+
+/// Every file under `root` with its bytes, relative paths sorted.
+pub fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = (files_under(root).into_iter())
+        .map(|p| {
+            let rel = p
+                .strip_prefix(root)
+                .expect("prefix")
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, fs::read(&p).expect("read"))
+        })
+        .collect();
     out.sort();
     out
 }
