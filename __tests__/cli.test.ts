@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { core, repoRoot, tempDir } from './helpers'
+import { core, repoRoot, isolatedEnv, tempDir } from './helpers'
 
 // The `roo-state` command, run as a person or a script runs it: a child process on the bundled
 // fixtures, with the machine's own stores, cache, index and configuration out of reach.
@@ -85,25 +85,7 @@ function expectGolden(file: string, actual: string) {
 
 beforeAll(() => {
   work = tempDir('roo-state-cli-')
-  const home = path.join(work, 'home')
-  fs.mkdirSync(home)
-  env = { ...process.env }
-  for (const k of Object.keys(env)) {
-    if (k.startsWith('ROO_STATE_') || k.startsWith('QDRANT_') || k.startsWith('EMBEDDING_') || k === 'OPENAI_API_KEY') delete env[k]
-  }
-  Object.assign(env, {
-    HOME: home,
-    USERPROFILE: home,
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    XDG_DATA_HOME: path.join(home, '.local', 'share'),
-    APPDATA: path.join(home, 'AppData', 'Roaming'),
-    LOCALAPPDATA: path.join(home, 'AppData', 'Local'),
-    ROO_STATE_CACHE_DIR: path.join(work, 'cache'),
-    ROO_STATE_DATA_DIR: path.join(work, 'data'),
-    ROO_STATE_CONFIG_DIR: path.join(work, 'config'),
-    NO_COLOR: '1',
-  })
+  env = { ...isolatedEnv(work), NO_COLOR: '1' }
 })
 
 afterAll(() => {

@@ -42,3 +42,38 @@ export function readJson<T>(file: string): T {
 export function tempDir(prefix = 'roo-state-core-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix))
 }
+
+/**
+ * The environment of a child process (the CLI, the MCP server) that sees nothing of this machine's
+ * own setup: no ROO_STATE_*, QDRANT_* or EMBEDDING_* variable, no OPENAI_API_KEY, PAGER or
+ * NO_COLOR, and a home of its own, `<work>/home` (HOME, USERPROFILE, the XDG folders and Windows'
+ * app-data folders under it). With `folders` (the default) roo-state's cache, data and config
+ * folders are `<work>/cache`, `data` and `config`; without, it finds them from that home, as it
+ * would on a newcomer's machine.
+ */
+export function isolatedEnv(work: string, { folders = true }: { folders?: boolean } = {}): Record<string, string> {
+  const home = path.join(work, 'home')
+  fs.mkdirSync(home, { recursive: true })
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    const machines = /^(ROO_STATE_|QDRANT_|EMBEDDING_)/.test(k) || ['OPENAI_API_KEY', 'PAGER', 'NO_COLOR'].includes(k)
+    if (v !== undefined && !machines) env[k] = v
+  }
+  Object.assign(env, {
+    HOME: home,
+    USERPROFILE: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    APPDATA: path.join(home, 'AppData', 'Roaming'),
+    LOCALAPPDATA: path.join(home, 'AppData', 'Local'),
+  })
+  if (folders) {
+    Object.assign(env, {
+      ROO_STATE_CACHE_DIR: path.join(work, 'cache'),
+      ROO_STATE_DATA_DIR: path.join(work, 'data'),
+      ROO_STATE_CONFIG_DIR: path.join(work, 'config'),
+    })
+  }
+  return env
+}

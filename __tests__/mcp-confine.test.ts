@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { repoRoot, tempDir } from './helpers'
+import { repoRoot, isolatedEnv, tempDir } from './helpers'
 
 // An agent drives `roo-state mcp`: every argument is untrusted. These are the attacks of issue 36,
 // each run against a server whose only store is a copy of a fixture store: folders outside the
@@ -41,22 +41,7 @@ function manifest(dir: string): string[] {
 }
 
 function env(): Record<string, string> {
-  const home = path.join(work, 'home')
-  fs.mkdirSync(home, { recursive: true })
-  const e: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith('ROO_STATE_')) e[k] = v
-  }
-  return {
-    ...e,
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    XDG_DATA_HOME: path.join(home, '.local', 'share'),
-    ROO_STATE_CACHE_DIR: path.join(work, 'cache'),
-    ROO_STATE_DATA_DIR: path.join(work, 'data'),
-    ROO_STATE_CONFIG_DIR: path.join(work, 'config'),
-  }
+  return isolatedEnv(work)
 }
 
 async function connect(args: string[]): Promise<Client> {

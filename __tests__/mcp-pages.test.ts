@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { core, repoRoot, tempDir } from './helpers'
+import { core, repoRoot, isolatedEnv, tempDir } from './helpers'
 // @ts-expect-error an untyped JavaScript module of the CLI
 import { ANSWER_CHARS, ANSWER_NOTE } from '../cli/mcp/pages.mjs'
 
@@ -65,19 +65,8 @@ beforeAll(async () => {
         copies('kilocode.kilo-code', N / 3),
         ...fs.readdirSync(fixtures).map(storeDir).filter((d) => fs.existsSync(d)),
       ]
-  const home = path.join(work, 'home')
-  fs.mkdirSync(home, { recursive: true })
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ROO_STATE_')) env[k] = v
-  Object.assign(env, {
-    HOME: home,
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    XDG_DATA_HOME: path.join(home, '.local', 'share'),
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    ROO_STATE_CACHE_DIR: process.env.ROO_STATE_PAGES_CACHE ?? path.join(work, 'cache'),
-    ROO_STATE_DATA_DIR: path.join(work, 'data'),
-    ROO_STATE_CONFIG_DIR: path.join(work, 'config'),
-  })
+  const env = isolatedEnv(work)
+  if (process.env.ROO_STATE_PAGES_CACHE) env.ROO_STATE_CACHE_DIR = process.env.ROO_STATE_PAGES_CACHE
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [cli, 'mcp', ...stores.flatMap((s) => ['--tasks-dir', s])],

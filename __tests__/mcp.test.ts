@@ -5,12 +5,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { core, repoRoot, tempDir } from './helpers'
+import { core, repoRoot, isolatedEnv, tempDir } from './helpers'
 // @ts-expect-error an untyped JavaScript module of the CLI
 import { argumentAliases, camelOf } from '../cli/mcp/aliases.mjs'
 // @ts-expect-error an untyped JavaScript module of the CLI
 import { foreignArguments } from '../cli/mcp/tracker-tools.mjs'
-// @ts-expect-error an untyped JavaScript module of the CLI
 
 // `roo-state mcp` end to end: the server runs as a child process and the SDK's own Client drives
 // it over stdio, as Roo Code, Zoo Code or Claude would.
@@ -46,24 +45,8 @@ let client: Client
 let stderr = ''
 
 function serverEnv(): Record<string, string> {
-  const home = path.join(work, 'home')
-  fs.mkdirSync(home, { recursive: true })
-  const e: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined) continue
-    if (k.startsWith('ROO_STATE_') || k.startsWith('QDRANT_') || k.startsWith('EMBEDDING_') || k === 'OPENAI_API_KEY') continue
-    e[k] = v
-  }
   return {
-    ...e,
-    HOME: home,
-    USERPROFILE: home,
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    XDG_DATA_HOME: path.join(home, '.local', 'share'),
-    ROO_STATE_CACHE_DIR: path.join(work, 'cache'),
-    ROO_STATE_DATA_DIR: path.join(work, 'data'),
-    ROO_STATE_CONFIG_DIR: path.join(work, 'config'),
+    ...isolatedEnv(work),
     // The fixture stores are the stores "found on this machine": a tool's tasksDir may name them.
     ROO_STATE_STORAGE: [
       ...fs

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { core, repoRoot, tempDir } from './helpers'
+import { core, repoRoot, isolatedEnv, tempDir } from './helpers'
 
 const cli = path.join(repoRoot, 'cli', 'roo-state.mjs')
 const fixtures = (name: string) => path.join(repoRoot, 'fixtures', 'stores', name, 'tasks')
@@ -22,16 +22,7 @@ function run(args: string[], extra: NodeJS.ProcessEnv = {}) {
 beforeAll(() => {
   work = tempDir('roo-newcomer-')
   home = path.join(work, 'home')
-  fs.mkdirSync(home)
-  env = { ...process.env }
-  for (const k of Object.keys(env)) if (k.startsWith('ROO_STATE_') || k.startsWith('QDRANT_')) delete env[k]
-  Object.assign(env, {
-    HOME: home,
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_DATA_HOME: path.join(home, '.local', 'share'),
-    NO_COLOR: '1',
-  })
+  env = { ...isolatedEnv(work, { folders: false }), NO_COLOR: '1' }
 })
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }))
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { repoRoot, tempDir } from './helpers'
+import { repoRoot, isolatedEnv, tempDir } from './helpers'
 
 // What the command line does for a person: pages (tree, list) with their footers, the pager and
 // colours at a terminal only, ids shown by their shortest unique prefix, one number format and day
@@ -53,21 +53,7 @@ function atTerminal(args: string[], extra: NodeJS.ProcessEnv = {}): string | nul
 
 beforeAll(() => {
   work = tempDir('roo-state-pages-')
-  const home = path.join(work, 'home')
-  fs.mkdirSync(home)
-  env = { ...process.env }
-  for (const k of Object.keys(env)) {
-    if (k.startsWith('ROO_STATE_') || k.startsWith('QDRANT_') || k.startsWith('EMBEDDING_') || k === 'OPENAI_API_KEY' || k === 'PAGER' || k === 'NO_COLOR') delete env[k]
-  }
-  Object.assign(env, {
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    XDG_DATA_HOME: path.join(home, '.local', 'share'),
-    ROO_STATE_CACHE_DIR: path.join(work, 'cache'),
-    ROO_STATE_DATA_DIR: path.join(work, 'data'),
-    ROO_STATE_CONFIG_DIR: path.join(work, 'config'),
-  })
+  env = isolatedEnv(work)
 })
 
 afterAll(() => {

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
-import { core, repoRoot, tempDir } from './helpers'
+import { core, repoRoot, isolatedEnv, tempDir } from './helpers'
 
 // Usage reports through the binding (TaskStore.usageReport), the CLI (`roo-state usage`) and
 // the MCP server (usage_report and the other trackers' tool names), on the bundled fixtures. The
@@ -47,9 +47,7 @@ let env: NodeJS.ProcessEnv
 
 beforeAll(() => {
   work = tempDir('roo-state-usage-')
-  const home = path.join(work, 'home')
-  fs.mkdirSync(home, { recursive: true })
-  env = { ...process.env, HOME: home, XDG_CACHE_HOME: path.join(home, '.cache'), ROO_STATE_CACHE_DIR: path.join(work, 'cache'), ROO_STATE_STORAGE: '' }
+  env = { ...isolatedEnv(work), ROO_STATE_STORAGE: '' }
 })
 
 afterAll(() => {

@@ -12,7 +12,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { readJson, repoRoot, tempDir } from './helpers'
+import { readJson, repoRoot, isolatedEnv, tempDir } from './helpers'
 
 const cli = path.join(repoRoot, 'cli', 'roo-state.mjs')
 const fixtures = path.join(repoRoot, 'fixtures', 'stores')
@@ -59,7 +59,7 @@ beforeAll(() => {
   // Roo's files as Roo left them in May; Zoo's copies made by the import in August.
   stamp(roo, Date.UTC(2026, 4, 14, 10, 0, 0) / 1000)
   stamp(zoo, Date.UTC(2026, 7, 28, 10, 0, 0) / 1000)
-  env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_CACHE_HOME: path.join(home, '.cache'), ROO_STATE_CACHE_DIR: path.join(work, 'cache'), ROO_STATE_STORAGE: '' }
+  env = { ...isolatedEnv(work), ROO_STATE_STORAGE: '' }
 })
 
 afterAll(() => {
