@@ -3,6 +3,8 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { repoRoot, isolatedEnv, tempDir } from './helpers'
+// @ts-expect-error an untyped JavaScript module of the CLI
+import { usd } from '../cli/lib/format.mjs'
 
 // What the command line does for a person: pages (tree, list) with their footers, the pager and
 // colours at a terminal only, ids shown by their shortest unique prefix, one number format and day
@@ -179,6 +181,13 @@ describe('usage', () => {
       // No float noise: at most 15 significant digits.
       expect(n.replace(/^-|\./g, '').replace(/^0+/, '').length).toBeLessThanOrEqual(15)
     }
+  })
+
+  it('a cost too large for toFixed is still written out with separators and cents', () => {
+    expect(usd(1234.567)).toBe('1,234.57')
+    expect(usd(-0.004)).toBe('0.00')
+    expect(usd(2e21)).toBe('2,000,000,000,000,000,000,000.00')
+    expect(usd(-1e308)).toMatch(/^-\d{1,3}(,\d{3}){102}\.00$/)
   })
 
   it('tasks: an id column with each task\'s shortest unique prefix, and --limit keeps the totals', () => {

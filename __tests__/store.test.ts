@@ -237,14 +237,17 @@ describe('rebuildRooStateFromTasks', () => {
 })
 
 describe('history item numbers', () => {
-  it('are written as JavaScript writes them (1e+21, 1e-7, 0.30000000000000004, 0)', async () => {
+  it('are written as JavaScript writes them (1e-7, 0.30000000000000004, 0); figures past belief left out', async () => {
     const tasks = path.join(work, 'n1', 'rooveterinaryinc.roo-cline', 'tasks')
     const id = '019d0000-0000-7000-8000-000000000001'
     fs.mkdirSync(path.join(tasks, id), { recursive: true })
-    const req = { request: 'go', tokensIn: 1e21, tokensOut: 0, cacheWrites: 1e-7, cacheReads: 0.0000015, cost: 0.1 + 0.2 }
+    const req = { request: 'go', tokensIn: 123456789, tokensOut: 0, cacheWrites: 1e-7, cacheReads: 0.0000015, cost: 0.1 + 0.2 }
+    // More tokens than any request can count (1e10 of a kind): counted as a request, adds nothing.
+    const pastBelief = { request: 'again', tokensIn: 1e21, tokensOut: 5, cost: 1 }
     const ui = [
       { ts: 1750000000000, type: 'say', say: 'text', text: '  Compute the numbers  ' },
       { ts: 1750000000100, type: 'say', say: 'api_req_started', text: JSON.stringify(req) },
+      { ts: 1750000000150, type: 'say', say: 'api_req_started', text: JSON.stringify(pastBelief) },
       { ts: 1750000000200, type: 'say', say: 'completion_result', text: 'done' },
       { ts: 1750000000300, type: 'ask', ask: 'resume_completed_task' },
     ]
@@ -258,7 +261,7 @@ describe('history item numbers', () => {
     expect(item.ts).toBe(1750000000200)
     expect(item.number).toBe(1)
     expect(item.status).toBe('completed')
-    expect(text).toContain('"tokensIn":1e+21')
+    expect(text).toContain('"tokensIn":123456789,')
     expect(text).toContain('"tokensOut":0,')
     expect(text).toContain('"cacheWrites":1e-7')
     expect(text).toContain('"cacheReads":0.0000015')

@@ -69,7 +69,8 @@ export function count(n) {
 /** US dollars with two decimals and thousands separators: 1,234.57. */
 export function usd(n) {
   const v = Number.isFinite(n) ? n : 0
-  const [whole, cents] = Math.abs(v).toFixed(2).split('.')
+  // toFixed writes 1e21 and above in exponent form; such a figure has no cents to show.
+  const [whole, cents] = Math.abs(v) < 1e21 ? Math.abs(v).toFixed(2).split('.') : [BigInt(Math.abs(v)).toString(), '00']
   return `${v < 0 && Number(v.toFixed(2)) !== 0 ? '-' : ''}${grouped(whole)}.${cents}`
 }
 

@@ -203,9 +203,21 @@ export async function numbersGroup() {
   else if (/Infinity|NaN|,-\d/.test(csv.out) || totalLine.split(',')[9] !== '0.5') record('numbers', 'usage --csv over refused records', 'lost', `total line: ${totalLine.slice(0, 120)}`)
   else record('numbers', 'usage --csv over refused records', 'survived')
   const exported = await cli(['export', 'csv', ...h])
+  const row = exported.out.trim().split('\n').at(-1)?.split(',') ?? []
   if (badEnd(exported)) record('numbers', 'export csv over refused records', badEnd(exported), endDetail(exported))
-  else if (/Infinity|NaN|-5\.99|e\+?308/.test(exported.out)) record('numbers', 'export csv over refused records', 'lost', 'a refused figure in the CSV')
-  else record('numbers', 'export csv over refused records', 'survived')
+  else if (/Infinity|NaN|-5\.99|e\+?308|\d{22}/.test(exported.out) || row.slice(15, 18).join(',') !== '100,10,0.5') {
+    record('numbers', 'export csv over refused records', 'lost', `tokens in, out and cost: ${row.slice(15, 18).join(', ').slice(0, 120)}`)
+  } else record('numbers', 'export csv over refused records', 'survived')
+  // The task's own totals (show, tree, list) follow the same rule, and say what they left out.
+  const shown = await cli(['show', id, ...h, '--json'])
+  const task = json(shown)?.skeleton
+  const totals = task?.apiTotals
+  if (badEnd(shown)) record('numbers', 'show --json over refused records', badEnd(shown), endDetail(shown))
+  else if (!totals || totals.totalCost !== 0.5 || totals.tokensIn !== 100 || totals.tokensOut !== 10) {
+    record('numbers', 'show --json over refused records', 'lost', `apiTotals: ${JSON.stringify(totals)?.slice(0, 120)}`)
+  } else if ((task.diagnostics ?? []).filter((d) => /left out of the totals/.test(d.message)).length !== 2) {
+    record('numbers', 'show --json over refused records', 'silent', 'no word of the requests left out')
+  } else record('numbers', 'show --json over refused records', 'survived')
 
   // Price tables: one request of a million input tokens on claude-sonnet-4 (3 USD by the bundled table).
   const priced = path.join(dir, 'priced', 'tasks')

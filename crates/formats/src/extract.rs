@@ -99,7 +99,64 @@ pub struct ApiRequest {
     pub cancel_reason: Option<String>,
 }
 
-/// Sums over a task's API requests (and condense costs), in JS double arithmetic.
+/// The most tokens of one kind one request may count: a thousand times the largest context window
+/// there is. More is not a count to add up.
+pub const MAX_TOKENS: f64 = 1e10;
+
+/// The highest cost one request (or one condensation) may carry, in USD.
+pub const MAX_COST: f64 = 1e6;
+
+/// Why a request's figures cannot be believed (the first that cannot: negative, not finite, or
+/// above [`MAX_TOKENS`] / [`MAX_COST`]), or `None`. The one rule of the skeleton's totals and of
+/// the usage reports.
+pub fn figures_problem(tokens: [(&str, f64); 4], cost: Option<f64>) -> Option<String> {
+    for (name, v) in tokens {
+        if !(0.0..=MAX_TOKENS).contains(&v) {
+            return Some(format!(
+                "{name} is {}, not a count from 0 to {MAX_TOKENS:e}",
+                figure(v)
+            ));
+        }
+    }
+    cost.and_then(cost_problem)
+}
+
+/// Why a cost cannot be believed (negative, not finite or above [`MAX_COST`]), or `None`.
+pub fn cost_problem(cost: f64) -> Option<String> {
+    (!(0.0..=MAX_COST).contains(&cost)).then(|| {
+        format!(
+            "its cost is {}, not an amount from 0 to {MAX_COST:e} USD",
+            figure(cost)
+        )
+    })
+}
+
+/// A figure as a sentence says it: in full up to 15 digits, else in exponent form (`1e308`, not
+/// 309 digits).
+fn figure(v: f64) -> String {
+    if v.is_finite() && v.abs() < 1e15 {
+        v.to_string()
+    } else {
+        format!("{v:e}")
+    }
+}
+
+impl ApiRequest {
+    /// [`figures_problem`] of this request (a figure it does not give is 0).
+    pub fn problem(&self) -> Option<String> {
+        let tokens = [
+            ("tokensIn", self.tokens_in.unwrap_or(0.0)),
+            ("tokensOut", self.tokens_out.unwrap_or(0.0)),
+            ("cacheWrites", self.cache_writes.unwrap_or(0.0)),
+            ("cacheReads", self.cache_reads.unwrap_or(0.0)),
+        ];
+        figures_problem(tokens, self.cost)
+    }
+}
+
+/// Sums over a task's API requests (and condense costs), in JS double arithmetic. A request or a
+/// condensation whose figures cannot be believed ([`figures_problem`]) is counted as a request but
+/// adds nothing; [`Extraction::refused`] says why.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiTotals {
@@ -498,14 +555,30 @@ impl Extractor {
             self.api_tool_calls
         };
         let mut totals = ApiTotals::default();
+        let mut refused = Vec::new();
         for entry in &self.cost_order {
             match entry {
                 CostEntry::Request(i) => {
-                    if let Some(r) = self.requests.get(*i) {
-                        totals.add(r);
+                    let Some(r) = self.requests.get(*i) else {
+                        continue;
+                    };
+                    match r.problem() {
+                        None => totals.add(r),
+                        Some(why) => {
+                            totals.requests += 1;
+                            refused.push(format!(
+                                "the request at {} was left out of the totals: {why}",
+                                when(r.ts)
+                            ));
+                        }
                     }
                 }
-                CostEntry::Condense(cost) => totals.total_cost += cost,
+                CostEntry::Condense(cost) => match cost_problem(*cost) {
+                    None => totals.total_cost += cost,
+                    Some(why) => {
+                        refused.push(format!("a condensation was left out of the totals: {why}"))
+                    }
+                },
             }
         }
         Extraction {
@@ -513,6 +586,7 @@ impl Extractor {
             tool_calls,
             requests: self.requests,
             totals,
+            refused,
         }
     }
 }
@@ -602,6 +676,16 @@ pub struct Extraction {
     pub tool_calls: Vec<ToolCall>,
     pub requests: Vec<ApiRequest>,
     pub totals: ApiTotals,
+    /// Why each request or condensation left out of `totals` was.
+    pub refused: Vec<String>,
+}
+
+/// A request's time as a sentence says it (`ts 1749549600000`, or `an unknown time`).
+fn when(ts: Option<i64>) -> String {
+    match ts {
+        Some(t) => format!("ts {t}"),
+        None => "an unknown time".into(),
+    }
 }
 
 /// Convenience over whole lists.

@@ -85,6 +85,52 @@ fn foreign_records_are_read_as_plain_messages() {
         .any(|d| d.message.contains("plain messages")));
 }
 
+#[test]
+fn figures_past_belief_are_left_out_of_the_totals_and_said() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let req = |ts: i64, figures: &str| {
+        let text = serde_json::to_string(figures).expect("text");
+        format!(r#"{{"ts":{ts},"type":"say","say":"api_req_started","text":{text}}}"#)
+    };
+    let ui = format!(
+        "[{},{},{},{},{}]",
+        r#"{"ts":1749549600000,"type":"say","say":"text","text":"Numbers"}"#,
+        req(
+            1_749_549_600_001,
+            r#"{"tokensIn":100,"tokensOut":10,"cost":0.5}"#
+        ),
+        req(
+            1_749_549_600_002,
+            r#"{"tokensIn":-1000,"tokensOut":-10,"cost":-5.99}"#
+        ),
+        req(
+            1_749_549_600_003,
+            r#"{"tokensIn":1e308,"tokensOut":1e308,"cost":1e308}"#
+        ),
+        req(
+            1_749_549_600_004,
+            r#"{"tokensIn":20,"tokensOut":2,"cost":2000000}"#
+        ),
+    );
+    std::fs::write(dir.path().join("ui_messages.json"), ui).expect("write");
+    let s = analyze_task("t", dir.path(), &header()).expect("skeleton");
+    // Every request is counted; only the one whose figures can be believed adds to the sums.
+    let t = s.api_totals;
+    assert_eq!(t.requests, 4);
+    assert_eq!(
+        (t.tokens_in, t.tokens_out, t.total_cost),
+        (100.0, 10.0, 0.5)
+    );
+    let said: Vec<&str> = (s.diagnostics.iter())
+        .filter(|d| d.code == roo_formats::diag::DiagCode::InvalidValue)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(said.len(), 3, "{said:?}");
+    assert!(said[0].contains("ts 1749549600002") && said[0].contains("tokensIn is -1000"));
+    assert!(said[1].contains("tokensIn is 1e308"));
+    assert!(said[2].contains("its cost is 2000000"));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 

@@ -123,4 +123,4 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 /// `say:"task"`/`"command"`), API-only counts and completion, dates from task ids and metadata;
 /// 3 = a subtask abandoned in Zoo Code keeps no parent (the cached links and metrics);
 /// 4 = a task folder linked out of its store has no skeleton, a task file linked out is unread.
-pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+skeleton.4");
+pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+skeleton.5");

@@ -119,15 +119,10 @@ pub struct TaskUsage {
     pub refused: Vec<Refused>,
 }
 
-/// The most tokens of one kind one record may count: a thousand times the largest context window
-/// there is. More is not a count to add up.
-pub const MAX_TOKENS: f64 = 1e10;
+pub use roo_formats::extract::{MAX_COST, MAX_TOKENS};
 
-/// The highest cost one record may carry, in USD.
-pub const MAX_COST: f64 = 1e6;
-
-/// Why a record's figures cannot be believed (the first that cannot: negative, not finite, or
-/// above [`MAX_TOKENS`] / [`MAX_COST`]), or `None`.
+/// Why a record's figures cannot be believed (`roo_formats::extract::figures_problem`, the rule
+/// the skeleton's totals follow too), or `None`.
 pub fn record_problem(r: &UsageRecord) -> Option<String> {
     let tokens = [
         ("tokensIn", r.tokens_in),
@@ -135,17 +130,7 @@ pub fn record_problem(r: &UsageRecord) -> Option<String> {
         ("cacheWrites", r.cache_writes),
         ("cacheReads", r.cache_reads),
     ];
-    for (name, v) in tokens {
-        if !(0.0..=MAX_TOKENS).contains(&v) {
-            return Some(format!("{name} is {v}, not a count from 0 to {MAX_TOKENS}"));
-        }
-    }
-    match r.cost {
-        Some(c) if !(0.0..=MAX_COST).contains(&c) => Some(format!(
-            "its cost is {c}, not an amount from 0 to {MAX_COST} USD"
-        )),
-        _ => None,
-    }
+    roo_formats::extract::figures_problem(tokens, r.cost)
 }
 
 /// The model, provider and mode in force from a time (or, undated, from a position).

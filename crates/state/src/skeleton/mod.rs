@@ -580,6 +580,16 @@ pub fn analyze_task(
     // The task's own instruction, title, mode, workspace.
     let instruction = own_instruction(&ui, &api, &stored);
     let extraction = extractor.finish(instruction.as_deref());
+    let ui_file = task_dir.join(found.ui_name.unwrap_or(names::UI_MESSAGES));
+    for why in &extraction.refused {
+        diagnostics.push(Diagnostic::new(
+            ui_file.display().to_string(),
+            "",
+            DiagCode::InvalidValue,
+            Severity::Warning,
+            why.clone(),
+        ));
+    }
     let env_source = api.env_text.as_deref().or(ui.first_request.as_deref());
     let (title, mode, workspace) = describe(&stored, instruction.as_deref(), env_source);
     let (created, last, dates_from) = dates(
