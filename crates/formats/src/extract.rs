@@ -106,11 +106,14 @@ pub const MAX_TOKENS: f64 = 1e10;
 /// The highest cost one request (or one condensation) may carry, in USD.
 pub const MAX_COST: f64 = 1e6;
 
+/// The token figures of a request, in the order [`figures_problem`] takes them.
+const TOKEN_FIGURES: [&str; 4] = ["tokensIn", "tokensOut", "cacheWrites", "cacheReads"];
+
 /// Why a request's figures cannot be believed (the first that cannot: negative, not finite, or
-/// above [`MAX_TOKENS`] / [`MAX_COST`]), or `None`. The one rule of the skeleton's totals and of
-/// the usage reports.
-pub fn figures_problem(tokens: [(&str, f64); 4], cost: Option<f64>) -> Option<String> {
-    for (name, v) in tokens {
+/// above [`MAX_TOKENS`] / [`MAX_COST`]), or `None`. `tokens`: in, out, cache writes, cache reads.
+/// The one rule of the skeleton's totals and of the usage reports.
+pub fn figures_problem(tokens: [f64; 4], cost: Option<f64>) -> Option<String> {
+    for (name, v) in TOKEN_FIGURES.into_iter().zip(tokens) {
         if !(0.0..=MAX_TOKENS).contains(&v) {
             return Some(format!(
                 "{name} is {}, not a count from 0 to {MAX_TOKENS:e}",
@@ -145,12 +148,12 @@ impl ApiRequest {
     /// [`figures_problem`] of this request (a figure it does not give is 0).
     pub fn problem(&self) -> Option<String> {
         let tokens = [
-            ("tokensIn", self.tokens_in.unwrap_or(0.0)),
-            ("tokensOut", self.tokens_out.unwrap_or(0.0)),
-            ("cacheWrites", self.cache_writes.unwrap_or(0.0)),
-            ("cacheReads", self.cache_reads.unwrap_or(0.0)),
+            self.tokens_in,
+            self.tokens_out,
+            self.cache_writes,
+            self.cache_reads,
         ];
-        figures_problem(tokens, self.cost)
+        figures_problem(tokens.map(|t| t.unwrap_or(0.0)), self.cost)
     }
 }
 

@@ -124,12 +124,7 @@ pub use roo_formats::extract::{MAX_COST, MAX_TOKENS};
 /// Why a record's figures cannot be believed (`roo_formats::extract::figures_problem`, the rule
 /// the skeleton's totals follow too), or `None`.
 pub fn record_problem(r: &UsageRecord) -> Option<String> {
-    let tokens = [
-        ("tokensIn", r.tokens_in),
-        ("tokensOut", r.tokens_out),
-        ("cacheWrites", r.cache_writes),
-        ("cacheReads", r.cache_reads),
-    ];
+    let tokens = [r.tokens_in, r.tokens_out, r.cache_writes, r.cache_reads];
     roo_formats::extract::figures_problem(tokens, r.cost)
 }
 

@@ -580,16 +580,12 @@ pub fn analyze_task(
     // The task's own instruction, title, mode, workspace.
     let instruction = own_instruction(&ui, &api, &stored);
     let extraction = extractor.finish(instruction.as_deref());
-    let ui_file = task_dir.join(found.ui_name.unwrap_or(names::UI_MESSAGES));
-    for why in &extraction.refused {
-        diagnostics.push(Diagnostic::new(
-            ui_file.display().to_string(),
-            "",
-            DiagCode::InvalidValue,
-            Severity::Warning,
-            why.clone(),
-        ));
-    }
+    left_out_of_totals(
+        task_dir,
+        found.ui_name,
+        &extraction.refused,
+        &mut diagnostics,
+    );
     let env_source = api.env_text.as_deref().or(ui.first_request.as_deref());
     let (title, mode, workspace) = describe(&stored, instruction.as_deref(), env_source);
     let (created, last, dates_from) = dates(
@@ -645,6 +641,31 @@ pub fn analyze_task(
         last_activity_ms: last,
         diagnostics,
     })
+}
+
+/// A warning for each request or condensation the totals left out (`refused`: why each was),
+/// against the UI file, whose records they are.
+fn left_out_of_totals(
+    task_dir: &Path,
+    ui_name: Option<&str>,
+    refused: &[String],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if refused.is_empty() {
+        return;
+    }
+    let file = (task_dir.join(ui_name.unwrap_or(names::UI_MESSAGES)))
+        .display()
+        .to_string();
+    diagnostics.extend(refused.iter().map(|why| {
+        Diagnostic::new(
+            file.clone(),
+            "",
+            DiagCode::InvalidValue,
+            Severity::Warning,
+            why.clone(),
+        )
+    }));
 }
 
 /// Title: the first non-empty line of the task text, trimmed (display code shortens it as it needs).
