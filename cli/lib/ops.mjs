@@ -196,7 +196,8 @@ export async function runExport(sel, opts, io = noIo) {
       .join('; ')
     throw new RooStateError('INVALID_ARGUMENT', `There is no ${opts.format} export of a ${opts.target}. Valid: ${valid}.`)
   }
-  fn(name)
+  // NOT_AVAILABLE before any store is read when this build lacks the export.
+  const run = /** @type {(options: object) => Promise<ExportResult>} */ (fn(name))
   const common = {
     filePath: opts.filePath,
     prettyPrint: opts.prettyPrint,
@@ -211,27 +212,27 @@ export async function runExport(sel, opts, io = noIo) {
       throw new RooStateError('INVALID_ARGUMENT', 'A project export needs the project (workspace) path.')
     }
     const [tasksDir] = await resolveStores(sel, { single: true })
-    return /** @type {Promise<ExportResult>} */ (call(name, {
+    return run({
       ...common,
       tasksDir,
       projectPath: opts.projectPath,
       startDate: opts.startDate,
       endDate: opts.endDate,
       filter: opts.filter,
-    }))
+    })
   }
   const t = await findTask(sel, opts.id)
   if (opts.target === 'task') {
-    return /** @type {Promise<ExportResult>} */ (call(name, { ...common, tasksDir: t.tasksDir, taskId: t.taskId, includeContent: opts.includeContent }))
+    return run({ ...common, tasksDir: t.tasksDir, taskId: t.taskId, includeContent: opts.includeContent })
   }
-  return /** @type {Promise<ExportResult>} */ (call(name, {
+  return run({
     ...common,
     tasksDir: t.tasksDir,
     conversationId: t.taskId,
     maxDepth: opts.maxDepth,
     includeContent: opts.includeContent,
     variant: opts.format === 'json' ? opts.variant : undefined,
-  }))
+  })
 }
 
 /** Read, change or reset the export configuration (configureXmlExport). */
