@@ -191,15 +191,21 @@ describe('roo-state usage', () => {
     expect(width(narrow)).toBeLessThanOrEqual(70)
   })
 
-  it('keeps the usage records between runs: a second run reads no task, --no-cache reads every one', () => {
+  it('keeps the usage records and the sums of a report between runs: a second run reads no task, --no-cache reads every one', () => {
     const cache = path.join(work, 'kept-cache')
     const args = ['usage', 'daily', ...dirs, '--json', '--cache-dir', cache]
     const first = JSON.parse(run(args))
     const n = first.sync.read + first.sync.cached
     expect(first.sync.read).toBe(n)
+    // The same report again: its kept sums, no task's records read.
     const second = JSON.parse(run(args))
-    expect(second.sync).toMatchObject({ read: 0, cached: n })
+    expect(second.sync).toMatchObject({ read: 0, cached: 0, blocksSummed: 0 })
+    expect(second.sync.blocksKept).toBeGreaterThan(0)
     expect(second.rows).toEqual(first.rows)
+    expect(second.totals).toEqual(first.totals)
+    // Another report: every task's records from the kept records, none read from its folder.
+    const models = JSON.parse(run(['usage', 'models', ...dirs, '--json', '--cache-dir', cache]))
+    expect(models.sync).toMatchObject({ read: 0, cached: n })
     const bare = JSON.parse(run([...args, '--no-cache']))
     expect(bare.sync).toMatchObject({ read: n, cached: 0 })
     expect(bare.totals).toEqual(first.totals)

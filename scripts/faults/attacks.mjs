@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { CLI, badEnd, cli, endDetail, env, fixtureTasks, json, makeStore, mcpSession, projectManifest, record, work } from './harness.mjs'
+import { CLI, badEnd, cli, endDetail, env, filesUnder, fixtureTasks, json, makeStore, mcpSession, projectManifest, record, work } from './harness.mjs'
 // ------------------------------------------------------------------------------------------------
 // 6. links out of the stores, and the decoy they point at
 
@@ -197,6 +197,19 @@ export async function numbersGroup() {
   else if (!figures(u?.totals)) record('numbers', 'usage --json over refused records', 'lost', `totals: cost ${u?.totals?.cost}, tokens in ${u?.totals?.tokensIn}`)
   else if (!/2 records? refused|refused.*2/i.test(JSON.stringify(u))) record('numbers', 'usage --json over refused records', 'silent', 'no word of the records refused')
   else record('numbers', 'usage --json over refused records', 'survived')
+  // The sums a daily report keeps for the next run (usage.blocks), a figure changed on disk: not
+  // taken, the report summed again from the records.
+  const daily = await cli(['usage', 'daily', ...h, '--json'])
+  const [blocks] = filesUnder(path.join(dir, 'cache-h')).filter((f) => path.basename(f) === 'usage.blocks')
+  if (badEnd(daily) || !blocks) record('numbers', 'usage over kept sums changed on disk', badEnd(daily) || 'lost', blocks ? endDetail(daily) : 'no usage.blocks was kept')
+  else {
+    fs.writeFileSync(blocks, fs.readFileSync(blocks, 'utf8').replace(/"sums":\[(\d+),/, (_, n) => `"sums":[${Number(n) + 7},`))
+    const again = await cli(['usage', 'daily', ...h, '--json'])
+    const a = json(again)
+    if (badEnd(again)) record('numbers', 'usage over kept sums changed on disk', badEnd(again), endDetail(again))
+    else if (a?.totals?.requests !== json(daily)?.totals?.requests || a?.sync?.blocksKept !== 0) record('numbers', 'usage over kept sums changed on disk', 'lost', `requests ${a?.totals?.requests}, blocks kept ${a?.sync?.blocksKept}`)
+    else record('numbers', 'usage over kept sums changed on disk', 'survived')
+  }
   const csv = await cli(['usage', 'tasks', ...h, '--csv'])
   const totalLine = csv.out.trim().split('\n').at(-1) ?? ''
   if (badEnd(csv)) record('numbers', 'usage --csv over refused records', badEnd(csv), endDetail(csv))

@@ -11,10 +11,11 @@ use crate::zone::{parse_date, Zone};
 use crate::{SyncReport, UsageError, UsageIndex};
 use pass::{Acc, Key, Pass};
 use roo_store::task_store::TaskStore;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 mod conversation;
+pub(crate) mod kept_blocks;
 mod kinds;
 mod pass;
 
@@ -290,7 +291,7 @@ pub struct PricesInfo {
 }
 
 /// A task that recorded no cost for some of its requests.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageNoCostTask"))]
 pub struct NoCostTask {
@@ -300,7 +301,7 @@ pub struct NoCostTask {
 
 /// A task whose `history_item.json` states totals its request records do not add up to (a repair
 /// tool may have estimated them): the report counts the records.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(
     feature = "ts",
@@ -319,7 +320,7 @@ pub struct HistoryDisagreement {
 }
 
 /// Tokens and cost as a task's history item states them or its records add up to.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageHistoryFigures"))]
 pub struct HistoryFigures {

@@ -29,9 +29,11 @@ fn open_cached(tasks: &Path, cache: Option<&Path>) -> roo_store::task_store::Tas
     open_all(&dirs, cache)
 }
 
-fn daily() -> ReportOptions {
+/// A report by task: it keeps no blocks between runs (tests/kept_blocks.rs), so each new process
+/// takes every task's records, from the kept records or the folders.
+fn by_task() -> ReportOptions {
     ReportOptions {
-        group: Group::Daily,
+        group: Group::Tasks,
         cost_mode: CostMode::Auto,
         breakdown: true,
         ..ReportOptions::default()
@@ -41,7 +43,9 @@ fn daily() -> ReportOptions {
 /// A report of a new index over a new handle (as a new process makes it), and what its sync did.
 fn new_process(tasks: &Path, cache: &Path) -> (UsageReport, SyncReport) {
     let store = open_cached(tasks, Some(cache));
-    let mut r = UsageIndex::new().report(&store, &daily()).expect("report");
+    let mut r = UsageIndex::new()
+        .report(&store, &by_task())
+        .expect("report");
     let sync = std::mem::take(&mut r.sync);
     (r, sync)
 }
@@ -49,7 +53,7 @@ fn new_process(tasks: &Path, cache: &Path) -> (UsageReport, SyncReport) {
 /// The report of an index that read every task folder (no cache at all).
 fn from_folders(tasks: &Path) -> UsageReport {
     let mut r = UsageIndex::new()
-        .report(&open_cached(tasks, None), &daily())
+        .report(&open_cached(tasks, None), &by_task())
         .expect("report");
     r.sync = SyncReport::default();
     r
@@ -168,7 +172,7 @@ fn without_a_cache_every_task_is_read_and_nothing_is_kept() {
     let n = count(&tasks);
     for _ in 0..2 {
         let r = UsageIndex::new()
-            .report(&open_cached(&tasks, None), &daily())
+            .report(&open_cached(&tasks, None), &by_task())
             .expect("report");
         assert_eq!((r.sync.read, r.sync.cached), (n, 0));
     }

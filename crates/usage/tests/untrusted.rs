@@ -83,17 +83,26 @@ fn refused_records_are_kept_with_the_others_between_runs() {
         cost_mode: CostMode::Recorded,
         ..ReportOptions::default()
     };
-    let run = || {
+    let run = |options: &ReportOptions| {
         let store = open_all(&[tasks.as_path()], Some(&cache));
-        UsageIndex::new().report(&store, &options).expect("report")
+        UsageIndex::new().report(&store, options).expect("report")
     };
-    let first = run();
+    let first = run(&options);
     assert_eq!((first.sync.read, first.refused_records), (1, 1));
-    // A new process takes the kept records, the refused one with them.
-    let second = run();
-    assert_eq!((second.sync.read, second.sync.cached), (0, 1));
-    assert_eq!(second.refused_records, 1);
+    // A new process takes the report's kept blocks, the refused record counted in them.
+    let second = run(&options);
+    assert_eq!((second.sync.read, second.sync.cached), (0, 0));
+    assert_eq!((second.sync.blocks_kept, second.refused_records), (1, 1));
     assert_eq!(second.notes, first.notes);
+    // A report by task (it keeps no blocks) takes the kept records, the refused one with them.
+    let by_task = ReportOptions {
+        group: Group::Tasks,
+        ..options
+    };
+    let third = run(&by_task);
+    assert_eq!((third.sync.read, third.sync.cached), (0, 1));
+    assert_eq!(third.refused_records, 1);
+    assert_eq!(third.notes, first.notes);
 }
 
 #[test]

@@ -25,8 +25,11 @@ use std::sync::Arc;
 
 use super::CostMode;
 
+/// A block as a memo keeps it.
+pub(super) type Summed = Arc<Partial<Arc<str>>>;
+
 /// Tasks per block.
-const BLOCK: usize = 1024;
+pub(super) const BLOCK: usize = 1024;
 
 /// A key of a group: while summing it borrows its text (`&str`, no string built per record); a
 /// block kept between reports owns it (`Arc<str>`).
@@ -273,7 +276,7 @@ pub(crate) struct Memo {
     key: String,
     /// The handle's layout ([`roo_store::task_store::TaskStore::layout`]) they were summed over.
     layout: u64,
-    blocks: Vec<Option<Arc<Partial<Arc<str>>>>>,
+    blocks: Vec<Option<Summed>>,
 }
 
 impl std::fmt::Debug for Memo {
@@ -288,6 +291,29 @@ impl std::fmt::Debug for Memo {
 }
 
 impl Memo {
+    /// A memo of the blocks of options `key` over the handle's layout `layout`: those given,
+    /// the others to be summed.
+    pub(super) fn of(key: String, layout: u64, blocks: Vec<Option<Summed>>) -> Memo {
+        Memo {
+            key,
+            layout,
+            blocks,
+        }
+    }
+
+    /// The options' fingerprint, the layout, and every block when the memo holds them all.
+    pub(super) fn whole(&self) -> Option<(&str, u64, Vec<Summed>)> {
+        let blocks: Option<Vec<_>> = self.blocks.iter().cloned().collect();
+        Some((&self.key, self.layout, blocks?))
+    }
+
+    /// The blocks it does not hold: the ones a report sums.
+    pub(super) fn missing(&self) -> impl Iterator<Item = usize> + '_ {
+        (self.blocks.iter().enumerate())
+            .filter(|(_, b)| b.is_none())
+            .map(|(k, _)| k)
+    }
+
     /// Forget the blocks holding the tasks at `positions` (their records were read again).
     pub(crate) fn forget(&mut self, positions: &[usize]) {
         for &p in positions {
@@ -301,7 +327,7 @@ impl Memo {
 /// What identifies the options of kept blocks; `None`: this report keeps none. A conversations
 /// report depends on every task's root (any relink changes it) and a tasks report has a row per
 /// task (its blocks would hold the whole report again): both are summed whole each time.
-fn memo_key(opts: &ReportOptions) -> Option<String> {
+pub(super) fn memo_key(opts: &ReportOptions) -> Option<String> {
     if matches!(opts.group, Group::Conversations | Group::Tasks) {
         return None;
     }
@@ -344,7 +370,7 @@ impl<'a> Pass<'a> {
         use rayon::prelude::*;
         let n = self.skeletons.len().div_ceil(BLOCK);
         let key = memo_key(self.opts);
-        let kept: Vec<Option<Arc<Partial<Arc<str>>>>> = match (memo.take(), &key) {
+        let kept: Vec<Option<Summed>> = match (memo.take(), &key) {
             (Some(m), Some(k)) if m.key == *k && m.layout == layout && m.blocks.len() == n => {
                 m.blocks
             }
@@ -355,7 +381,7 @@ impl<'a> Pass<'a> {
             summed,
             kept: n as u32 - summed,
         };
-        let blocks: Vec<Arc<Partial<Arc<str>>>> = kept
+        let blocks: Vec<Summed> = kept
             .into_par_iter()
             .enumerate()
             .map(|(b, k)| {
