@@ -48,15 +48,7 @@ fn facts(s: &TaskStore) -> Vec<(String, Option<String>, Option<String>, u32)> {
 
 /// Every sort key, in its own order and reversed (ties by id).
 fn every_sort_key_in_both_orders(cached: &TaskStore) {
-    for key in [
-        SortKey::LastActivity,
-        SortKey::CreatedAt,
-        SortKey::Title,
-        SortKey::MessageCount,
-        SortKey::ActionCount,
-        SortKey::TotalSize,
-        SortKey::TotalCost,
-    ] {
+    for key in SortKey::ALL {
         let ids = |ascending: Option<bool>| -> Vec<String> {
             let page = cached.list(&ListQuery {
                 sort: key,

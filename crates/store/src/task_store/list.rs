@@ -65,6 +65,17 @@ impl SortKey {
         })
     }
 
+    /// Every key.
+    pub const ALL: [SortKey; 7] = [
+        SortKey::LastActivity,
+        SortKey::CreatedAt,
+        SortKey::Title,
+        SortKey::MessageCount,
+        SortKey::ActionCount,
+        SortKey::TotalSize,
+        SortKey::TotalCost,
+    ];
+
     pub const NAMES: &'static str =
         "lastActivity, createdAt, title, messageCount, actionCount, totalSize or totalCost";
 
@@ -112,6 +123,59 @@ impl SortKey {
     fn reversed(self, ascending: Option<bool>) -> bool {
         ascending.is_some_and(|asc| asc != self.natural_ascending())
     }
+
+    /// A numeric key as one integer that grows with it (a missing time below every time, costs
+    /// in `f64::total_cmp`'s order); `None` for titles.
+    fn rank(self, k: &ListKey<'_>) -> Option<u128> {
+        // `None` below `Some(i64::MIN)`: a time made unsigned (order kept), one up.
+        let time = |t: Option<i64>| t.map_or(0, |t| u128::from((t as u64) ^ (1 << 63)) + 1);
+        Some(match self {
+            SortKey::LastActivity => time(k.last_activity_ms),
+            SortKey::CreatedAt => time(k.created_at_ms),
+            SortKey::Title => return None,
+            SortKey::MessageCount => u128::from(k.message_count),
+            SortKey::ActionCount => u128::from(k.action_count),
+            SortKey::TotalSize => u128::from(k.total_size),
+            SortKey::TotalCost => {
+                let b = k.total_cost.to_bits();
+                u128::from(if b >> 63 == 1 { !b } else { b | (1 << 63) })
+            }
+        })
+    }
+}
+
+/// The first eight bytes of an id as a number that sorts as the ids do (an id is never NUL).
+fn id_head(id: &str) -> u64 {
+    let mut head = [0u8; 8];
+    let n = id.len().min(8);
+    head[..n].copy_from_slice(&id.as_bytes()[..n]);
+    u64::from_be_bytes(head)
+}
+
+/// The positions of `skeletons` (in task id order) in the order of `key` ([`SortKey::order`]:
+/// ties by task id, which is position order). A numeric key sorts (rank, position) pairs, with
+/// no header touched while sorting: at 50 000 tasks a third of the time of the comparisons.
+fn sorted_positions(
+    skeletons: &[ConversationSkeleton],
+    key: SortKey,
+    ascending: Option<bool>,
+) -> Vec<u32> {
+    // Numeric keys are naturally newest or largest first.
+    let descending = key.natural_ascending() == key.reversed(ascending);
+    let ranked: Option<Vec<(u128, u32)>> = (skeletons.par_iter().enumerate())
+        .map(|(i, s)| {
+            let r = key.rank(&ListKey::of(s))?;
+            Some((if descending { !r } else { r }, i as u32))
+        })
+        .collect();
+    if let Some(mut ranked) = ranked {
+        ranked.par_sort_unstable();
+        return ranked.into_iter().map(|(_, i)| i).collect();
+    }
+    let keys: Vec<ListKey<'_>> = skeletons.iter().map(ListKey::of).collect();
+    let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+    order.par_sort_by(|&a, &b| key.order(ascending, &keys[a as usize], &keys[b as usize]));
+    order
 }
 
 /// What a list is sorted by, of one task: borrowed from its header, or from a caller's values.
@@ -168,13 +232,29 @@ impl Serialize for ListPage<'_> {
 }
 
 impl TaskStore {
-    /// Whether `s` is a top task of the handle's forest: it names no parent (an empty id names
-    /// none), or one the handle does not hold, or itself.
-    fn is_top(&self, s: &ConversationSkeleton) -> bool {
-        match s.parent_task_id.as_deref().filter(|p| !p.is_empty()) {
-            None => true,
-            Some(p) => p == s.task_id || self.position_of(p).is_none(),
-        }
+    /// Whether each task is a top task of the handle's forest: it names no parent (an empty id
+    /// names none), or one the handle does not hold, or itself. A parent is looked for first by
+    /// the first eight bytes of its id in one array in id order (a few hundred kilobytes), and
+    /// among the headers only in the run that shares them: a binary search over the headers
+    /// themselves reads a header at each step, most of them out of the processor's caches.
+    fn top_flags(&self) -> Vec<bool> {
+        let heads: Vec<u64> = self.skeletons.iter().map(|s| id_head(&s.task_id)).collect();
+        let holds = |p: &str| {
+            let h = id_head(p);
+            let (from, to) = (
+                heads.partition_point(|&x| x < h),
+                heads.partition_point(|&x| x <= h),
+            );
+            (self.skeletons[from..to].binary_search_by(|s| s.task_id.as_str().cmp(p))).is_ok()
+        };
+        (self.skeletons.par_iter())
+            .map(
+                |s| match s.parent_task_id.as_deref().filter(|p| !p.is_empty()) {
+                    None => true,
+                    Some(p) => p == s.task_id || !holds(p),
+                },
+            )
+            .collect()
     }
 
     /// Tasks matching `q`, sorted, one page. The order of each sort is kept between calls
@@ -183,10 +263,7 @@ impl TaskStore {
         let ws = q.workspace.as_deref().map(WorkspaceQuery::new);
         // Which tasks are tops: a lookup of each parent, made once for the handle (a page of
         // 50 000 tasks otherwise pays 15-30 ms for it at every call), on every core.
-        let tops = (q.top_only).then(|| {
-            self.views
-                .tops(|| self.skeletons.par_iter().map(|s| self.is_top(s)).collect())
-        });
+        let tops = (q.top_only).then(|| self.views.tops(|| self.top_flags()));
         let keep = |i: usize, s: &ConversationSkeleton| {
             ws.as_ref().is_none_or(|w| {
                 s.metadata
@@ -210,13 +287,7 @@ impl TaskStore {
                     .is_none_or(|t| t.get(i).copied().unwrap_or(false))
         };
         let order = self.views.order(q.sort, q.sort.reversed(q.ascending), || {
-            let keys: Vec<ListKey<'_>> = self.skeletons.iter().map(ListKey::of).collect();
-            let mut order: Vec<u32> = (0..keys.len() as u32).collect();
-            order.par_sort_by(|&a, &b| {
-                q.sort
-                    .order(q.ascending, &keys[a as usize], &keys[b as usize])
-            });
-            order
+            sorted_positions(&self.skeletons, q.sort, q.ascending)
         });
         let limit = q.limit.unwrap_or(usize::MAX);
         let mut total = 0;
@@ -276,6 +347,122 @@ impl TaskStore {
         match self.lookup(id_or_prefix) {
             Lookup::Found(i) => self.skeletons.get(i).ok_or(Lookup::NotFound),
             other => Err(other),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Headers in id order whose keys tie, go missing, run to the ends of their types and hold
+    /// costs of every sign (NaN and -0.0 among them).
+    fn headers() -> Vec<ConversationSkeleton> {
+        let times = [
+            None,
+            Some(i64::MIN),
+            Some(-1),
+            Some(0),
+            Some(1_700_000_000_000),
+            Some(i64::MAX - 1),
+            Some(i64::MAX),
+        ];
+        let costs = [f64::NAN, -1.5, -0.0, 0.0, 0.25, f64::INFINITY, 3.0];
+        let mut seed = 0x9e37_79b9_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        (0..400)
+            .map(|i| {
+                let mut s = ConversationSkeleton {
+                    task_id: format!("t{i:04}"),
+                    last_activity_ms: times[next(times.len())],
+                    created_at_ms: times[next(times.len())],
+                    ..ConversationSkeleton::default()
+                };
+                s.metadata.title = [None, Some("b"), Some("A"), Some("a")][next(4)].map(Into::into);
+                s.metadata.message_count = [0, 3, u32::MAX][next(3)];
+                s.metadata.action_count = next(3) as u32;
+                s.metadata.total_size = [0, 7, u64::MAX][next(3)];
+                s.api_totals.total_cost = costs[next(costs.len())];
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_numeric_key_sorts_as_the_comparison_of_every_list() {
+        let headers = headers();
+        let keys: Vec<ListKey<'_>> = headers.iter().map(ListKey::of).collect();
+        for key in SortKey::ALL {
+            for ascending in [None, Some(true), Some(false)] {
+                let mut expected: Vec<u32> = (0..keys.len() as u32).collect();
+                expected
+                    .sort_by(|&a, &b| key.order(ascending, &keys[a as usize], &keys[b as usize]));
+                let got = sorted_positions(&headers, key, ascending);
+                assert_eq!(got, expected, "{key:?} ascending {ascending:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn top_flags_find_parents_as_a_search_of_every_id_would() {
+        // Ids sharing their first eight bytes, ids shorter than eight, parents of every kind.
+        let ids = [
+            "01",
+            "019d1775",
+            "019d1775-a",
+            "019d1775-b",
+            "019d1775-bb",
+            "019d1776",
+            "a",
+            "ab",
+            "t0000000",
+            "t0000000x",
+        ];
+        let parents = [
+            None,
+            Some(""),
+            Some("self"),
+            Some("019d1775"),
+            Some("019d1775-c"),
+            Some("019d1775-bb"),
+            Some("019d177"),
+            Some("0"),
+            Some("ab"),
+            Some("t0000000x"),
+            Some("t0000000y"),
+            Some("zz"),
+        ];
+        let mut store = TaskStore::empty(&super::super::OpenOptions::default());
+        store.skeletons = (ids.iter().enumerate())
+            .map(|(i, id)| {
+                let parent = parents[(i * 7 + 3) % parents.len()];
+                ConversationSkeleton {
+                    task_id: (*id).into(),
+                    parent_task_id: parent.map(|p| if p == "self" { *id } else { p }.into()),
+                    ..ConversationSkeleton::default()
+                }
+            })
+            .collect();
+        for round in 0..parents.len() {
+            for (i, s) in store.skeletons.iter_mut().enumerate() {
+                let parent = parents[(i * 7 + round) % parents.len()];
+                s.parent_task_id = parent.map(|p| if p == "self" { ids[i] } else { p }.into());
+            }
+            let expected: Vec<bool> = (store.skeletons.iter())
+                .map(
+                    |s| match s.parent_task_id.as_deref().filter(|p| !p.is_empty()) {
+                        None => true,
+                        Some(p) => p == s.task_id || !ids.contains(&p),
+                    },
+                )
+                .collect();
+            assert_eq!(store.top_flags(), expected, "round {round}");
+            assert!(expected.contains(&true) && expected.contains(&false));
         }
     }
 }

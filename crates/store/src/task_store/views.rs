@@ -412,6 +412,7 @@ impl TaskStore {
             .map(tree_of)
             .collect();
         let members: Vec<usize> = (0..self.skeletons.len())
+            .into_par_iter()
             .filter(|&i| {
                 let s = &self.skeletons[i];
                 keys.contains(s.root_task_id.as_deref().unwrap_or(&s.task_id))
@@ -424,12 +425,14 @@ impl TaskStore {
     /// handle's tasks, as a lookup by prefix takes it ([`crate::find::short_id`]).
     pub fn short_ids(&self, ids: &[String], min: usize) -> Vec<String> {
         let folded = self.views.folded(|| {
-            let headers = self.skeletons.iter().map(|s| s.task_id.as_str());
-            let mut names: Vec<String> = (headers.chain(self.failed.keys().map(String::as_str)))
-                .chain(self.copies.iter().map(|c| c.id.as_str()))
-                .map(str::to_lowercase)
+            let mut names: Vec<String> = (self.skeletons.par_iter())
+                .map(|s| s.task_id.to_lowercase())
                 .collect();
-            names.sort_unstable();
+            let others = (self.failed.keys().map(String::as_str))
+                .chain(self.copies.iter().map(|c| c.id.as_str()));
+            names.extend(others.map(str::to_lowercase));
+            // Mostly in order already (the headers are in id order).
+            names.par_sort_unstable();
             names
         });
         (ids.iter())
