@@ -53,12 +53,17 @@ function columns(compact, group) {
   return compact ? full.filter(([t]) => short.includes(t)) : full
 }
 
+/** The characters of a cell (code points; a surrogate pair is one). */
+function chars(c) {
+  return /[\uD800-\uDFFF]/.test(c) ? Array.from(c).length : c.length
+}
+
 /** An aligned table: the first `left` columns (keys) left, numbers right, a rule and the totals under it. */
 function alignedTable(header, rows, totals, left = 1) {
   const all = [header, ...rows, ...(totals ? [totals] : [])]
-  const widths = header.map((_, i) => Math.max(...all.map((r) => Array.from(r[i] ?? '').length)))
+  const widths = header.map((_, i) => Math.max(...all.map((r) => chars(r[i] ?? ''))))
   const pad = (c, w, end) => {
-    const room = ' '.repeat(Math.max(0, w - Array.from(c).length))
+    const room = ' '.repeat(Math.max(0, w - chars(c)))
     return end ? c + room : room + c
   }
   const line = (r) => r.map((c, i) => pad(c ?? '', widths[i], i < left)).join('  ').trimEnd()
