@@ -100,7 +100,7 @@ pub struct UsageIndex {
     /// Kept records that did not check out, said in the next report.
     problems: Vec<String>,
     /// The first report was answered from the blocks an earlier process kept
-    /// ([`UsageIndex::report_from_kept_blocks`]): the next ones sync in full.
+    /// ([`UsageIndex::report`]): the next ones sync in full.
     blocks_taken: bool,
     /// When this index last kept a report's blocks.
     blocks_written: Option<Instant>,
@@ -400,27 +400,42 @@ impl UsageIndex {
         }
     }
 
-    /// Sync with `store`, then build the report `opts` asks for.
+    /// Sync with `store`, then build the report `opts` asks for. A new index's first report
+    /// takes the blocks an earlier process kept for the same options (module
+    /// `report::kept_blocks`) where the handle still gives them, and reads the records of the
+    /// other blocks' tasks only (from the kept records, or their folders); the index then holds
+    /// none of them, and its next report syncs in full.
     pub fn report(
         &mut self,
         store: &TaskStore,
         opts: &ReportOptions,
     ) -> Result<UsageReport, UsageError> {
-        if let Some(r) = self.report_from_kept_blocks(store, opts) {
-            return r;
-        }
-        let sync = self.sync(store);
-        let mut memo = self.memo.take();
+        let start = Instant::now();
+        let fresh = self.layout.is_none() && !self.blocks_taken;
+        let taken = fresh
+            .then(|| report::kept_blocks::take(store, opts))
+            .flatten();
+        let from_blocks = taken.is_some();
+        let (sync, mut memo, fingerprints) = match taken {
+            Some(t) => {
+                self.blocks_taken = true;
+                let mut sync = self.read_for_blocks(store, &t.to_read);
+                // Taking the blocks and reading the other tasks' records.
+                sync.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+                (sync, Some(t.memo), Some(t.fingerprints))
+            }
+            None => (self.sync(store), self.memo.take(), None),
+        };
         let built = report::build(store, self, &mut memo, opts);
         self.memo = memo;
+        if from_blocks {
+            self.entries.clear();
+            self.kept.clear();
+        }
         let (mut r, blocks) = built?;
-        if blocks.summed > 0 {
-            let due =
-                (self.blocks_written).is_none_or(|w| w.elapsed().as_secs() >= REWRITE_EVERY_SECS);
-            if let (Some(memo), true) = (self.memo.take(), due) {
-                self.keep_blocks(store, &memo);
-                self.memo = Some(memo);
-            }
+        let due = (self.blocks_written).is_none_or(|w| w.elapsed().as_secs() >= REWRITE_EVERY_SECS);
+        if blocks.summed > 0 && due {
+            self.keep_blocks(store, fingerprints);
         }
         r.warnings.append(&mut self.problems);
         r.sync = SyncReport {
@@ -431,55 +446,29 @@ impl UsageIndex {
         Ok(r)
     }
 
-    /// A new index's first report, from the blocks an earlier process kept for the same options
-    /// (module `report::kept_blocks`), when the handle still gives some of them: only the tasks
-    /// of the other blocks have their records read (from the kept records, or their folders).
-    /// The index then holds nothing: a next report syncs in full. `None`: not such a report.
-    fn report_from_kept_blocks(
-        &mut self,
-        store: &TaskStore,
-        opts: &ReportOptions,
-    ) -> Option<Result<UsageReport, UsageError>> {
-        if self.layout.is_some() || self.blocks_taken {
-            return None;
-        }
-        let start = Instant::now();
-        let taken = report::kept_blocks::take(store, opts)?;
-        self.blocks_taken = true;
+    /// The records of the tasks at `positions` only, for a report from kept blocks: the tasks of
+    /// the blocks it sums.
+    fn read_for_blocks(&mut self, store: &TaskStore, positions: &[usize]) -> SyncReport {
         let mut sync = SyncReport::default();
-        if !taken.to_read.is_empty() {
+        if !positions.is_empty() {
             self.open_kept(store);
-            let read = read_tasks(store, &taken.to_read, &self.kept);
+            let read = read_tasks(store, positions, &self.kept);
             let skeletons = store.skeletons();
             for (i, entry) in self.take_read(store, read, &mut sync) {
                 self.entries.insert(skeletons[i].task_id.clone(), entry);
             }
         }
-        sync.kept = (store.skeletons().len() - taken.to_read.len()) as u32;
-        sync.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
-        let mut memo = Some(taken.memo);
-        let built = report::build(store, self, &mut memo, opts);
-        self.entries.clear();
-        self.kept.clear();
-        let (mut r, blocks) = match built {
-            Ok(b) => b,
-            Err(e) => return Some(Err(e)),
-        };
-        if let (Some(memo), true) = (&memo, blocks.summed > 0) {
-            self.keep_blocks(store, memo);
-        }
-        r.warnings.append(&mut self.problems);
-        r.sync = SyncReport {
-            blocks_summed: blocks.summed,
-            blocks_kept: blocks.kept,
-            ..sync
-        };
-        Some(Ok(r))
+        sync.kept = (store.skeletons().len() - positions.len()) as u32;
+        sync
     }
 
-    /// Keep a report's blocks for the next process; a failure is said in the report.
-    fn keep_blocks(&mut self, store: &TaskStore, memo: &report::Memo) {
-        match report::kept_blocks::keep(store, memo) {
+    /// Keep the last report's blocks for the next process (`fingerprints`: the handle's, when
+    /// already known); a failure is said in the report.
+    fn keep_blocks(&mut self, store: &TaskStore, fingerprints: Option<Vec<u64>>) {
+        let Some(memo) = &self.memo else {
+            return;
+        };
+        match report::kept_blocks::keep(store, memo, fingerprints) {
             Ok(()) => self.blocks_written = Some(Instant::now()),
             Err(e) => self.problems.push(format!(
                 "the report's sums could not be kept beside the cache ({e}): the next run sums them again"

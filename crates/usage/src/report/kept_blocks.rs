@@ -272,32 +272,23 @@ fn read_file(path: &Path) -> Option<File> {
     (file.format == FORMAT && file.engine == roo_store::ENGINE_VERSION).then_some(file)
 }
 
-/// The blocks the file keeps under `key`, each taken where its fingerprint is in `now` at its
-/// position; `None` when the file keeps none of them.
-fn read(path: &Path, key: &str, now: &[u64]) -> Option<Vec<Option<Summed>>> {
+/// The blocks the file keeps under `key`, when it keeps them and they check out.
+fn read(path: &Path, key: &str) -> Option<Vec<Block>> {
     let file = read_file(path)?;
     let report = file.reports.into_iter().find(|r| r.key == key)?;
     if xxhash_rust::xxh3::xxh3_64(report.blocks.get().as_bytes()) != report.check {
         return None;
     }
-    let kept: Vec<Block> = serde_json::from_str(report.blocks.get()).ok()?;
-    if kept.len() != now.len() {
-        return None;
-    }
-    let blocks: Vec<Option<Summed>> = (kept.into_iter())
-        .zip(now)
-        .map(|(b, &fp)| (b.fingerprint == fp).then(|| Arc::new(b.partial())))
-        .collect();
-    blocks.iter().any(Option::is_some).then_some(blocks)
+    serde_json::from_str(report.blocks.get()).ok()
 }
 
 /// Keep `blocks` (every block of a report, in order, with the fingerprints of the handle they
 /// were summed over) under `key`, before the other reports the file keeps.
 fn write(path: &Path, key: &str, blocks: &[Summed], fingerprints: &[u64]) -> std::io::Result<()> {
-    let mut kept: Option<Vec<Block>> = (blocks.iter().zip(fingerprints))
+    let kept: Option<Vec<Block>> = (blocks.iter().zip(fingerprints))
         .map(|(p, &fp)| Block::of(fp, p))
         .collect();
-    let Some(kept) = kept.take() else {
+    let Some(kept) = kept else {
         return Ok(());
     };
     let blocks = serde_json::value::to_raw_value(&kept).map_err(std::io::Error::other)?;
@@ -319,40 +310,60 @@ fn write(path: &Path, key: &str, blocks: &[Summed], fingerprints: &[u64]) -> std
     roo_store::fsutil::write_atomic_with(path, &bytes, false)
 }
 
-/// What a new index takes from the file for a report: the memo of the blocks it keeps and the
-/// positions of the tasks whose records the others need.
+/// What a new index takes from the file for a report: the memo of the blocks it keeps, the
+/// positions of the tasks whose records the others need, and the handle's fingerprints.
 pub(crate) struct Taken {
     pub(crate) memo: super::Memo,
     pub(crate) to_read: Vec<usize>,
+    pub(crate) fingerprints: Vec<u64>,
 }
 
-/// The kept blocks of the report `opts` asks for over `store`, when the file keeps some that the
-/// handle still gives. Not for a report of the last periods (it is built twice, the second time
-/// over options known only after the first).
+/// The kept blocks of the report `opts` asks for over `store`, each taken where its fingerprint
+/// is the handle's at its position, when the file keeps some that the handle still gives. Not for
+/// a report of the last periods (it is built twice, the second time over options known only
+/// after the first).
 pub(crate) fn take(store: &TaskStore, opts: &super::ReportOptions) -> Option<Taken> {
     if opts.last.is_some() {
         return None;
     }
     let key = super::pass::memo_key(opts)?;
-    let path = file_of(store)?;
-    let now = fingerprints(store);
-    let blocks = read(&path, &key_of(&key, store), &now)?;
+    let kept = read(&file_of(store)?, &key_of(&key, store))?;
+    let fingerprints = fingerprints(store);
+    if kept.len() != fingerprints.len() {
+        return None;
+    }
+    let blocks: Vec<Option<Summed>> = (kept.into_iter())
+        .zip(&fingerprints)
+        .map(|(b, &fp)| (b.fingerprint == fp).then(|| Arc::new(b.partial())))
+        .collect();
+    if blocks.iter().all(Option::is_none) {
+        return None;
+    }
     let n = store.skeletons().len();
     let memo = super::Memo::of(key, store.layout(), blocks);
     let to_read = (memo.missing())
         .flat_map(|b| b * BLOCK..((b + 1) * BLOCK).min(n))
         .collect();
-    Some(Taken { memo, to_read })
+    Some(Taken {
+        memo,
+        to_read,
+        fingerprints,
+    })
 }
 
 /// Keep the blocks of `memo` (the last report's, when it holds every block over `store` as it
-/// is) in the handle's file.
-pub(crate) fn keep(store: &TaskStore, memo: &super::Memo) -> std::io::Result<()> {
+/// is) in the handle's file; `fingerprints`: the handle's, when already known.
+pub(crate) fn keep(
+    store: &TaskStore,
+    memo: &super::Memo,
+    fingerprints: Option<Vec<u64>>,
+) -> std::io::Result<()> {
     let (Some(path), Some((key, layout, blocks))) = (file_of(store), memo.whole()) else {
         return Ok(());
     };
     if layout != store.layout() {
         return Ok(());
     }
-    write(&path, &key_of(key, store), &blocks, &fingerprints(store))
+    let fingerprints = fingerprints.unwrap_or_else(|| self::fingerprints(store));
+    write(&path, &key_of(key, store), &blocks, &fingerprints)
 }
