@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import path from 'node:path'
 import fs from 'node:fs'
 import os from 'node:os'
+import { spawnSync } from 'node:child_process'
 import type * as Core from '../index.js'
 
 const require = createRequire(import.meta.url)
@@ -76,4 +77,31 @@ export function isolatedEnv(work: string, { folders = true }: { folders?: boolea
     })
   }
   return env
+}
+
+/** What a run of the command line printed, and how it ended. */
+export interface CliRun {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+const cliPath = path.join(repoRoot, 'cli', 'roo-state.mjs')
+
+/** `roo-state args` in a child process with `env`, from the repository's folder. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv): CliRun {
+  const r = spawnSync(process.execPath, [cliPath, ...args], { cwd: repoRoot, env, encoding: 'utf8', timeout: 120_000 })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+/**
+ * `roo-state args` at a terminal: under script(1), which gives it a pseudo-terminal, with `env`;
+ * what it printed when it exited 0 (anything else throws), null where there is no script(1).
+ */
+export function cliAtTerminal(args: string[], env: NodeJS.ProcessEnv): string | null {
+  if (spawnSync('script', ['--version'], { encoding: 'utf8' }).status !== 0) return null
+  const quoted = [process.execPath, cliPath, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')
+  const r = spawnSync('script', ['-qec', quoted, '/dev/null'], { cwd: repoRoot, env, encoding: 'utf8', timeout: 120_000 })
+  if (r.status !== 0) throw new Error(`roo-state ${args.join(' ')} at a terminal exited ${r.status}: ${r.stderr}${r.stdout}`)
+  return r.stdout
 }

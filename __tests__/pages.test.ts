@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { repoRoot, isolatedEnv, tempDir } from './helpers'
+import { cliAtTerminal, runCli, type CliRun, repoRoot, isolatedEnv, tempDir } from './helpers'
 // @ts-expect-error an untyped JavaScript module of the CLI
 import { usd } from '../cli/lib/format.mjs'
 
@@ -11,7 +10,6 @@ import { usd } from '../cli/lib/format.mjs'
 // ranges in usage, help that names what was mistyped, grep's exit codes, one workspace rule that
 // says when it matched nothing, and diagnose naming every damaged task the cache knows.
 
-const cli = path.join(repoRoot, 'cli', 'roo-state.mjs')
 const fixtures = path.join(repoRoot, 'fixtures', 'stores')
 const storeDir = (name: string) => path.join(fixtures, name, 'tasks')
 const V350 = 'history-item-v3.50'
@@ -26,15 +24,8 @@ const ALL = fs
 let work: string
 let env: NodeJS.ProcessEnv
 
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-function run(args: string[], extra: NodeJS.ProcessEnv = {}): Run {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: repoRoot, env: { ...env, ...extra }, encoding: 'utf8', timeout: 120_000 })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+function run(args: string[], extra: NodeJS.ProcessEnv = {}): CliRun {
+  return runCli(args, { ...env, ...extra })
 }
 
 function json<T = any>(args: string[], code = 0): T {
@@ -43,14 +34,9 @@ function json<T = any>(args: string[], code = 0): T {
   return JSON.parse(r.stdout) as T
 }
 
-/** `roo-state` at a terminal: under script(1), which gives it a pseudo-terminal (null without script). */
+/** `roo-state` at a terminal (null without script(1)). */
 function atTerminal(args: string[], extra: NodeJS.ProcessEnv = {}): string | null {
-  const has = spawnSync('script', ['--version'], { encoding: 'utf8' })
-  if (has.status !== 0) return null
-  const quoted = [process.execPath, cli, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')
-  const r = spawnSync('script', ['-qec', quoted, '/dev/null'], { cwd: repoRoot, env: { ...env, TERM: 'xterm', COLUMNS: '120', ...extra }, encoding: 'utf8', timeout: 120_000 })
-  expect(r.status, r.stderr).toBe(0)
-  return r.stdout
+  return cliAtTerminal(args, { ...env, TERM: 'xterm', COLUMNS: '120', ...extra })
 }
 
 beforeAll(() => {

@@ -1,7 +1,8 @@
 // What a person feels at the command line on a large store, warm: a fresh `roo-state` process for
 // `list --limit 20`, `show <id>`, `tree --limit 20`, `usage daily` and, with SEARCH=1, `search`
 // (lexical: an index built without a model, `--embedder none`, in the cache folder), each beside
-// the start of a fresh `node -e ''`; the handle's warm open in a fresh process beside a stat walk
+// the start of a fresh `node -e ''`, alone and then answered by the daemon (`roo-state daemon
+// start`, its socket in a temporary folder, stopped at the end); the handle's warm open in a fresh process beside a stat walk
 // of the task folders; a page of the tree in a resident handle; the whole forest's tree() beside
 // V8's own parse of the same text. Every floor is measured in the same run, each figure the median
 // of its rounds.
@@ -36,7 +37,9 @@ if (!tasks) {
 const ROUNDS = Number(process.argv[3] ?? 7)
 const kept = Boolean(process.env.CACHE_DIR)
 const cacheDir = kept ? path.resolve(process.env.CACHE_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'roo-cli-bench-'))
-const env = { ...process.env, ROO_STATE_CACHE_DIR: cacheDir, NO_COLOR: '1' }
+const runtimeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'roo-cli-bench-run-'))
+// The daemon opens the store a bare command line works on: this one.
+const env = { ...process.env, ROO_STATE_CACHE_DIR: cacheDir, NO_COLOR: '1', ROO_STATE_RUNTIME_DIR: runtimeDir, ROO_STATE_STORAGE: path.dirname(tasks) }
 // Node parses the certificates NODE_EXTRA_CA_CERTS names at every start, before any script runs
 // (a system bundle of 220 kB: 60 to 90 ms on these machines). Kept, it would swell the node floor
 // and flatter every ratio; every process here starts without it (the header says so).
@@ -91,14 +94,22 @@ const t = process.hrtime.bigint();
 for (const d of fs.readdirSync(${JSON.stringify(tasks)})) { try { fs.statSync(path.join(${JSON.stringify(tasks)}, d)) } catch {} }
 console.log(Number(process.hrtime.bigint() - t) / 1e6)`)
 
-  // A fresh process per command.
-  const commands = [
+  // A fresh process per command, alone, then answered by the daemon.
+  const lines = [
     ['list --limit 20', roo('list', '--limit', '20')],
     [`show <id>`, roo('show', some)],
     ['tree --limit 20', roo('tree', '--limit', '20')],
     ['usage daily', roo('usage', 'daily')],
     ...(withSearch ? [['search (lexical)', roo('search', 'cache timeout', '--mode', 'lexical', '-n', '10', '--index-dir', indexDir)]] : []),
-  ].map(([name, args]) => [name, wall(args)])
+  ]
+  const commands = lines.map(([name, args]) => [name, wall([...args, '--no-daemon'])])
+  t = process.hrtime.bigint()
+  const started = spawnSync(process.execPath, [cli, 'daemon', 'start', '--idle-minutes', '30'], { env, encoding: 'utf8' })
+  if (started.status !== 0) throw new Error(`daemon start exited ${started.status}: ${started.stderr}`)
+  const daemonStart = ms(t)
+  // One round each first: a handle the daemon had not opened yet (usage's over several stores).
+  for (const [, args] of lines) wall(args, 1)
+  const answered = lines.map(([name, args]) => [name, wall(args)])
 
   // The warm open, in a fresh process.
   const open = inside(`const c = require(${JSON.stringify(addon)});
@@ -140,7 +151,9 @@ const t = process.hrtime.bigint(); JSON.parse(text); console.log(Number(process.
   console.log(`roo-state at ${N} tasks (${tasks}; ${os.cpus().length} cores, load ${load}; warm-up ${(warmup / 1000).toFixed(1)} s; medians of ${ROUNDS})`)
   if (extraCerts) console.log('  (NODE_EXTRA_CA_CERTS is set here: every process of this bench started without it)')
   row('node -e \'\' (floor)', f(nodeStart))
-  for (const [name, v] of commands) row(`roo-state ${name}`, f(v), `${(v / nodeStart).toFixed(2)}x the node start (goals: <= 200 ms, <= 4x)`)
+  for (const [name, v] of commands) row(`roo-state ${name}`, f(v), `${(v / nodeStart).toFixed(2)}x the node start, alone (--no-daemon)`)
+  row('roo-state daemon start', f(daemonStart), 'the stores opened and watched, once')
+  for (const [name, v] of answered) row(`roo-state ${name}`, f(v), `${(v / nodeStart).toFixed(2)}x the node start, the daemon answering (goals: <= 200 ms, <= 4x)`)
   row('stat walk of the task folders (floor)', f(statWalk), 'readdir + a stat per folder, in a fresh process')
   row('TaskStore.open, warm', f(open), `${(open / statWalk).toFixed(2)}x the stat walk (goal <= 3x), in a fresh process`)
   row('a tree page in a resident handle', f(treePage), '20 newest conversations with their trees (goal <= 10 ms)')
@@ -148,5 +161,7 @@ const t = process.hrtime.bigint(); JSON.parse(text); console.log(Number(process.
   row('tree() whole, first of a process', f(firstTree), `${(firstTree / parse).toFixed(2)}x V8's parse (goal <= 1.5x)`)
   row('tree() whole, kept in a handle', f(keptTree), `${(keptTree / parse).toFixed(2)}x V8's parse`)
 } finally {
+  spawnSync(process.execPath, [cli, 'daemon', 'stop'], { env })
+  fs.rmSync(runtimeDir, { recursive: true, force: true })
   if (!kept) fs.rmSync(cacheDir, { recursive: true, force: true })
 }

@@ -2,7 +2,7 @@
 // roo-state: command line and MCP server over the roo-state-core binding.
 // `roo-state --help` lists the commands; cli/lib/commands.mjs defines them.
 import process from 'node:process'
-import { main } from './lib/main.mjs'
+import { runThroughDaemon } from './lib/daemon-client.mjs'
 
 // A reader that stops early (`roo-state tree | head`) is not an error.
 process.stdout.on('error', (err) => {
@@ -26,7 +26,15 @@ function exitWhenWritten(code) {
   process.stderr.write('', done)
 }
 
-main(process.argv.slice(2)).then(
+/** The daemon's answer when one runs for this build (daemon-client.mjs), else this process's own. */
+async function run(argv) {
+  const answered = await runThroughDaemon(argv)
+  if (answered !== null) return answered
+  const { main } = await import('./lib/main.mjs')
+  return main(argv)
+}
+
+run(process.argv.slice(2)).then(
   (code) => {
     // null: a long-running command (the MCP server, `serve`, a watch) keeps the process alive.
     if (code !== null) exitWhenWritten(code)

@@ -559,7 +559,30 @@ export type TaskStoreRefresh = {
    * How the cache took the change: `none`, `appended`, `rewritten`, or `disabled`.
    */
   cache: "none" | "appended" | "rewritten" | "disabled",
+  /**
+   * The handle's watch saw nothing change since the last pass: no folder was stat'ed
+   * ([`TaskStore::watch`]).
+   */
+  watched: boolean,
   elapsedMs: number,
+};
+
+/**
+ * What a handle's watch is doing.
+ */
+export type TaskStoreWatch = {
+  /**
+   * The system reports changes: a refresh with nothing changed stats nothing.
+   */
+  watching: boolean,
+  /**
+   * Folders watched: the tasks folders, and each task folder where the watch is per folder.
+   */
+  folders: number,
+  /**
+   * Why the handle is not (or no longer) watched: every refresh stats the folders.
+   */
+  reason?: string,
 };
 
 /**

@@ -11,6 +11,7 @@ import * as ops from './ops.mjs'
 import * as render from './render.mjs'
 import { serveCommand } from '../serve/command.mjs'
 import { usageCommands } from './usage.mjs'
+import { daemonCommands } from './daemon.mjs'
 import { dayRange, localDayBounds } from './dates.mjs'
 import { conversationsPage, shortIdsAmong, tasksPage, workspacesOf } from './pages.mjs'
 import { handleOf } from './stores.mjs'
@@ -584,6 +585,7 @@ export const commands = {
   },
 
   ...usageCommands,
+  ...daemonCommands,
   serve: serveCommand,
 
   demo: {
@@ -601,6 +603,7 @@ export const groups = {
   cache: ['build'],
   condense: ['check'],
   models: ['fetch', 'status'],
+  daemon: ['start', 'stop', 'status', 'run'],
 }
 
 async function demo(ctx) {

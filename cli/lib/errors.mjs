@@ -40,6 +40,8 @@ export const CLI_CODES = Object.freeze({
   NO_API_HISTORY: 'NO_API_HISTORY',
   /** `diagnose` found the store unhealthy. */
   UNHEALTHY: 'UNHEALTHY',
+  /** A daemon of this build and environment already answers (`roo-state daemon run`). */
+  DAEMON_RUNNING: 'DAEMON_RUNNING',
 })
 
 /** The exit code of each error code; any other exits with `EXIT.FAILED`. */
@@ -64,6 +66,7 @@ export const EXIT_BY_CODE = {
   CACHE_LOCKED: EXIT.BUSY,
   INDEX_BUSY: EXIT.BUSY,
   STORE_BUSY: EXIT.BUSY,
+  DAEMON_RUNNING: EXIT.BUSY,
   ABORTED: EXIT.ABORTED,
 }
 

@@ -33,10 +33,11 @@ const GLOBAL = {
   json: { type: 'boolean', help: 'print the result as JSON on standard output (for scripts)' },
   quiet: { type: 'boolean', short: 'q', help: 'no progress bar' },
   'no-pager': { type: 'boolean', help: 'print long answers straight to the terminal, not through the pager (less -FRX, or PAGER)' },
+  'no-daemon': { type: 'boolean', help: 'answer in this process even when the daemon (roo-state daemon start) runs' },
   help: { type: 'boolean', short: 'h', help: 'show help (also: roo-state help <command>)' },
 }
 
-const ORDER = ['discover', 'scan', 'cache build', 'tree', 'list', 'show', 'export', 'export config', 'index', 'search', 'grep', 'models fetch', 'models status', 'diagnose', 'rebuild', 'cleanup', 'migrate', 'condense check', 'usage', 'mcp', 'serve', 'demo']
+const ORDER = ['discover', 'scan', 'cache build', 'tree', 'list', 'show', 'export', 'export config', 'index', 'search', 'grep', 'models fetch', 'models status', 'diagnose', 'rebuild', 'cleanup', 'migrate', 'condense check', 'usage', 'daemon start', 'daemon status', 'daemon stop', 'daemon run', 'mcp', 'serve', 'demo']
 
 function optionUsage(name, spec) {
   const short = spec.short ? `-${spec.short}, ` : ''
@@ -177,7 +178,7 @@ function findCommand(argv) {
   return { name: first, at: [words[0]] }
 }
 
-function makeProgress(enabled, signal) {
+function makeProgress(enabled, signal, io) {
   return (label, { bytes: inBytes = false } = {}) => {
     if (!enabled) return { io: { signal }, done: () => {} }
     let last = 0
@@ -191,32 +192,61 @@ function makeProgress(enabled, signal) {
       const frac = total > 0 ? Math.min(1, done / total) : 0
       const full = Math.round(frac * width)
       const count = inBytes ? `${bytes(done)} / ${total > 0 ? bytes(total) : '?'}` : `${done}/${total}`
-      process.stderr.write(`\r${label} ${'█'.repeat(full)}${'░'.repeat(width - full)} ${count}\x1b[K`)
+      io.err(`\r${label} ${'█'.repeat(full)}${'░'.repeat(width - full)} ${count}\x1b[K`)
     }
     return {
       io: { signal, onProgress },
       done: () => {
-        if (shown) process.stderr.write('\r\x1b[2K')
+        if (shown) io.err('\r\x1b[2K')
       },
     }
   }
 }
 
-function printError(err, json, command) {
+function printError(err, json, command, io) {
   const e = describeError(err, 'cli', command)
-  process.stderr.write(`roo-state: ${e.code}: ${e.message}\n`)
-  if (e.hint) process.stderr.write(`  ${e.hint}\n`)
-  if (json) process.stdout.write(`${JSON.stringify({ error: e }, null, 2)}\n`)
+  io.err(`roo-state: ${e.code}: ${e.message}\n`)
+  if (e.hint) io.err(`  ${e.hint}\n`)
+  if (json) io.out(`${JSON.stringify({ error: e }, null, 2)}\n`)
   return exitCodeFor(e.code)
 }
 
+/**
+ * Where a run's output goes and what its reader is: this process's own streams, or (the daemon)
+ * another process's, described by it.
+ * @typedef {object} Io
+ * @property {(s: string) => void} out standard output
+ * @property {(s: string) => void} err standard error
+ * @property {(text: string, opts: {noPager: boolean}) => Promise<void>} page a long answer, through the pager on a terminal
+ * @property {boolean} stdoutTTY
+ * @property {boolean} stderrTTY
+ * @property {number | undefined} columns
+ * @property {Record<string, string | undefined>} env what decides colours (NO_COLOR, TERM)
+ * @property {boolean} [signals] Ctrl-C stops the command (this process's own run only)
+ * @property {AbortSignal} [signal] stops the command (the daemon: its client went away)
+ */
+
+/** @returns {Io} */
+export function processIo() {
+  return {
+    out: (s) => process.stdout.write(s),
+    err: (s) => process.stderr.write(s),
+    page: (text, opts) => writeOut(text, opts),
+    stdoutTTY: Boolean(process.stdout.isTTY),
+    stderrTTY: Boolean(process.stderr.isTTY),
+    columns: process.stdout.columns,
+    env: process.env,
+    signals: true,
+  }
+}
+
 /** Run the command line; resolves to the exit code (null: keep running, as the MCP server does). */
-export async function main(argv, { cwd = process.cwd() } = {}) {
+export async function main(argv, { cwd = process.cwd(), io = processIo() } = {}) {
   const json = argv.includes('--json')
   let found
   try {
     if (argv.includes('--version') || argv.includes('-V')) {
-      process.stdout.write(`${has('version') ? core().version() : 'unknown'}\n`)
+      io.out(`${has('version') ? core().version() : 'unknown'}\n`)
       return EXIT.OK
     }
     found = findCommand(argv)
@@ -231,7 +261,7 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
     if (!found || found.name === 'help') {
       const words = argv.filter((a) => !a.startsWith('-')).slice(1)
       const topic = [words.slice(0, 2).join(' '), words[0]].find((t) => t && commands[t])
-      process.stdout.write(`${topic ? commandHelp(topic) : generalHelp()}\n`)
+      io.out(`${topic ? commandHelp(topic) : generalHelp()}\n`)
       return found || argv.includes('--help') || argv.includes('-h') ? EXIT.OK : EXIT.USAGE
     }
     const command = commands[found.name]
@@ -240,7 +270,7 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
       throw usageError(`Unknown command "${found.name}".${near ? ` Did you mean \`roo-state ${near}\`?` : ''} \`roo-state --help\` lists the commands.`)
     }
     if (argv.includes('--help') || argv.includes('-h')) {
-      process.stdout.write(`${commandHelp(found.name)}\n`)
+      io.out(`${commandHelp(found.name)}\n`)
       return EXIT.OK
     }
     const rest = argv.filter((_, i) => !found.at.includes(i))
@@ -269,7 +299,8 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
     const isMcp = found.name === 'mcp'
     const controller = new AbortController()
     let onSigint
-    if (!isMcp) {
+    if (io.signal) io.signal.addEventListener('abort', () => controller.abort(), { once: true })
+    if (!isMcp && io.signals) {
       let count = 0
       onSigint = () => {
         count++
@@ -285,7 +316,8 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
       args,
       opts: values,
       json: Boolean(values.json),
-      color: !values.json && wantsColor(),
+      color: !values.json && wantsColor({ isTTY: io.stdoutTTY }, io.env),
+      tty: io.stdoutTTY,
       cwd,
       sel: {
         tasksDirs: values['tasks-dir'],
@@ -293,8 +325,8 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
         cacheDir: values['cache-dir'] ? path.resolve(cwd, String(values['cache-dir'])) : undefined,
       },
       io: { signal: controller.signal },
-      progress: makeProgress(Boolean(process.stderr.isTTY) && !values.quiet && !isMcp, controller.signal),
-      width: process.stdout.isTTY && process.stdout.columns ? Math.max(60, process.stdout.columns) : 100,
+      progress: makeProgress(io.stderrTTY && !values.quiet && !isMcp, controller.signal, io),
+      width: io.stdoutTTY && io.columns ? Math.max(60, io.columns) : 100,
     }
     let result
     try {
@@ -304,14 +336,14 @@ export async function main(argv, { cwd = process.cwd() } = {}) {
     }
     if (result.keepAlive) return null
     if (ctx.json && command.json !== false) {
-      process.stdout.write(`${JSON.stringify(result.data, null, 2)}\n`)
+      io.out(`${JSON.stringify(result.data, null, 2)}\n`)
     } else {
       const text = result.text()
       // Long answers through the pager, at a terminal only.
-      if (text) await writeOut(text.endsWith('\n') ? text : `${text}\n`, { noPager: !command.pager || Boolean(values['no-pager']) })
+      if (text) await io.page(text.endsWith('\n') ? text : `${text}\n`, { noPager: !command.pager || Boolean(values['no-pager']) })
     }
     return result.exitCode ?? EXIT.OK
   } catch (err) {
-    return printError(err, json, found?.name)
+    return printError(err, json, found?.name, io)
   }
 }

@@ -150,6 +150,34 @@ function coded(f) {
 /** Open task store handles of this process: the MCP server keeps them and refreshes them per call. */
 const handles = new Map()
 
+/** Whether the handles this process keeps are watched (the daemon: `watchKeptHandles`). */
+let watching = false
+/** Every handle this process keeps (here and the usage reports'). */
+const kept = new Set()
+
+/**
+ * Watch the handles this process keeps from now on (TaskStore.watch): a refresh with nothing
+ * changed then stats nothing. For a process that lives long and answers often, the daemon.
+ */
+export function watchKeptHandles(on = true) {
+  watching = on
+}
+
+/** The handles this process keeps. */
+export function handlesKept() {
+  return [...kept]
+}
+
+/** Keep `handle` for the process: watched (and brought up to date) when the process watches. */
+export async function keepHandle(handle, signal) {
+  kept.add(handle)
+  if (watching && typeof handle.watch === 'function') {
+    await handle.watch()
+    await handle.refresh(signal)
+  }
+  return handle
+}
+
 /**
  * The native task store handle of one tasks folder (TaskStore): opened once per process (the cache
  * built or refreshed first, with progress, when it is used), then refreshed on each later call, so
@@ -170,7 +198,7 @@ export async function storeHandle(tasksDir, opts = {}) {
   const everyFile = process.env.ROO_STATE_EVERY_FILE === '1'
   const handle = await TaskStore.open({ tasksDir, cacheDir, noCache: Boolean(noCache), everyFile, onProgress, signal })
   handles.set(key, handle)
-  return handle
+  return keepHandle(handle, signal)
 }
 
 /** The handle this process already holds for a tasks folder (not refreshed again), if any. */

@@ -5,7 +5,11 @@
 import { spawn } from 'node:child_process'
 import process from 'node:process'
 
-/** Whether colours are wanted on `stream`: a terminal, not `TERM=dumb`, no `NO_COLOR` (https://no-color.org). */
+/**
+ * Whether colours are wanted on `stream`: a terminal, not `TERM=dumb`, no `NO_COLOR` (https://no-color.org).
+ * @param {{isTTY?: boolean}} [stream]
+ * @param {Record<string, string | undefined>} [env]
+ */
 export function wantsColor(stream = process.stdout, env = process.env) {
   return Boolean(stream.isTTY) && env.TERM !== 'dumb' && !env.NO_COLOR
 }

@@ -4,7 +4,7 @@
 import { core, has } from './binding.mjs'
 import { RooStateError, usageError } from './errors.mjs'
 import { dayRange } from './dates.mjs'
-import { resolveStores } from './stores.mjs'
+import { keepHandle, resolveStores, storeHandle } from './stores.mjs'
 import { renderUsage, tokens, usageCsv } from './usage-text.mjs'
 import { watchUsage } from './usage-watch.mjs'
 import { COST_MODES, HOST_SOURCES, TIME_GROUPS, USAGE_GROUPS } from './registry.generated.mjs'
@@ -26,6 +26,8 @@ export async function usageHandle(dirs, { cacheDir, noCache, signal }) {
   if (!has('TaskStore') || typeof core().TaskStore.prototype.usageReport !== 'function') {
     throw new RooStateError('NOT_AVAILABLE', 'This build of roo-state-core has no TaskStore.usageReport() yet.')
   }
+  // One store: the handle its pages read (one open, one watch in a process that keeps both).
+  if (dirs.length === 1) return storeHandle(dirs[0], { cacheDir, noCache, signal })
   const key = JSON.stringify([dirs, cacheDir ?? null, Boolean(noCache)])
   const known = handles.get(key)
   if (known) {
@@ -34,7 +36,7 @@ export async function usageHandle(dirs, { cacheDir, noCache, signal }) {
   }
   const handle = await core().TaskStore.open({ tasksDirs: dirs, cacheDir, noCache: Boolean(noCache), signal })
   handles.set(key, handle)
-  return handle
+  return keepHandle(handle, signal)
 }
 
 /**
@@ -152,7 +154,7 @@ export const usageCommands = {
       if (!GROUPS.includes(group)) throw usageError(`usage takes ${GROUPS.join(', ')}; not "${group}".`)
       const options = reportOptions(ctx, group)
       // Compact when asked; otherwise when the full table is wider than the terminal (full when piped).
-      const width = process.stdout.isTTY ? ctx.width : undefined
+      const width = ctx.tty ? ctx.width : undefined
       const text = (data, short) => renderUsage(data, { width, compact: Boolean(ctx.opts.compact), short, color: ctx.color })
       if (ctx.opts.watch) {
         if (ctx.opts.csv || ctx.json) throw usageError('--watch draws the table; it takes neither --csv nor --json.')

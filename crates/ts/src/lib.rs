@@ -209,6 +209,7 @@ fn store(d: &mut Decls) {
     d.add::<migrate::MigrateReport>();
     d.add::<task_store::StoreInfo>();
     d.add::<task_store::RefreshReport>();
+    d.add::<task_store::WatchStatus>();
     d.add::<task_store::AlsoIn>();
     d.add::<task_store::SharedTask>();
     d.add::<find::TaskLocation>();

@@ -35,12 +35,14 @@ mod list;
 mod stamps;
 mod take_in;
 mod views;
+mod watch;
 
 pub(crate) use children::{lean_out, TextHashes};
 pub use copies::{AlsoIn, SharedTask};
 pub(crate) use lean_json::lean_header;
 pub use list::{ListKey, ListPage, ListQuery, SortKey};
 pub use views::{Fields, Picked, HEADER_FIELDS};
+pub use watch::WatchStatus;
 
 /// Options of [`TaskStore::open`].
 #[derive(Debug, Clone, Default)]
@@ -145,6 +147,9 @@ pub struct RefreshReport {
         ts(type = "\"none\" | \"appended\" | \"rewritten\" | \"disabled\"")
     )]
     pub cache: String,
+    /// The handle's watch saw nothing change since the last pass: no folder was stat'ed
+    /// ([`TaskStore::watch`]).
+    pub watched: bool,
     pub elapsed_ms: f64,
 }
 
@@ -192,6 +197,9 @@ pub struct TaskStore {
     summary_at: Option<Instant>,
     /// The first store's folders, listed while the summary was read (the first refresh's).
     listed: Option<Vec<(String, PathBuf)>>,
+    /// The system's watch of the folders (module `watch`), or why there is none.
+    watch: Option<watch::FolderWatch>,
+    unwatched: Option<String>,
 }
 
 /// A task parsed by a refresh: its store, id, signature, unlinked header (or why it has none).
@@ -309,6 +317,8 @@ impl TaskStore {
             partial: false,
             summary_at: None,
             listed: None,
+            watch: None,
+            unwatched: None,
         }
     }
 
@@ -417,7 +427,18 @@ impl TaskStore {
     }
 
     /// Stat every task folder; parse again what changed; relink; record the change in the cache.
+    /// A watched handle ([`TaskStore::watch`]) that saw nothing change stats nothing.
     pub fn refresh(&mut self) -> Result<RefreshReport> {
+        if let Some(report) = self.unchanged_since_last_pass() {
+            return Ok(report);
+        }
+        let pass = self.refresh_pass();
+        self.after_pass(pass.as_ref().ok().map(|r| r.tasks));
+        pass
+    }
+
+    /// [`TaskStore::refresh`]'s pass over every folder.
+    fn refresh_pass(&mut self) -> Result<RefreshReport> {
         let start = Instant::now();
         let mut report = RefreshReport::default();
         // What is on disk now, per store.
