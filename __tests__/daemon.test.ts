@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fs from 'node:fs'
 import path from 'node:path'
 import { cliAtTerminal, runCli, type CliRun, repoRoot, isolatedEnv, tempDir } from './helpers'
+// @ts-expect-error an untyped JavaScript module of the CLI
+import { ask, socketPath } from '../cli/lib/daemon-client.mjs'
 
 // The daemon (`roo-state daemon start`): a resident process that keeps the stores open and
 // watched and answers list, show, tree and usage for the command line. What a client prints
@@ -96,6 +98,16 @@ describe.skipIf(process.platform === 'win32')('daemon', () => {
     expect(missing.code).toBe(3)
     const bad = sameBothWays(['list', '--sort', 'nope'])
     expect(bad.code).toBe(2)
+  })
+
+  it('runs nothing but what a client sends it: no command that writes', async () => {
+    const socket = socketPath(env)
+    const listed = await ask(socket, { op: 'run', argv: ['list', '--json'], cwd: repoRoot })
+    expect(listed.head.code).toBe(0)
+    expect(JSON.parse(listed.body.toString('utf8')).total).toBeGreaterThan(1)
+    for (const argv of [['cleanup', '--apply'], ['rebuild', '--apply'], ['list', '--no-cache'], ['mcp']]) {
+      expect(await ask(socket, { op: 'run', argv, cwd: repoRoot })).toBeNull()
+    }
   })
 
   it('at a terminal: the same colours and the same pager as alone', () => {

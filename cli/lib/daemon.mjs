@@ -10,7 +10,7 @@ import net from 'node:net'
 import path from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
-import { ask, ownFolder, runtimeDir, socketPath } from './daemon-client.mjs'
+import { answeredByDaemon, ask, ownFolder, runtimeDir, socketPath } from './daemon-client.mjs'
 import { RooStateError, usageError } from './errors.mjs'
 import { handlesKept, resolveStores, storeHandle, watchKeptHandles } from './stores.mjs'
 
@@ -37,10 +37,10 @@ async function statusOf(socket, timeoutMs = 2000) {
 }
 
 /**
- * Serve until stopped or idle: the default stores opened and watched first, then each request
- * run in turn (one handle refresh at a time).
+ * Serve until stopped or idle: the stores of `sel` (those a bare command line works on, unless
+ * named) opened and watched first, then each request run in turn (one handle refresh at a time).
  */
-async function serve({ idleMinutes }) {
+async function serve({ idleMinutes, sel }) {
   const socket = ourSocket({ make: true })
   if (await statusOf(socket)) throw new RooStateError('DAEMON_RUNNING', `A daemon already answers at ${socket}.`, { hint: '`roo-state daemon status` says what it keeps open; `roo-state daemon stop` stops it.' })
   fs.rmSync(socket, { force: true })
@@ -84,7 +84,8 @@ async function serve({ idleMinutes }) {
       conn.end(`${JSON.stringify({ stopped: true })}\n`, stop)
       return
     }
-    if (req.op !== 'run' || !Array.isArray(req.argv)) return conn.end()
+    // Only what a client would send: a run that writes nothing (the client checks it too).
+    if (req.op !== 'run' || !Array.isArray(req.argv) || !answeredByDaemon(req.argv.map(String), {})) return conn.end()
     state.requests++
     const gone = new AbortController()
     conn.on('close', () => gone.abort())
@@ -118,11 +119,10 @@ async function serve({ idleMinutes }) {
   process.on('SIGTERM', stop)
   process.on('SIGINT', stop)
   resetIdle()
-  // The stores a bare command line works on, opened and watched before the first request.
   queue = queue.then(async () => {
     try {
-      state.stores = await resolveStores({ cwd: process.cwd() })
-      for (const dir of state.stores) await storeHandle(dir, {})
+      state.stores = await resolveStores(sel)
+      for (const dir of state.stores) await storeHandle(dir, { cacheDir: sel.cacheDir })
     } catch (e) {
       state.error = `${e?.code ?? 'FAILED'}: ${e?.message ?? e}`
     }
@@ -161,7 +161,7 @@ export const daemonCommands = {
   'daemon start': {
     summary: 'start the resident process that answers list, show, tree and usage at once',
     options: { 'idle-minutes': idleMinutes },
-    examples: ['roo-state daemon start', 'roo-state daemon start --idle-minutes 0   # until stopped'],
+    examples: ['roo-state daemon start', 'roo-state daemon start --idle-minutes 0   # until stopped', 'roo-state daemon start --tasks-dir ~/backup/roo/tasks   # that store opened first'],
     maxArgs: 0,
     async run(ctx) {
       const socket = ourSocket({ make: true })
@@ -169,7 +169,9 @@ export const daemonCommands = {
       if (!status) {
         const log = path.join(runtimeDir() ?? path.dirname(socket), `${path.basename(socket, '.sock')}.log`)
         const fd = fs.openSync(log, 'a', 0o600)
-        const child = spawn(process.execPath, [cliPath, 'daemon', 'run', '--idle-minutes', String(idleOption(ctx))], {
+        // The stores named here opened first (a command line that names them is then answered at once).
+        const named = [...(ctx.sel.tasksDirs ?? []).flatMap((d) => ['--tasks-dir', path.resolve(ctx.cwd, d)]), ...(ctx.sel.cacheDir ? ['--cache-dir', ctx.sel.cacheDir] : [])]
+        const child = spawn(process.execPath, [cliPath, 'daemon', 'run', '--idle-minutes', String(idleOption(ctx)), ...named], {
           cwd: ctx.cwd,
           detached: true,
           stdio: ['ignore', fd, fd],
@@ -215,7 +217,7 @@ export const daemonCommands = {
     maxArgs: 0,
     json: false,
     async run(ctx) {
-      await serve({ idleMinutes: idleOption(ctx) })
+      await serve({ idleMinutes: idleOption(ctx), sel: ctx.sel })
       return { data: null, text: () => '', keepAlive: true }
     },
   },
