@@ -191,6 +191,13 @@ pub(super) enum Before {
 impl FolderWatch {
     /// Watch the tasks folders `dirs` (and, per folder, each task folder in them).
     fn start(dirs: &[PathBuf]) -> Result<FolderWatch, String> {
+        if let Some((dir, kind)) = dirs.iter().find_map(|d| Some((d, remote_filesystem(d)?))) {
+            return Err(format!(
+                "{} is on a {kind} filesystem, whose changes made from elsewhere (another machine, \
+                 the other side of a virtual machine) the system reports no event for",
+                dir.display()
+            ));
+        }
         let seen = Arc::new(Seen::default());
         let roots: Vec<Root> = dirs.iter().map(|d| Root::new(d)).collect();
         let sync_dir = make_sync_dir()?;
@@ -291,6 +298,40 @@ impl FolderWatch {
 impl Drop for FolderWatch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.sync_dir);
+    }
+}
+
+/// Filesystems (Linux `statfs` magic numbers) where writes made from elsewhere (another machine,
+/// the host of a virtual machine) raise no event here: a watch there could miss a change.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const REMOTE: [(u64, &str); 11] = [
+    (0x6969, "NFS"),
+    (0x517B, "SMB"),
+    (0xFF53_4D42, "CIFS"),
+    (0xFE53_4D42, "SMB2"),
+    (0x6573_5546, "FUSE"),
+    (0x00C3_6400, "Ceph"),
+    (0x5346_414F, "AFS"),
+    (0x0102_1997, "9P"),
+    (0x7375_7245, "Coda"),
+    (0x6A65_6A63, "virtiofs"),
+    (0x786F_4256, "VirtualBox shared folder"),
+];
+
+/// The kind of network or shared filesystem `dir` is on, if it is on one (module `REMOTE`).
+fn remote_filesystem(dir: &Path) -> Option<&'static str> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let kind = (rustix::fs::statfs(dir).ok()?.f_type as u64) & 0xFFFF_FFFF;
+        REMOTE
+            .iter()
+            .find(|(m, _)| *m == kind)
+            .map(|(_, name)| *name)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = dir;
+        None
     }
 }
 
@@ -398,6 +439,15 @@ mod tests {
             given: PathBuf::from("/s/tasks"),
             real: None,
         }]
+    }
+
+    #[test]
+    fn a_local_folder_is_not_taken_for_a_network_one() {
+        assert_eq!(remote_filesystem(&std::env::temp_dir()), None);
+        assert_eq!(
+            remote_filesystem(Path::new(env!("CARGO_MANIFEST_DIR"))),
+            None
+        );
     }
 
     #[test]
