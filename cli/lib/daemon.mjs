@@ -56,7 +56,17 @@ async function serve({ idleMinutes, sel }) {
     conn.on('data', (c) => chunks.push(c))
     conn.on('error', () => {})
     conn.on('end', () => {
-      queue = queue.then(() => answer(Buffer.concat(chunks), conn)).catch(() => {})
+      let req
+      try {
+        req = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+      } catch {
+        return conn.end()
+      }
+      resetIdle()
+      // A status or a stop at once; runs in turn. A run that fails in a way the command line
+      // does not report ends the connection without an answer: the client then runs it itself.
+      if (req?.op !== 'run') return control(req, conn)
+      queue = queue.then(() => run(req, conn)).catch(() => conn.end())
     })
   })
   const stop = () => {
@@ -68,24 +78,17 @@ async function serve({ idleMinutes, sel }) {
     clearTimeout(idle)
     if (idleMinutes > 0) idle = setTimeout(stop, idleMinutes * 60_000).unref()
   }
-  async function answer(bytes, conn) {
-    resetIdle()
-    let req
-    try {
-      req = JSON.parse(bytes.toString('utf8'))
-    } catch {
-      return conn.end()
-    }
-    if (req.op === 'status') {
+  function control(req, conn) {
+    if (req?.op === 'status') {
       const status = { pid: process.pid, since: new Date(started).toISOString(), socket, ...state, handles: handlesKept().map(describeHandle) }
       return conn.end(`${JSON.stringify({ status })}\n`)
     }
-    if (req.op === 'stop') {
-      conn.end(`${JSON.stringify({ stopped: true })}\n`, stop)
-      return
-    }
+    if (req?.op === 'stop') return conn.end(`${JSON.stringify({ stopped: true })}\n`, stop)
+    conn.end()
+  }
+  async function run(req, conn) {
     // Only what a client would send: a run that writes nothing (the client checks it too).
-    if (req.op !== 'run' || !Array.isArray(req.argv) || !answeredByDaemon(req.argv.map(String), {})) return conn.end()
+    if (!Array.isArray(req.argv) || !answeredByDaemon(req.argv.map(String), {})) return conn.end()
     state.requests++
     const gone = new AbortController()
     conn.on('close', () => gone.abort())
