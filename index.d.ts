@@ -2765,7 +2765,7 @@ export declare class TaskStore {
    * Watch the handle's folders from now on: a refresh with nothing changed since the last one
    * then stats nothing (`watched` in its report). The first refresh after this still makes its
    * full pass. For a process that keeps the handle (a server, the daemon); at 50 000 tasks,
-   * starting the watch takes a few hundred milliseconds (a watch per task folder on Linux).
+   * starting the watch takes about a second (a watch per task folder on Linux).
    */
   watch(): Promise<TaskStoreWatch>
   /** Whether the handle is watched, how many folders, or why not. */

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { cliAtTerminal, runCli, type CliRun, repoRoot, isolatedEnv, tempDir } from './helpers'
 // @ts-expect-error an untyped JavaScript module of the CLI
-import { ask, socketPath } from '../cli/lib/daemon-client.mjs'
+import { answeredByDaemon, ask, socketPath } from '../cli/lib/daemon-client.mjs'
 
 // The daemon (`roo-state daemon start`): a resident process that keeps the stores open and
 // watched and answers list, show, tree and usage for the command line. What a client prints
@@ -65,6 +65,20 @@ beforeAll(() => {
 afterAll(() => {
   run(['daemon', 'stop'])
   fs.rmSync(work, { recursive: true, force: true })
+})
+
+describe('which command lines a daemon may answer', () => {
+  it('the read commands, found past options and their values; nothing else', () => {
+    const env = {}
+    expect(answeredByDaemon(['list', '--limit', '20'], env)).toBe(true)
+    expect(answeredByDaemon(['--tasks-dir', 'show', 'tree'], env)).toBe(true)
+    expect(answeredByDaemon(['--cache-dir=/c', '--json', 'usage', 'daily'], env)).toBe(true)
+    expect(answeredByDaemon(['--tasks-dir', 'list'], env)).toBe(false)
+    expect(answeredByDaemon(['--', 'list'], env)).toBe(false)
+    expect(answeredByDaemon(['rebuild'], env)).toBe(false)
+    expect(answeredByDaemon(['list', '--help'], env)).toBe(false)
+    expect(answeredByDaemon(['list'], { ROO_STATE_NO_DAEMON: '1' })).toBe(false)
+  })
 })
 
 describe.skipIf(process.platform === 'win32')('daemon', () => {

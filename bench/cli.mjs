@@ -2,10 +2,10 @@
 // `list --limit 20`, `show <id>`, `tree --limit 20`, `usage daily` and, with SEARCH=1, `search`
 // (lexical: an index built without a model, `--embedder none`, in the cache folder), each beside
 // the start of a fresh `node -e ''`, alone and then answered by the daemon (`roo-state daemon
-// start`, its socket in a temporary folder, stopped at the end); the handle's warm open in a fresh process beside a stat walk
-// of the task folders; a page of the tree in a resident handle; the whole forest's tree() beside
-// V8's own parse of the same text. Every floor is measured in the same run, each figure the median
-// of its rounds.
+// start`, its socket in a temporary folder, stopped at the end); the handle's warm open in a
+// fresh process beside a stat walk of the task folders; a page of the tree in a resident handle;
+// the whole forest's tree() beside V8's own parse of the same text. Every floor is measured in
+// the same run, each figure the median of its rounds.
 //
 // Goals (a generated store of 50 000 tasks): each command <= 200 ms and <= 4x the node
 // start; warm open <= 3x the stat walk; a tree page in a resident handle <= 10 ms; the whole-forest

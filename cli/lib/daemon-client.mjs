@@ -2,15 +2,17 @@
 // runs it may answer, and the one round trip that hands it a command line and prints its answer.
 //
 // This module is loaded before anything else of the command line, so it loads nothing but Node's
-// own modules: a run the daemon answers costs Node's start and this round trip. Whatever goes
-// wrong on the way (no daemon, a daemon of another build or environment, a socket that is not
-// ours) leaves the run to this process, as if there were no daemon.
+// own modules and argv.mjs (which loads none): a run the daemon answers costs Node's start and
+// this round trip. Whatever goes wrong on the way (no daemon, a daemon of another build or
+// environment, a socket that is not ours) leaves the run to this process, as if there were no
+// daemon.
 import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
+import { commandWordsAt } from './argv.mjs'
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 
@@ -27,25 +29,12 @@ const OWN_PROCESS = new Set(['--help', '-h', '--version', '-V', '--no-cache', '-
 const ANSWER_ENV = /^(ROO_STATE_|ROO_SEARCH_|ROO_MODEL_|QDRANT_|EMBEDDING_|XDG_(CONFIG|CACHE|DATA|STATE)_HOME$|TZ$|HOME$|USERPROFILE$|APPDATA$|LOCALAPPDATA$)/
 const CLIENT_ENV = new Set(['ROO_STATE_PAGER', 'ROO_STATE_NO_DAEMON'])
 
-/** The first word of a command line that is not an option (or an option's value). */
-function commandWord(argv) {
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    if (a === '--') return null
-    if (a === '--tasks-dir' || a === '--cache-dir') {
-      i++
-      continue
-    }
-    if (!a.startsWith('-')) return a
-  }
-  return null
-}
-
 /** Whether a daemon may answer this command line. */
 export function answeredByDaemon(argv, env = process.env) {
   if (env.ROO_STATE_NO_DAEMON === '1') return false
   if (argv.some((a) => OWN_PROCESS.has(a.replace(/=.*$/, '')))) return false
-  return ANSWERED.has(commandWord(argv) ?? '')
+  const [at] = commandWordsAt(argv, 1)
+  return at !== undefined && ANSWERED.has(argv[at])
 }
 
 /** A 64-bit FNV-1a hash of `text`, as 16 hexadecimal digits. */
@@ -153,8 +142,11 @@ export function ask(socket, request, { timeoutMs = 0 } = {}) {
  */
 export async function runThroughDaemon(argv, { cwd = process.cwd(), env = process.env } = {}) {
   if (!answeredByDaemon(argv, env)) return null
+  // No folder of ours, no daemon: the build's key (package.json, the addons) is not even read.
+  const dir = runtimeDir(env)
+  if (!dir || !ownFolder(dir)) return null
   const socket = socketPath(env)
-  if (!socket || !ownFolder(path.dirname(socket))) return null
+  if (!socket) return null
   const answer = await ask(socket, {
     op: 'run',
     argv,

@@ -3,6 +3,7 @@
 import path from 'node:path'
 import process from 'node:process'
 import { parseArgs } from 'node:util'
+import { commandWordsAt } from './argv.mjs'
 import { core, has } from './binding.mjs'
 import { commands, groups } from './commands.mjs'
 import { EXIT, describeError, exitCodeFor, usageError } from './errors.mjs'
@@ -154,18 +155,7 @@ export function closest(typed, words) {
 
 /** The command name and where its words are in argv. */
 function findCommand(argv) {
-  const words = []
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    if (a === '--') break
-    if (a === '--tasks-dir' || a === '--cache-dir') {
-      i++
-      continue
-    }
-    if (a.startsWith('-')) continue
-    words.push(i)
-    if (words.length === 2) break
-  }
+  const words = commandWordsAt(argv)
   if (!words.length) return null
   const first = argv[words[0]]
   const second = words.length > 1 ? argv[words[1]] : undefined
