@@ -1,6 +1,7 @@
 //! A watched handle: a refresh with nothing changed stats nothing, and every change the system
 //! reports (a file written in place, a task added, a task folder added then written, a task
-//! removed) makes the very next refresh's full pass, ending where a fresh open ends.
+//! removed, the tasks folder chmod'ed) makes the very next refresh's full pass, ending where a fresh
+//! open ends; only the tasks folder moved or removed drops the watch.
 
 mod common;
 
@@ -121,4 +122,20 @@ fn a_tasks_folder_removed_drops_the_watch_and_says_why() {
     }
     let status = store.watch_status();
     assert!(status.reason.is_some(), "{status:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_chmod_of_the_tasks_folder_keeps_the_watch() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_tmp, tasks, cache, _ids) = temp_store(2);
+    let mut store = open_store(&tasks, Some(&cache));
+    assert!(store.watch().watching);
+    store.refresh().expect("refresh");
+    assert!(store.refresh().expect("refresh").watched);
+    fs::set_permissions(&tasks, fs::Permissions::from_mode(0o750)).expect("chmod");
+    // The change is seen (a pass), and the folder is still watched afterwards.
+    pass_after_change(&mut store);
+    assert!(store.watch_status().watching, "{:?}", store.watch_status());
+    assert!(store.refresh().expect("refresh").watched);
 }

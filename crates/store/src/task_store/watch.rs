@@ -23,6 +23,7 @@
 
 use super::{RefreshReport, TaskStore};
 use crate::cache;
+use notify::event::ModifyKind;
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -108,13 +109,17 @@ impl Seen {
             match roots.iter().find_map(|r| r.depth(path)) {
                 // Below a task folder's own files: not what a skeleton is made of.
                 Some(d) if d > 2 => {}
+                // The tasks folder's own attributes or times (a chmod, a touch): it is still
+                // watched; the next pass sees what that changed.
+                Some(0) if matches!(event.kind, EventKind::Modify(ModifyKind::Metadata(_))) => {
+                    self.mark()
+                }
                 Some(0) => self.fail(format!("{} itself was removed or moved", path.display())),
                 Some(d) => {
                     self.mark();
                     let arrived = matches!(
                         event.kind,
-                        EventKind::Create(_)
-                            | EventKind::Modify(notify::event::ModifyKind::Name(_))
+                        EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
                     );
                     if PER_FOLDER && d == 1 && arrived {
                         if let Ok(mut c) = self.created.lock() {
