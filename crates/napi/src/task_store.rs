@@ -374,14 +374,42 @@ impl TaskStore {
             },
             None => None,
         };
-        let json = store
-            .tree_json(&TreeOptions {
-                root_id,
-                workspace: o.workspace,
-                max_depth: Some(o.max_depth.unwrap_or(DEFAULT_TREE_DEPTH)),
-            })
-            .map_err(|e| CodedError::core(e.code(), e).into_napi(env))?;
-        crate::parse_latin1_shared(env, &json)
+        let opts = TreeOptions {
+            root_id,
+            workspace: o.workspace,
+            max_depth: Some(o.max_depth.unwrap_or(DEFAULT_TREE_DEPTH)),
+        };
+        // A forest written anew comes in parts, each parsed here as it arrives while the rest
+        // is still being written; a kept one, whole.
+        let raw = crate::sys::RawEnv::new(env);
+        let parse = raw.run_script("JSON.parse")?;
+        let mut parts = Vec::new();
+        let mut failed = None;
+        let json = store.tree_json_fed(&opts, &mut |part| {
+            if failed.is_none() {
+                match (parse, raw.latin1_shared(part)) {
+                    (Some(parse), Ok(text)) => match raw.call(parse, &[text]) {
+                        Ok(array) => parts.push(array),
+                        Err(e) => failed = Some(e),
+                    },
+                    (_, Err(e)) => failed = Some(e),
+                    (None, _) => failed = Some(napi::Error::from_reason("no JSON.parse")),
+                }
+            }
+        });
+        let json = json.map_err(|e| CodedError::core(e.code(), e).into_napi(env))?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        match parts.as_slice() {
+            [] => crate::parse_latin1_shared(env, &json),
+            [one] => Ok(raw.unknown(*one)),
+            _ => {
+                let concat = raw.run_script("(...parts) => [].concat(...parts)")?;
+                let concat = concat.ok_or_else(|| napi::Error::from_reason("no concat"))?;
+                Ok(raw.unknown(raw.call(concat, &parts)?))
+            }
+        }
     }
 
     /// The trees of several tasks (full ids) in one pass, in the order given: each as

@@ -97,7 +97,7 @@ impl<'a> Forest<'a> {
     }
 
     fn of(mut placed: Vec<(usize, &'a ConversationSkeleton)>, order: SiblingOrder) -> Self {
-        placed.sort_unstable_by(|(_, a), (_, b)| {
+        placed.par_sort_unstable_by(|(_, a), (_, b)| {
             a.task_id
                 .cmp(&b.task_id)
                 .then_with(|| a.metadata.data_source.cmp(&b.metadata.data_source))
@@ -139,17 +139,23 @@ impl<'a> Forest<'a> {
         forest
     }
 
-    /// Sort positions of `items` in the forest's sibling order.
+    /// Sort positions of `items` in the forest's sibling order, the same task twice (one id in
+    /// two stores) by position. A long list (the top nodes of a large store) is sorted on
+    /// every thread.
     fn sort(&self, positions: &mut [usize]) {
         let key = |i: usize| self.keys.get(i).copied().unwrap_or(u128::MAX);
-        positions.sort_by(|&a, &b| {
-            key(a)
-                .cmp(&key(b))
+        let order = |&a: &usize, &b: &usize| {
+            (key(a).cmp(&key(b)))
                 .then_with(|| match (self.items.get(a), self.items.get(b)) {
                     (Some(x), Some(y)) => self.order.compare(x, y),
-                    _ => a.cmp(&b),
+                    _ => Ordering::Equal,
                 })
-        });
+                .then(a.cmp(&b))
+        };
+        match positions.len() > 4096 {
+            true => positions.par_sort_unstable_by(order),
+            false => positions.sort_unstable_by(order),
+        }
     }
 
     pub(super) fn parent_of(&self, i: usize) -> Option<usize> {

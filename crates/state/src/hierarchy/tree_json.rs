@@ -2,14 +2,14 @@
 //! serde_json, without the nested nodes built first, and several times faster.
 //!
 //! At 50 000 tasks a tree is some 24 MB of JSON, and a view asks for it again after every change
-//! to the store. The nodes are listed breadth-first (a node's children follow each other in the
-//! listing). The top nodes are cut into runs of about the same number of nodes (a tree at 50 000
-//! tasks has some 20 000 top nodes), written in parallel, each depth-first with a stack of its
-//! own (no recursion, whatever the depth): a node's fields up to `"children":[`, its children,
-//! then its fields after them. The field names are written as they are, in
-//! [`super::TaskTreeView`]'s order, and every string scanned once for what needs escaping; the
-//! parent evidence, a nested object on the linked nodes, goes through serde_json. The tests hold
-//! the bytes equal to serde_json's.
+//! to the store. The nodes are listed breadth-first. The top nodes (some 20 000 at 50 000 tasks)
+//! are cut into runs of about the same number of nodes, written in parallel, each depth-first
+//! with a stack of its own (no recursion, whatever the depth): a node's fields up to
+//! `"children":[`, its children, then its fields after them. The field names are written as they
+//! are, in [`super::TaskTreeView`]'s order, and every string scanned once for what needs
+//! escaping; the parent evidence goes through serde_json. The tests hold the bytes equal to
+//! serde_json's. A caller parsing the text on one thread can take each run as it is written
+//! ([`TreeText::new_fed`]) and parse while the others are being written.
 //!
 //! [`TreeText`] keeps the text with its plan (each node's header position and place), where
 //! each run's text lies and each run's print (its tasks and their places), so that after headers
@@ -112,15 +112,27 @@ impl TreeText {
         text: JsonText,
         parts: usize,
     ) -> serde_json::Result<Self> {
+        Self::new_fed(skeletons, opts, text, parts, &mut |_| {})
+    }
+
+    /// [`TreeText::new`], handing each run's text, a JSON array of its top nodes, to `feed` on
+    /// the calling thread, in order, as soon as it and the runs before it are written, while the
+    /// runs after it are still being written on the pool: a caller that parses the runs
+    /// (JavaScript's `JSON.parse`, on its one thread) parses while the rest is written instead
+    /// of after. The arrays' elements, in order, are the tree's.
+    pub fn new_fed(
+        skeletons: &[ConversationSkeleton],
+        opts: &TreeOptions,
+        text: JsonText,
+        parts: usize,
+        feed: &mut dyn FnMut(&Arc<Vec<u8>>),
+    ) -> serde_json::Result<Self> {
         let (plan, listing, _) = Plan::of(skeletons, opts);
         let runs = runs(&listing, parts.max(1), |_| false);
         drop(listing);
-        let written = (runs.par_iter())
-            .map(|run| plan.write(skeletons, run, text))
-            .collect::<serde_json::Result<Vec<_>>>()?;
-        let written = written
-            .into_iter()
-            .map(|(t, m)| (Cow::Owned(t), m))
+        let written = plan.write_fed(skeletons, &runs, text, feed)?;
+        let written = (written.iter())
+            .map(|(t, mark)| (Cow::Borrowed(elements(t)), *mark))
             .collect();
         Ok(Self::assemble(skeletons, text, plan, runs, written))
     }
@@ -169,7 +181,7 @@ impl TreeText {
                         };
                     }
                 }
-                (plan.write(skeletons, run, self.text)).map(|(t, m)| (Cow::Owned(t), m))
+                (plan.write(skeletons, run, self.text, false)).map(|(t, m)| (Cow::Owned(t), m))
             })
             .collect::<serde_json::Result<Vec<_>>>()?;
         Ok(Self::assemble(skeletons, self.text, plan, runs, written))
@@ -226,7 +238,7 @@ impl TreeText {
         }
         let written = (dirty.par_iter())
             .map(|&r| match self.runs.get(r) {
-                Some(run) => self.plan.write(skeletons, run, self.text),
+                Some(run) => self.plan.write(skeletons, run, self.text, false),
                 None => Err(serde::ser::Error::custom("a run outside the tree")),
             })
             .collect::<serde_json::Result<Vec<_>>>()?;
@@ -257,20 +269,34 @@ impl TreeText {
 
 /// `pieces` (array elements, none empty) as one JSON array, copied once into a text of the exact
 /// size (a vector grown to it would be copied at each doubling, every time into fresh pages), and
-/// where each piece lies in it.
-fn join<'p>(pieces: impl Iterator<Item = &'p [u8]> + Clone) -> (Vec<u8>, Vec<Range<usize>>) {
-    let size = pieces.clone().map(|p| p.len() + 1).sum::<usize>() + 1;
-    let mut out = Vec::with_capacity(size.max(2));
-    let mut spans = Vec::new();
-    out.push(b'[');
-    for p in pieces {
-        if out.len() > 1 {
-            out.push(b',');
-        }
-        spans.push(out.len()..out.len() + p.len());
-        out.extend_from_slice(p);
+/// where each piece lies in it. The pieces are copied in parallel: at 50 000 tasks the text is
+/// some 24 MB of pages the system maps in on first touch, which one thread pays for alone.
+fn join<'p>(pieces: impl Iterator<Item = &'p [u8]>) -> (Vec<u8>, Vec<Range<usize>>) {
+    let pieces: Vec<&[u8]> = pieces.collect();
+    // `[`, each piece with the `,` after it (the last one's `,` is the `]`).
+    let size = 1 + pieces.iter().map(|p| p.len() + 1).sum::<usize>();
+    // Zeroed: memory fresh from the system is not written twice.
+    let mut out = vec![0u8; size.max(2)];
+    let mut spans = Vec::with_capacity(pieces.len());
+    let mut slots = Vec::with_capacity(pieces.len());
+    let (open, mut rest) = out.split_at_mut(1);
+    open.fill(b'[');
+    let mut at = 1;
+    for p in &pieces {
+        let (slot, after) = std::mem::take(&mut rest).split_at_mut(p.len() + 1);
+        spans.push(at..at + p.len());
+        at += p.len() + 1;
+        slots.push((slot, *p));
+        rest = after;
     }
-    out.push(b']');
+    slots.par_iter_mut().for_each(|(slot, piece)| {
+        let (text, comma) = slot.split_at_mut(piece.len());
+        text.copy_from_slice(piece);
+        comma.fill(b',');
+    });
+    if let Some(last) = out.last_mut() {
+        *last = b']';
+    }
     (out, spans)
 }
 
@@ -478,13 +504,14 @@ impl Plan {
         of_header
     }
 
-    /// The top nodes of `run` with their subtrees (the elements of a JSON array, without
-    /// brackets), and the run's [`Mark`].
+    /// The top nodes of `run` with their subtrees (the elements of a JSON array; with
+    /// `brackets`, the array), and the run's [`Mark`].
     fn write(
         &self,
         skeletons: &[ConversationSkeleton],
         run: &Run,
         text: JsonText,
+        brackets: bool,
     ) -> serde_json::Result<(Vec<u8>, Mark)> {
         // What a node takes, about (its dates, ids and counts, and room for a title): untouched
         // capacity is never faulted in, so room to spare costs no memory, and a vector that does
@@ -493,6 +520,9 @@ impl Plan {
             out: Vec::with_capacity(run.nodes.saturating_mul(640)),
             text,
         };
+        if brackets {
+            w.out.push(b'[');
+        }
         let mut print = Print::default();
         self.walk(run, |step| match step {
             Step::Enter(pos, first) => {
@@ -509,8 +539,64 @@ impl Plan {
                 Ok(())
             }
         })?;
+        if brackets {
+            w.out.push(b']');
+        }
         Ok((w.out, self.mark_of(skeletons, run, print)))
     }
+}
+
+impl Plan {
+    /// Each of `runs` written as a JSON array, in parallel, and handed to `feed` on this thread
+    /// in order, each as soon as it and those before it are written (see [`TreeText::new_fed`]).
+    fn write_fed(
+        &self,
+        skeletons: &[ConversationSkeleton],
+        runs: &[Run],
+        text: JsonText,
+        feed: &mut dyn FnMut(&Arc<Vec<u8>>),
+    ) -> serde_json::Result<Vec<(Arc<Vec<u8>>, Mark)>> {
+        let write = |run| (self.write(skeletons, run, text, true)).map(|(t, m)| (Arc::new(t), m));
+        if rayon::current_thread_index().is_some() {
+            // On a thread of the pool, waiting for the pool could be waiting for this thread:
+            // every run written first, then fed.
+            let all = runs
+                .par_iter()
+                .map(write)
+                .collect::<serde_json::Result<Vec<_>>>()?;
+            all.iter().for_each(|(t, _)| feed(t));
+            return Ok(all);
+        }
+        let mut written: Vec<Option<_>> = runs.iter().map(|_| None).collect();
+        let mut fed = 0;
+        rayon::in_place_scope(|scope| {
+            let (done, arrived) = std::sync::mpsc::channel();
+            scope.spawn(|_| {
+                (runs.par_iter().enumerate()).for_each_with(done, |done, (r, run)| {
+                    // The receiver outlives the scope's jobs: a send cannot fail.
+                    let _ = done.send((r, write(run)));
+                })
+            });
+            for (r, result) in arrived {
+                if let Some(slot) = written.get_mut(r) {
+                    *slot = Some(result);
+                }
+                while let Some(Some(Ok((t, _)))) = written.get(fed) {
+                    feed(t);
+                    fed += 1;
+                }
+            }
+        });
+        (written.into_iter())
+            .map(|w| w.unwrap_or_else(|| Err(serde::ser::Error::custom("a run not written"))))
+            .collect()
+    }
+}
+
+/// The elements of a JSON array's text (its brackets left out).
+fn elements(array: &[u8]) -> &[u8] {
+    let inner = array.strip_prefix(b"[").and_then(|a| a.strip_suffix(b"]"));
+    inner.unwrap_or(array)
 }
 
 /// Whether none of the eight bytes of `w` needs escaping: no control character, no `"` nor `\`,
@@ -681,43 +767,5 @@ impl Writer {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::plain8;
-
-    /// The rule of `Writer::string`, a byte at a time.
-    fn plain(b: u8, latin1: bool) -> bool {
-        b >= 0x20 && b != b'"' && b != b'\\' && (b < 0x80 || !latin1)
-    }
-
-    #[test]
-    fn eight_bytes_at_a_time_is_the_rule_of_each_byte() {
-        let agree = |bytes: [u8; 8]| {
-            for latin1 in [false, true] {
-                let want = bytes.iter().all(|&b| plain(b, latin1));
-                assert_eq!(plain8(u64::from_le_bytes(bytes), latin1), want, "{bytes:?}");
-            }
-        };
-        // Every byte value at every place among plain bytes, and beside every other value.
-        for at in 0..8 {
-            for b in 0..=255u8 {
-                let mut w = *b"abcdefgh";
-                w[at] = b;
-                agree(w);
-                for other in 0..=255u8 {
-                    let mut v = [0xe9u8; 8];
-                    v[at] = b;
-                    v[(at + 3) % 8] = other;
-                    agree(v);
-                }
-            }
-        }
-        // Words of any bytes (a fixed xorshift sequence).
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        for _ in 0..200_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            agree(x.to_le_bytes());
-        }
-    }
-}
+#[path = "tree_json_tests.rs"]
+mod tests;

@@ -149,6 +149,55 @@ fn a_written_tree_is_the_owned_tree_with_cycles_missing_parents_and_any_text() {
 }
 
 #[test]
+fn a_tree_fed_run_by_run_is_the_tree_written_whole() {
+    // 40 tasks, 8 of them with children, in several runs.
+    let mut tasks = Vec::new();
+    for i in 0..40 {
+        let parent = (i % 5 != 0).then(|| format!("t{:02}", i - i % 5));
+        let mut t = task(&format!("t{i:02}"), parent.as_deref(), Some(T0 + i), "/w");
+        t.metadata.title = Some(format!("task {i} \"é\" 日本"));
+        tasks.push(t);
+    }
+    for parts in [1, 3, 7, 64] {
+        let mut fed: Vec<Vec<u8>> = Vec::new();
+        let o = TreeOptions::default();
+        let text =
+            super::super::TreeText::new_fed(&tasks, &o, JsonText::Latin1, parts, &mut |run| {
+                fed.push(run.to_vec())
+            })
+            .expect("written");
+        let whole = super::super::tree_json(&tasks, &o, JsonText::Latin1, 1).expect("written");
+        assert_eq!(text.json().as_slice(), whole.as_slice(), "{parts}");
+        // One text per run: as many runs as asked for, at most, and several when asked.
+        assert!(
+            fed.len() <= parts && (fed.len() > 1) == (parts > 1),
+            "{}",
+            fed.len()
+        );
+        // Each fed text is an array; their elements, in order, are the whole tree's.
+        let arrays: Vec<serde_json::Value> = (fed.iter())
+            .map(|t| t.iter().map(|&b| char::from(b)).collect::<String>())
+            .map(|t| serde_json::from_str(&t).expect("an array"))
+            .collect();
+        let joined: Vec<serde_json::Value> = (arrays.into_iter())
+            .flat_map(|a| a.as_array().cloned().unwrap_or_default())
+            .collect();
+        let owned = serde_json::to_value(get_task_tree(&tasks, &o)).expect("serialises");
+        assert_eq!(serde_json::Value::Array(joined), owned, "{parts}");
+        // From a thread of a pool of one (where waiting for the pool would wait for itself).
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build();
+        let mut again = 0;
+        let text = one.expect("a pool").install(|| {
+            super::super::TreeText::new_fed(&tasks, &o, JsonText::Latin1, parts, &mut |_| {
+                again += 1
+            })
+        });
+        assert_eq!(text.expect("written").json().as_slice(), whole.as_slice());
+        assert_eq!(again, fed.len());
+    }
+}
+
+#[test]
 fn sorting_by_keys_is_sorting_by_the_order() {
     // Dates alike in their first 16 bytes or shorter, a NUL, no date, the extreme times.
     let texts = [

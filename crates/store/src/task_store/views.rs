@@ -202,8 +202,21 @@ impl TaskStore {
     /// again, it is not built again; after headers changed in place, only the parts that show
     /// them are written again.
     pub fn tree_json(&self, opts: &TreeOptions) -> crate::Result<Arc<Vec<u8>>> {
+        self.tree_json_fed(opts, &mut |_| {})
+    }
+
+    /// [`TaskStore::tree_json`]; when the whole forest is written anew, each part of it is
+    /// handed to `feed` as soon as it is written, a JSON array of its top nodes, in order
+    /// ([`TreeText::new_fed`]): a caller that parses them on its thread does so while the rest
+    /// is written. `feed` is not called when the text was kept or patched, nor for one root's
+    /// tree. The text returned is the whole tree either way.
+    pub fn tree_json_fed(
+        &self,
+        opts: &TreeOptions,
+        feed: &mut dyn FnMut(&Arc<Vec<u8>>),
+    ) -> crate::Result<Arc<Vec<u8>>> {
         let latin1 = hierarchy::JsonText::Latin1;
-        let build = || TreeText::new(&self.skeletons, opts, latin1, TREE_PARTS);
+        let build = || TreeText::new_fed(&self.skeletons, opts, latin1, TREE_PARTS, feed);
         let json = match opts.root_id {
             None => self.views.tree(
                 (opts.workspace.clone(), opts.max_depth),
@@ -214,7 +227,9 @@ impl TaskStore {
                     kept.rebuild(&self.skeletons, opts, dirty, TREE_PARTS)
                 },
             ),
-            Some(_) => build().map(|t| t.json().clone()),
+            Some(_) => {
+                TreeText::new(&self.skeletons, opts, latin1, TREE_PARTS).map(|t| t.json().clone())
+            }
         };
         json.map_err(|e| StoreError::InvalidArgument(e.to_string()))
     }
