@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { cliAtTerminal, runCli, type CliRun, repoRoot, isolatedEnv, tempDir } from './helpers'
 // @ts-expect-error an untyped JavaScript module of the CLI
-import { answeredByDaemon, ask, socketPath } from '../cli/lib/daemon-client.mjs'
+import { answeredByDaemon, ask, daemonHint, socketPath } from '../cli/lib/daemon-client.mjs'
 
 // The daemon (`roo-state daemon start`): a resident process that keeps the stores open and
 // watched and answers list, show, tree and usage for the command line. What a client prints
@@ -78,6 +78,28 @@ describe('which command lines a daemon may answer', () => {
     expect(answeredByDaemon(['rebuild'], env)).toBe(false)
     expect(answeredByDaemon(['list', '--help'], env)).toBe(false)
     expect(answeredByDaemon(['list'], { ROO_STATE_NO_DAEMON: '1' })).toBe(false)
+  })
+
+  it('a slow run alone at a terminal suggests the daemon; nothing else does', () => {
+    const tty = { env: {}, stderrTTY: true }
+    expect(daemonHint(['list'], 250, tty)).toContain('roo-state daemon start')
+    expect(daemonHint(['list'], 150, tty)).toBeNull()
+    expect(daemonHint(['list'], 250, { ...tty, stderrTTY: false })).toBeNull()
+    expect(daemonHint(['list'], 250, { ...tty, env: { ROO_STATE_NO_HINTS: '1' } })).toBeNull()
+    expect(daemonHint(['list', '--no-daemon'], 250, tty)).toBeNull()
+    expect(daemonHint(['rebuild'], 250, tty)).toBeNull()
+    expect(daemonHint(['list'], 20, { ...tty, env: { ROO_STATE_HINT_AFTER_MS: '10' } })).not.toBeNull()
+  })
+
+  it('says so at a terminal, after the answer, and never into a pipe', () => {
+    const always = { ROO_STATE_HINT_AFTER_MS: '0' }
+    const shown = atTerminal(['list'], always)
+    if (shown === null) return
+    expect(shown).toMatch(/\S[\s\S]*hint: that took \d+ ms; while `roo-state daemon start` runs/)
+    expect(atTerminal(['list'], { ...always, ROO_STATE_NO_HINTS: '1' })).not.toContain('hint:')
+    const piped = run(['list'], always)
+    expect(piped.code).toBe(0)
+    expect(piped.stderr).toBe('')
   })
 })
 

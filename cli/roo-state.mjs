@@ -2,7 +2,7 @@
 // roo-state: command line and MCP server over the roo-state-core binding.
 // `roo-state --help` lists the commands; cli/lib/commands.mjs defines them.
 import process from 'node:process'
-import { runThroughDaemon } from './lib/daemon-client.mjs'
+import { daemonHint, runThroughDaemon } from './lib/daemon-client.mjs'
 
 // A reader that stops early (`roo-state tree | head`) is not an error.
 process.stdout.on('error', (err) => {
@@ -31,7 +31,10 @@ async function run(argv) {
   const answered = await runThroughDaemon(argv)
   if (answered !== null) return answered
   const { main } = await import('./lib/main.mjs')
-  return main(argv)
+  const code = await main(argv)
+  const hint = daemonHint(argv, performance.now())
+  if (hint) process.stderr.write(hint)
+  return code
 }
 
 run(process.argv.slice(2)).then(

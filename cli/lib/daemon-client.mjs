@@ -27,7 +27,10 @@ const OWN_PROCESS = new Set(['--help', '-h', '--version', '-V', '--no-cache', '-
  * own (they are part of its socket's name). Colours and the pager are the client's business.
  */
 const ANSWER_ENV = /^(ROO_STATE_|ROO_SEARCH_|ROO_MODEL_|QDRANT_|EMBEDDING_|XDG_(CONFIG|CACHE|DATA|STATE)_HOME$|TZ$|HOME$|USERPROFILE$|APPDATA$|LOCALAPPDATA$)/
-const CLIENT_ENV = new Set(['ROO_STATE_PAGER', 'ROO_STATE_NO_DAEMON'])
+const CLIENT_ENV = new Set(['ROO_STATE_PAGER', 'ROO_STATE_NO_DAEMON', 'ROO_STATE_NO_HINTS', 'ROO_STATE_HINT_AFTER_MS'])
+
+/** How long a run alone may take before it suggests the daemon (ms). */
+const SLOW_MS = 200
 
 /** Whether a daemon may answer this command line. */
 export function answeredByDaemon(argv, env = process.env) {
@@ -165,4 +168,21 @@ export async function runThroughDaemon(argv, { cwd = process.cwd(), env = proces
     process.stdout.write(answer.body)
   }
   return answer.head.code
+}
+
+/**
+ * What to tell a person at a terminal whose run, answered alone in `ms`, a daemon could have
+ * answered: as git says when `status` was slow, once per slow run, on standard error. Nothing
+ * for a run that is not at a terminal, that a daemon could not answer, or where the person
+ * turned hints or the daemon off. `ROO_STATE_HINT_AFTER_MS` moves the threshold.
+ */
+export function daemonHint(argv, ms, { env = process.env, stderrTTY = Boolean(process.stderr.isTTY) } = {}) {
+  if (!stderrTTY || env.ROO_STATE_NO_HINTS === '1' || runtimeDir(env) === null) return null
+  if (!answeredByDaemon(argv, env)) return null
+  const after = Number(env.ROO_STATE_HINT_AFTER_MS ?? SLOW_MS)
+  if (!(ms >= (Number.isFinite(after) ? after : SLOW_MS))) return null
+  return (
+    `hint: that took ${Math.round(ms)} ms; while \`roo-state daemon start\` runs, list, show, tree\n` +
+    'hint: and usage answer at once from stores kept open. ROO_STATE_NO_HINTS=1 hides this.\n'
+  )
 }
