@@ -17,7 +17,7 @@ use super::{
 use crate::error::{Error, Result};
 use qdrant_edge::{
     CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeSparseVectorParamsBuilder,
-    EdgeVectorParamsBuilder, FieldIndexOperations, Modifier, NamedQuery, Payload,
+    EdgeVectorParamsBuilder, FieldIndexOperations, HnswIndexConfig, Modifier, NamedQuery, Payload,
     PointInsertOperations, PointOperations, PointStructPersisted, QueryEnum, SearchRequest,
     UpdateOperation, Vector, VectorStructPersisted, Vectors, WalOptions, WithPayloadInterface,
 };
@@ -111,6 +111,36 @@ fn vector_files_digest(shard: &Path) -> Option<u64> {
     Some(h.digest())
 }
 
+/// Remove the closed segments of the shard's write-ahead log but the newest; how many went.
+///
+/// qdrant-edge 0.7 logs every update and never truncates its log, nor does it read the log back
+/// when it loads a shard: the segments, flushed at every [`VectorStore::commit`], are the data.
+/// Left alone, the log keeps every point ever written (1.9 GB beside 2.1 GB of segments at
+/// 50 000 tasks), and each load reads and checks all of it. The newest closed segment stays: its
+/// name holds the index the next writes continue from, and a segment ignores an operation
+/// numbered below its own version. Called only before the engine opens the log, with the shard's
+/// lock held. A segment that cannot be removed stays (it costs time, not data).
+pub(crate) fn trim_log(shard: &Path) -> usize {
+    let dir = shard.join("wal");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return 0;
+    };
+    let mut closed: Vec<(u64, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let start = name.to_str()?.strip_prefix("closed-")?.parse().ok()?;
+            Some((start, e.path()))
+        })
+        .collect();
+    closed.sort_unstable_by_key(|(start, _)| *start);
+    closed.pop();
+    closed
+        .iter()
+        .filter(|(_, path)| std::fs::remove_file(path).is_ok())
+        .count()
+}
+
 /// A shard directory holds a config once it was created.
 fn shard_exists(path: &Path) -> bool {
     path.join("edge_config.json").is_file()
@@ -135,6 +165,7 @@ impl EdgeStore {
         }
         // A shard that cannot be loaded (an error or a panic in the engine) is kept as damaged.
         let (shard, damaged) = if shard_exists(path) {
+            trim_log(path);
             let loaded = guarded(path, "loading the index", || {
                 EdgeShard::load(path, None).map_err(|e| {
                     edge_err(
@@ -259,8 +290,13 @@ impl VectorStore for EdgeStore {
                 SPARSE,
                 EdgeSparseVectorParamsBuilder::new()
                     .modifier(Modifier::Idf)
+                    .on_disk(true)
                     .build(),
             )
+            .hnsw_config(HnswIndexConfig {
+                on_disk: Some(true),
+                ..HnswIndexConfig::default()
+            })
             .wal_options(WalOptions {
                 segment_capacity: 4 * 1024 * 1024,
                 segment_queue_len: 0,
@@ -269,7 +305,9 @@ impl VectorStore for EdgeStore {
         if let Some(d) = dense_dim {
             builder = builder.vector(
                 DENSE,
-                EdgeVectorParamsBuilder::new(d, Distance::Cosine).build(),
+                EdgeVectorParamsBuilder::new(d, Distance::Cosine)
+                    .on_disk(true)
+                    .build(),
             );
         }
         let shard = guarded(&self.path, "creating the index", || {
@@ -282,7 +320,7 @@ impl VectorStore for EdgeStore {
         for (field, kind) in indexes {
             let op: CreateIndex = serde_json::from_value(json!({
                 "field_name": field,
-                "field_schema": kind,
+                "field_schema": { "type": kind, "on_disk": true },
             }))
             .map_err(|e| self.fail(format!("index on {field}: {e}")))?;
             guarded(&self.path, "creating a payload index", || {
