@@ -111,19 +111,18 @@ fn vector_files_digest(shard: &Path) -> Option<u64> {
     Some(h.digest())
 }
 
-/// Remove the closed segments of the shard's write-ahead log but the newest; how many went.
+/// Remove the closed segments of the shard's write-ahead log but the newest.
 ///
 /// qdrant-edge 0.7 logs every update and never truncates its log, nor does it read the log back
 /// when it loads a shard: the segments, flushed at every [`VectorStore::commit`], are the data.
 /// Left alone, the log keeps every point ever written (1.9 GB beside 2.1 GB of segments at
 /// 50 000 tasks), and each load reads and checks all of it. The newest closed segment stays: its
-/// name holds the index the next writes continue from, and a segment ignores an operation
+/// name holds the index the next writes continue from, and a stored point ignores an update
 /// numbered below its own version. Called only before the engine opens the log, with the shard's
 /// lock held. A segment that cannot be removed stays (it costs time, not data).
-pub(crate) fn trim_log(shard: &Path) -> usize {
-    let dir = shard.join("wal");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return 0;
+fn trim_log(shard: &Path) {
+    let Ok(entries) = std::fs::read_dir(shard.join("wal")) else {
+        return;
     };
     let mut closed: Vec<(u64, PathBuf)> = entries
         .flatten()
@@ -135,10 +134,9 @@ pub(crate) fn trim_log(shard: &Path) -> usize {
         .collect();
     closed.sort_unstable_by_key(|(start, _)| *start);
     closed.pop();
-    closed
-        .iter()
-        .filter(|(_, path)| std::fs::remove_file(path).is_ok())
-        .count()
+    for (_, path) in closed {
+        let _ = std::fs::remove_file(path);
+    }
 }
 
 /// A shard directory holds a config once it was created.
